@@ -1,0 +1,34 @@
+"""The game registry: every playable game by name. Adding a game is one module plus one line here."""
+
+from __future__ import annotations
+
+from arena.games.base import Game, GameError, GameSpec, IllegalActionError, InvalidPlayersError
+from arena.games.ninjan import GAME as NINJAN
+
+GAMES: dict[str, Game] = {game.spec.name: game for game in (NINJAN,)}
+ALIASES: dict[str, str] = {alias: g.spec.name for g in GAMES.values() for alias in g.spec.aliases}
+
+
+class UnknownGameError(GameError):
+    """No game has that name."""
+
+
+def get_game(name: str) -> Game:
+    """Returns the game called ``name`` (or one of its aliases); raises UnknownGameError."""
+    key = ALIASES.get(name, name)
+    if key not in GAMES:
+        valid = ", ".join(sorted(GAMES))
+        raise UnknownGameError(f"unknown game {name!r}; valid games: {valid}")
+    return GAMES[key]
+
+
+__all__ = [
+    "GAMES",
+    "Game",
+    "GameError",
+    "GameSpec",
+    "IllegalActionError",
+    "InvalidPlayersError",
+    "UnknownGameError",
+    "get_game",
+]

@@ -1,0 +1,156 @@
+"""The engine interface every game implements.
+
+A game is a pure rules engine (OpenSpiel's and python-chess's model): immutable states, and functions
+from a state (and the acting seats' actions) to the next state. Nothing here knows of gRPC, Redis or
+the CLI; the referee (arena/referee) drives any game through this interface alone.
+
+The flow of one match::
+
+    state = game.initial_state(num_players, seed)
+    while not game.is_terminal(state):
+        seats = game.to_move(state)           # () while the game resolves by itself (a chance step),
+                                              # one seat, or several for a simultaneous choice
+        actions = {s: pick(game.observe(state, s), game.legal_actions(state, s)) for s in seats}
+        state = game.apply(state, actions)    # all simultaneous choices arrive together
+        broadcast(game.events(state))         # what every seat may see happened in that step
+    game.scores(state), game.ranks(state)
+
+Observations, actions and events are frozen dataclasses whose field names mirror the game's messages
+in proto/arena/v1/<game>.proto; arena/codec.py converts between the two generically, so a game needs
+no wire code of its own.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+S = TypeVar("S")  # the game's state type
+A = TypeVar("A")  # the game's action type (usually a union of dataclasses)
+
+
+class GameError(ValueError):
+    """Base of the errors a game raises for a bad request."""
+
+
+class IllegalActionError(GameError):
+    """A well-formed action that the rules do not allow now (or a seat that is not to move)."""
+
+
+class InvalidPlayersError(GameError):
+    """The number of players is outside the game's range."""
+
+
+@dataclasses.dataclass(frozen=True)
+class GameSpec:
+    """Declarative description of a game, shown by ``arena games``."""
+
+    name: str  # CLI name, e.g. "ninjan"
+    wire_name: str  # field name in the arena.v1 Observation/Action/Event oneofs
+    title: str
+    min_players: int
+    max_players: int
+    simultaneous: bool  # some decisions are taken by several seats at once
+    chance: bool  # the game draws random numbers (always from the seed carried in the state)
+    perfect_information: bool
+    max_steps: int  # an upper bound on decision steps, a guard for runners
+    description: str
+    aliases: tuple[str, ...] = ()
+
+
+class Game(abc.ABC, Generic[S, A]):
+    """One game's rules. Subclasses are stateless: all state lives in the ``S`` values."""
+
+    spec: ClassVar[GameSpec]
+    observation_type: ClassVar[type]  # dataclass mirrored by the <Game>Observation message
+    action_type: ClassVar[Any]  # dataclass or union of dataclasses, mirrored by <Game>Action
+    event_type: ClassVar[Any]  # dataclass or union of dataclasses, mirrored by <Game>Event
+
+    @abc.abstractmethod
+    def initial_state(self, num_players: int, seed: int) -> S:
+        """Returns the state at the start of a game, with every random draw derived from ``seed``."""
+
+    @abc.abstractmethod
+    def to_move(self, state: S) -> tuple[int, ...]:
+        """Returns the seats that must act now, sorted; () when terminal or resolving by itself."""
+
+    @abc.abstractmethod
+    def legal_actions(self, state: S, seat: int) -> tuple[A, ...]:
+        """Returns the seat's legal actions, sorted; never empty for a seat in ``to_move``."""
+
+    @abc.abstractmethod
+    def _apply_unchecked(self, state: S, actions: Mapping[int, A]) -> S:
+        """Returns the next state. The actions are *not* checked for legality: see ``apply``."""
+
+    @abc.abstractmethod
+    def is_terminal(self, state: S) -> bool:
+        """Returns whether the game is over."""
+
+    @abc.abstractmethod
+    def scores(self, state: S) -> tuple[int, ...]:
+        """Returns each seat's score (final when terminal), in the game's own points."""
+
+    @abc.abstractmethod
+    def observe(self, state: S, seat: int) -> Any:
+        """Returns what ``seat`` may see of ``state``, and nothing it may not."""
+
+    @abc.abstractmethod
+    def events(self, state: S) -> tuple[Any, ...]:
+        """Returns the public events produced by the step that led to ``state``."""
+
+    def apply(self, state: S, actions: Mapping[int, A]) -> S:
+        """Returns the next state after the acting seats' actions; raises IllegalActionError.
+
+        ``actions`` must hold exactly one action for every seat in ``to_move(state)`` (an empty
+        mapping while the game resolves by itself), each one of ``legal_actions(state, seat)``.
+        """
+        if self.is_terminal(state):
+            raise IllegalActionError("the game is over")
+        expected = set(self.to_move(state))
+        if set(actions) != expected:
+            raise IllegalActionError(
+                f"actions are for seats {sorted(actions)}, but seats {sorted(expected)} must act"
+            )
+        for seat, action in actions.items():
+            if action not in self.legal_actions(state, seat):
+                raise IllegalActionError(f"{action!r} is not a legal action for seat {seat}")
+        return self._apply_unchecked(state, actions)
+
+    def ranks(self, state: S) -> tuple[int, ...]:
+        """Returns each seat's finishing rank (1 is best; equal scores share a rank)."""
+        return ranks_from_scores(self.scores(state))
+
+    def termination(self, state: S) -> str:
+        """Returns why the game ended: "normal", or a game-specific reason such as "round_cap"."""
+        return "normal"
+
+    def hidden_from(self, state: S, seat: int) -> frozenset[Any]:
+        """Returns the objects ``seat`` may not see now (other hands, undrawn cards, ...).
+
+        It specifies the game's secrecy: the conformance tests check that no observation or event
+        sent to ``seat`` contains any of them. Perfect-information games return an empty set.
+        """
+        return frozenset()
+
+    def render(self, state: S) -> str:
+        """Returns a short human-readable description of the state, for play-by-play output."""
+        return repr(state)
+
+    def check_players(self, num_players: int) -> None:
+        """Raises InvalidPlayersError unless the game can be played by ``num_players``."""
+        spec = self.spec
+        if not spec.min_players <= num_players <= spec.max_players:
+            raise InvalidPlayersError(
+                f"{spec.name} is for {spec.min_players} to {spec.max_players} players, not {num_players}"
+            )
+
+
+def ranks_from_scores(scores: Sequence[float]) -> tuple[int, ...]:
+    """Returns competition ranks: 1 + the number of seats with a strictly higher score.
+
+    >>> ranks_from_scores([5, 9, 5, 1])
+    (2, 1, 2, 4)
+    """
+    return tuple(1 + sum(other > mine for other in scores) for mine in scores)

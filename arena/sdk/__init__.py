@@ -1,0 +1,5 @@
+"""The Python bot SDK. See bots/README.md for the protocol and bots/python/ for examples."""
+
+from arena.sdk.bot import Bot, MatchInfo, MatchResult, PlayerResult
+
+__all__ = ["Bot", "MatchInfo", "MatchResult", "PlayerResult"]

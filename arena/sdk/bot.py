@@ -1,0 +1,73 @@
+"""The bot interface: subclass ``Bot``, implement ``choose``, call ``run()``.
+
+>>> class FirstBot(Bot):
+...     name = "first"
+...     def choose(self, observation, legal_actions, deadline):
+...         return 0  # an index into legal_actions, or one of the actions itself
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Any, ClassVar
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchInfo:
+    """What a bot is told when a match starts."""
+
+    match_id: str
+    game: str
+    seat: int
+    num_players: int
+    players: tuple[str, ...]
+    deadline: timedelta
+    max_strikes: int
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayerResult:
+    seat: int
+    bot: str
+    score: int
+    rank: int
+    forfeit: bool
+    strikes: int
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchResult:
+    match_id: str
+    players: tuple[PlayerResult, ...]
+    termination: str
+
+
+class Bot:
+    """A bot. Observations, actions and events arrive as the game's own dataclasses
+    (``arena.games.<game>``), decoded from the wire by the SDK."""
+
+    name: ClassVar[str] = "bot"
+
+    def on_match_start(self, match: MatchInfo) -> None:
+        """Called when a match starts; ``self.match`` is already set."""
+
+    def choose(self, observation: Any, legal_actions: Sequence[Any], deadline: timedelta) -> Any:
+        """Returns one of ``legal_actions`` (or its index), within ``deadline``."""
+        raise NotImplementedError
+
+    def on_event(self, event: Any) -> None:
+        """Called for every public event of the match."""
+
+    def on_error(self, code: str, message: str) -> None:
+        """Called when the referee reports a problem with one of this bot's answers."""
+
+    def on_result(self, result: MatchResult) -> None:
+        """Called when a match ends."""
+
+    def run(self, address: str | None = None, token: str | None = None) -> None:
+        """Connects to the referee (ARENA_ADDRESS / ARENA_TOKEN by default) and plays until released."""
+        from arena.sdk.client import run_bot
+
+        run_bot(self, address=address, token=token)

@@ -1,0 +1,34 @@
+"""Shared fixtures and helpers for the test suite."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from arena.games.base import Game
+
+
+def random_playout(
+    game: Game, num_players: int, seed: int, policy_seed: int = 0
+) -> Iterator[tuple[Any, dict]]:
+    """Yields (state, actions) for every step of a seeded random game, then (final state, {})."""
+    rng = random.Random(f"{seed}/{policy_seed}")
+    state = game.initial_state(num_players, seed)
+    while not game.is_terminal(state):
+        actions = {seat: rng.choice(game.legal_actions(state, seat)) for seat in game.to_move(state)}
+        yield state, actions
+        state = game.apply(state, actions)
+    yield state, {}
+
+
+def walk(value: Any) -> Iterator[Any]:
+    """Yields every dataclass instance nested in ``value`` (itself included), depth first."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        yield value
+        for field in dataclasses.fields(value):
+            yield from walk(getattr(value, field.name))
+    elif isinstance(value, tuple | list):
+        for item in value:
+            yield from walk(item)

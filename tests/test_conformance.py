@@ -1,0 +1,128 @@
+"""One conformance suite for every registered game (OpenSpiel's games_sim_test, PettingZoo's seed test).
+
+Seeded random playouts at every player count, checking at each step: the acting seats have legal
+actions, sorted and distinct; observations, actions and events round-trip through the wire and JSON;
+observations and events never contain what the seat may not see; the same seed gives the same game;
+the game ends within its declared bound.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from arena import codec
+from arena.games import GAMES, get_game
+from arena.games.base import Game, IllegalActionError, InvalidPlayersError
+from tests.conftest import random_playout, walk
+
+GAME_NAMES = sorted(GAMES)
+SEEDS_PER_COUNT = 12
+
+
+def check_roundtrips(game: Game, state, actions: dict) -> None:
+    for seat in range(_num_players(game, state)):
+        obs = game.observe(state, seat)
+        assert isinstance(obs, game.observation_type)
+        assert codec.observation_from_proto(game, codec.observation_to_proto(game, obs)) == obs
+        assert codec.from_json(codec.to_json(obs, game.observation_type), game.observation_type) == obs
+    for action in actions.values():
+        assert codec.action_from_proto(game, codec.action_to_proto(game, action)) == action
+        assert codec.from_json(codec.to_json(action, game.action_type), game.action_type) == action
+    for event in game.events(state):
+        assert codec.event_from_proto(game, codec.event_to_proto(game, event, 1)) == event
+
+
+def check_secrecy(game: Game, state) -> None:
+    for seat in range(_num_players(game, state)):
+        hidden = game.hidden_from(state, seat)
+        seen = set(walk(game.observe(state, seat))) | set(walk(game.events(state)))
+        leaked = hidden & seen
+        assert not leaked, f"seat {seat} can see hidden {sorted(map(str, leaked))[:5]}"
+
+
+def _num_players(game: Game, state) -> int:
+    return len(game.scores(state))
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_random_playouts_keep_the_engine_contract(name: str) -> None:
+    game = get_game(name)
+    for num_players in range(game.spec.min_players, game.spec.max_players + 1):
+        for seed in range(SEEDS_PER_COUNT):
+            steps = 0
+            for state, actions in random_playout(game, num_players, seed):
+                to_move = game.to_move(state)
+                assert list(to_move) == sorted(set(to_move))
+                for seat in range(num_players):
+                    legal = game.legal_actions(state, seat)
+                    if seat in to_move:
+                        assert legal, f"seat {seat} must act but has no legal action"
+                        assert list(legal) == sorted(set(legal), key=list(legal).index)
+                        assert len(set(legal)) == len(legal)
+                    else:
+                        assert not legal
+                check_roundtrips(game, state, actions)
+                check_secrecy(game, state)
+                steps += 1
+                assert steps <= game.spec.max_steps + 1, "game exceeded its declared max_steps"
+            assert game.is_terminal(state)
+            assert game.to_move(state) == ()
+            ranks = game.ranks(state)
+            scores = game.scores(state)
+            assert len(ranks) == len(scores) == num_players
+            assert min(ranks) == 1
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_same_seed_same_game(name: str) -> None:
+    game = get_game(name)
+    for seed in range(5):
+        first = list(random_playout(game, game.spec.max_players, seed))
+        second = list(random_playout(game, game.spec.max_players, seed))
+        assert first == second
+    other = list(random_playout(game, game.spec.max_players, 999))
+    assert other != first
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_apply_rejects_missing_and_foreign_actions(name: str) -> None:
+    game = get_game(name)
+    state = game.initial_state(game.spec.min_players, 3)
+    while not game.to_move(state):
+        state = game.apply(state, {})
+    seat = game.to_move(state)[0]
+    with pytest.raises(IllegalActionError):
+        game.apply(state, {})
+    not_moving = [s for s in range(game.spec.min_players) if s not in game.to_move(state)]
+    if not_moving:
+        with pytest.raises(IllegalActionError):
+            game.apply(state, {not_moving[0]: game.legal_actions(state, seat)[0]})
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_player_count_is_checked(name: str) -> None:
+    game = get_game(name)
+    for bad in (game.spec.min_players - 1, game.spec.max_players + 1):
+        with pytest.raises(InvalidPlayersError):
+            game.initial_state(bad, 1)
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_python_enums_match_the_proto(name: str) -> None:
+    """Every IntEnum member used on the wire has the proto enum value of the same number and name."""
+    import enum
+
+    game = get_game(name)
+    state = game.initial_state(game.spec.min_players, 1)
+    for obj in walk(game.observe(state, 0)):
+        for value in vars(obj).values():
+            if isinstance(value, enum.IntEnum):
+                proto_enums = [e for f in _all_enum_types(game) for e in f.values if e.number == int(value)]
+                assert any(e.name.endswith("_" + value.name) for e in proto_enums), value
+
+
+def _all_enum_types(game: Game):
+    from arena.v1 import arena_pb2
+
+    file = arena_pb2.Observation.DESCRIPTOR.fields_by_name[game.spec.wire_name].message_type.file
+    return list(file.enum_types_by_name.values())
