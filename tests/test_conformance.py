@@ -49,8 +49,7 @@ def test_random_playouts_keep_the_engine_contract(name: str) -> None:
     game = get_game(name)
     for num_players in range(game.spec.min_players, game.spec.max_players + 1):
         for seed in range(SEEDS_PER_COUNT):
-            steps = 0
-            for state, actions in random_playout(game, num_players, seed):
+            for steps, (state, actions) in enumerate(random_playout(game, num_players, seed), 1):
                 to_move = game.to_move(state)
                 assert list(to_move) == sorted(set(to_move))
                 for seat in range(num_players):
@@ -63,7 +62,6 @@ def test_random_playouts_keep_the_engine_contract(name: str) -> None:
                         assert not legal
                 check_roundtrips(game, state, actions)
                 check_secrecy(game, state)
-                steps += 1
                 assert steps <= game.spec.max_steps + 1, "game exceeded its declared max_steps"
             assert game.is_terminal(state)
             assert game.to_move(state) == ()
