@@ -32,3 +32,30 @@ def walk(value: Any) -> Iterator[Any]:
     elif isinstance(value, tuple | list):
         for item in value:
             yield from walk(item)
+
+
+def play_bots(game: Game, bots: list, seed: int, match_id: str | None = None) -> Any:
+    """Plays one game in-process between SDK bot instances (seat i = bots[i]); returns the final state.
+
+    No referee, no gRPC: for rules tests and strength checks of built-in bots.
+    """
+    from datetime import timedelta
+
+    from arena.sdk import MatchInfo
+
+    names = tuple(type(b).name for b in bots)
+    for seat, bot in enumerate(bots):
+        bot.on_match_start(
+            MatchInfo(
+                match_id or f"local-{seed}", game.spec.name, seat, len(bots), names, timedelta(seconds=2), 3
+            )
+        )
+    state = game.initial_state(len(bots), seed)
+    while not game.is_terminal(state):
+        actions = {}
+        for seat in game.to_move(state):
+            legal = game.legal_actions(state, seat)
+            choice = bots[seat].choose(game.observe(state, seat), legal, timedelta(seconds=2))
+            actions[seat] = legal[choice] if isinstance(choice, int) else choice
+        state = game.apply(state, actions)
+    return state
