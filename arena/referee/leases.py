@@ -1,0 +1,110 @@
+"""Leases: the binding between a secret token and the one stream that plays with it.
+
+A lease is created by whoever runs matches (``arena match``, a worker) before the bot starts; its token
+goes to the bot (ARENA_TOKEN). The bot's Play stream claims the lease with Join. From then on the
+lease carries messages both ways: the match loop puts RefereeMessages on ``outbound`` (the servicer
+streams them to the bot) and reads Answers from ``inbound`` (the servicer's reader puts them there).
+A token can be claimed once: a second stream with it is refused, and a token is dead after its lease
+ends, so a leaked token cannot be replayed later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import secrets
+
+from arena.v1 import arena_pb2 as pb
+
+DISCONNECTED = object()  # put on ``inbound`` when the stream ends
+
+
+class LeaseError(Exception):
+    """A Join that cannot be accepted; ``code`` names the gRPC status to end the stream with."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclasses.dataclass(eq=False)
+class Lease:
+    """One bot's seat across one or more matches played over a single stream."""
+
+    name: str
+    token: str = dataclasses.field(default_factory=lambda: secrets.token_urlsafe(18))
+    inbound: asyncio.Queue = dataclasses.field(default_factory=asyncio.Queue)
+    outbound: asyncio.Queue = dataclasses.field(default_factory=asyncio.Queue)
+    joined: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
+    claimed: bool = False
+    disconnected: bool = False
+    released: bool = False
+    client: str = ""
+
+    @property
+    def connected(self) -> bool:
+        """Returns whether a stream is attached and still open."""
+        return self.claimed and not self.disconnected and not self.released
+
+    def send(self, message: pb.RefereeMessage) -> None:
+        """Queues a message for the bot (dropped once the stream is gone)."""
+        if self.connected:
+            self.outbound.put_nowait(message)
+
+    def mark_disconnected(self) -> None:
+        """Records that the stream ended and wakes everyone waiting on it."""
+        if not self.disconnected:
+            self.disconnected = True
+            self.inbound.put_nowait(DISCONNECTED)
+            self.outbound.put_nowait(None)
+            self.joined.set()
+
+    def release(self) -> None:
+        """Ends the lease: the servicer closes the stream with status OK."""
+        if not self.released:
+            self.released = True
+            self.outbound.put_nowait(None)
+            self.joined.set()
+
+    def drain_inbound(self) -> None:
+        """Drops answers left over from an earlier request."""
+        while not self.inbound.empty():
+            item = self.inbound.get_nowait()
+            if item is DISCONNECTED:
+                self.inbound.put_nowait(item)
+                return
+
+
+class LeaseRegistry:
+    """All leases of one referee process, by token."""
+
+    def __init__(self) -> None:
+        self._by_token: dict[str, Lease] = {}
+
+    def create(self, name: str) -> Lease:
+        """Returns a new lease with a fresh secret token."""
+        lease = Lease(name)
+        self._by_token[lease.token] = lease
+        return lease
+
+    def claim(self, token: str, client: str = "") -> Lease:
+        """Returns the lease for ``token`` and marks it claimed; raises LeaseError."""
+        lease = self._by_token.get(token)
+        if lease is None:
+            raise LeaseError(
+                "UNAUTHENTICATED",
+                "unknown seat token: use the ARENA_TOKEN the referee gave this bot process",
+            )
+        if lease.released or lease.disconnected:
+            raise LeaseError("UNAUTHENTICATED", "this seat token has expired: its stream already ended")
+        if lease.claimed:
+            raise LeaseError("ALREADY_EXISTS", "this seat is already connected on another stream")
+        lease.claimed = True
+        lease.client = client[:64]
+        lease.joined.set()
+        return lease
+
+    def forget(self, lease: Lease) -> None:
+        """Releases a lease and drops it; its token is not accepted again."""
+        lease.release()
+        self._by_token.pop(lease.token, None)

@@ -1,0 +1,322 @@
+"""The match loop: drives one game between N leased seats, enforcing deadlines and strikes.
+
+Design detail: a bad answer (illegal, malformed, out of range, late) is never retried. The seat gets an
+Error naming the problem and a strike, and a seeded fallback (a random legal action drawn from the
+match seed, step and seat) moves for it, so one slow or broken bot cannot stall the others and the
+game stays reproducible. At ``max_strikes`` strikes, or on a disconnect, the seat forfeits: it is
+ranked last and the fallback plays it to the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable, Sequence
+from datetime import timedelta
+from typing import Any
+
+from arena import codec
+from arena.games.base import Game, ranks_from_scores
+from arena.games.rng import derive
+from arena.referee.leases import DISCONNECTED, Lease
+from arena.referee.replay import ReplayWriter
+from arena.v1 import arena_pb2 as pb
+
+DEFAULT_DEADLINE = timedelta(seconds=2)
+DEFAULT_MAX_STRIKES = 3
+
+
+@dataclasses.dataclass
+class SeatState:
+    """One seat's standing in one match."""
+
+    seat: int
+    bot: str
+    lease: Lease | None
+    strikes: int = 0
+    forfeit: bool = False
+    forfeit_reason: str = ""
+
+    @property
+    def playing(self) -> bool:
+        """Returns whether the bot itself is still asked for decisions."""
+        return not self.forfeit and self.lease is not None and self.lease.connected
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayerOutcome:
+    seat: int
+    bot: str
+    score: int
+    rank: int
+    forfeit: bool
+    strikes: int
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchRecord:
+    """The outcome of a match, as recorded and reported."""
+
+    match_id: str
+    game: str
+    seed: int
+    players: tuple[PlayerOutcome, ...]
+    termination: str
+    steps: int
+
+    @property
+    def winner(self) -> str | None:
+        """Returns the bot ranked first alone, or None for a shared first place."""
+        firsts = [p for p in self.players if p.rank == 1]
+        return firsts[0].bot if len(firsts) == 1 else None
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchConfig:
+    deadline: timedelta = DEFAULT_DEADLINE
+    max_strikes: int = DEFAULT_MAX_STRIKES
+
+
+def final_ranks(engine_ranks: Sequence[int], forfeits: Sequence[bool]) -> tuple[int, ...]:
+    """Returns ranks with forfeited seats last (sharing that rank), the others by the engine's ranks.
+
+    >>> final_ranks([1, 2, 2], [True, False, False])
+    (3, 1, 1)
+    """
+    keys = [
+        rank if not forfeit else float("inf") for rank, forfeit in zip(engine_ranks, forfeits, strict=True)
+    ]
+    return ranks_from_scores([-k for k in keys])
+
+
+class Match:
+    """One match in progress. ``run()`` plays it to the end and returns its MatchRecord."""
+
+    def __init__(
+        self,
+        game: Game,
+        seats: Sequence[SeatState],
+        seed: int,
+        match_id: str,
+        config: MatchConfig = MatchConfig(),
+        replay: ReplayWriter | None = None,
+        on_step: Callable[[Any, list[tuple[int, Any, str]], tuple], None] | None = None,
+    ) -> None:
+        self.game = game
+        self.seats = list(seats)
+        self.seed = seed
+        self.match_id = match_id
+        self.config = config
+        self.replay = replay
+        self.on_step = on_step
+        self.step = 0
+        self._request_id = 0
+
+    async def run(self) -> MatchRecord:
+        """Plays the match to the end; returns its record."""
+        game = self.game
+        names = [s.bot for s in self.seats]
+        self._start(names)
+        state = game.initial_state(len(self.seats), self.seed)
+        while not game.is_terminal(state):
+            acting = game.to_move(state)
+            decisions: list[tuple[int, Any, str]] = []
+            if acting:
+                results = await asyncio.gather(*(self._decide(state, seat) for seat in acting))
+                decisions = [(seat, action, by) for seat, (action, by) in zip(acting, results, strict=True)]
+            state = game.apply(state, {seat: action for seat, action, _ in decisions})
+            events = game.events(state)
+            self._record_step(decisions, events)
+            if self.on_step:
+                self.on_step(state, decisions, events)
+            if acting:
+                self.step += 1
+        return self._finish(state)
+
+    # -- decisions --------------------------------------------------------------------------------
+
+    async def _decide(self, state: Any, seat: int) -> tuple[Any, str]:
+        """Returns the seat's action and who chose it ("bot" or "fallback")."""
+        legal = self.game.legal_actions(state, seat)
+        seat_state = self.seats[seat]
+        if seat_state.playing:
+            action = await self._ask(seat_state, state, legal)
+            if action is not None:
+                return action, "bot"
+        return self._fallback(seat, legal), "fallback"
+
+    async def _ask(self, seat: SeatState, state: Any, legal: Sequence[Any]) -> Any | None:
+        """Sends one DecisionRequest and returns the bot's legal action, or None after a strike."""
+        lease = seat.lease
+        assert lease is not None
+        self._request_id += 1
+        request_id = self._request_id
+        deadline_ms = int(self.config.deadline / timedelta(milliseconds=1))
+        lease.drain_inbound()
+        lease.send(
+            pb.RefereeMessage(
+                decision=pb.DecisionRequest(
+                    request_id=request_id,
+                    step=self.step,
+                    observation=codec.observation_to_proto(self.game, self.game.observe(state, seat.seat)),
+                    legal_actions=[codec.action_to_proto(self.game, a) for a in legal],
+                    deadline_ms=deadline_ms,
+                )
+            )
+        )
+        loop = asyncio.get_running_loop()
+        until = loop.time() + self.config.deadline.total_seconds()
+        while True:
+            try:
+                answer = await asyncio.wait_for(lease.inbound.get(), max(0.0, until - loop.time()))
+            except TimeoutError:
+                self._strike(seat, pb.ERROR_CODE_TIMEOUT, f"no answer within {deadline_ms} ms", request_id)
+                return None
+            if answer is DISCONNECTED:
+                self._forfeit(seat, "disconnected")
+                return None
+            if answer.request_id != request_id:
+                self._error(
+                    seat,
+                    pb.ERROR_CODE_STALE_ANSWER,
+                    f"answer to request {answer.request_id} ignored: request {request_id} is the open one",
+                    answer.request_id,
+                )
+                continue
+            action, code, problem = self._validate(answer, legal)
+            if action is None:
+                self._strike(seat, code, problem, request_id)
+            return action
+
+    def _validate(self, answer: pb.Answer, legal: Sequence[Any]) -> tuple[Any | None, int, str]:
+        """Returns (the legal action, 0, "") or (None, error code, what was wrong)."""
+        choice = answer.WhichOneof("choice")
+        if choice == "index":
+            if answer.index < len(legal):
+                return legal[answer.index], 0, ""
+            return (
+                None,
+                pb.ERROR_CODE_BAD_INDEX,
+                (
+                    f"index {answer.index} is out of range: "
+                    f"there are {len(legal)} legal actions (0..{len(legal) - 1})"
+                ),
+            )
+        if choice == "action":
+            try:
+                action = codec.action_from_proto(self.game, answer.action)
+            except codec.CodecError as exc:
+                return None, pb.ERROR_CODE_MALFORMED, f"malformed action: {exc}"
+            if action in legal:
+                return action, 0, ""
+            shown = codec.to_json(action, self.game.action_type)
+            return None, pb.ERROR_CODE_ILLEGAL_ACTION, f"illegal action {shown}: answer one of legal_actions"
+        return None, pb.ERROR_CODE_MALFORMED, "the answer has neither an index nor an action"
+
+    def _fallback(self, seat: int, legal: Sequence[Any]) -> Any:
+        return legal[derive(self.seed, "fallback", self.step, seat).randrange(len(legal))]
+
+    # -- strikes and forfeits ---------------------------------------------------------------------
+
+    def _error(self, seat: SeatState, code: int, message: str, request_id: int = 0) -> None:
+        if seat.lease is not None:
+            seat.lease.send(
+                pb.RefereeMessage(
+                    error=pb.Error(
+                        code=code,
+                        message=message,
+                        request_id=request_id,
+                        strikes=seat.strikes,
+                        max_strikes=self.config.max_strikes,
+                        forfeited=seat.forfeit,
+                    )
+                )
+            )
+
+    def _strike(self, seat: SeatState, code: int, problem: str, request_id: int) -> None:
+        seat.strikes += 1
+        last = seat.strikes >= self.config.max_strikes
+        if last:
+            seat.forfeit = True
+            seat.forfeit_reason = f"{seat.strikes} strikes"
+        suffix = f"; strike {seat.strikes} of {self.config.max_strikes}: " + (
+            "the seat forfeits, a random legal action plays for it"
+            if last
+            else "a random legal action was played"
+        )
+        self._error(seat, code, problem + suffix, request_id)
+        if self.replay:
+            self.replay.strike(self.step, seat.seat, pb.ErrorCode.Name(code), problem, seat.strikes)
+            if last:
+                self.replay.forfeit(self.step, seat.seat, seat.forfeit_reason)
+
+    def _forfeit(self, seat: SeatState, reason: str) -> None:
+        if seat.forfeit:
+            return
+        seat.forfeit = True
+        seat.forfeit_reason = reason
+        if self.replay:
+            self.replay.forfeit(self.step, seat.seat, reason)
+
+    # -- start, steps, end ------------------------------------------------------------------------
+
+    def _start(self, names: list[str]) -> None:
+        for seat in self.seats:
+            if seat.lease is None or not seat.lease.connected:
+                self._forfeit(
+                    seat,
+                    "never connected" if seat.lease is None or not seat.lease.claimed else "disconnected",
+                )
+                continue
+            seat.lease.drain_inbound()
+            seat.lease.send(
+                pb.RefereeMessage(
+                    match_start=pb.MatchStart(
+                        match_id=self.match_id,
+                        game=self.game.spec.name,
+                        seat=seat.seat,
+                        num_players=len(self.seats),
+                        players=names,
+                        deadline_ms=int(self.config.deadline / timedelta(milliseconds=1)),
+                        max_strikes=self.config.max_strikes,
+                    )
+                )
+            )
+
+    def _record_step(self, decisions: list[tuple[int, Any, str]], events: tuple) -> None:
+        if self.replay:
+            for seat, action, by in decisions:
+                self.replay.decision(self.step, seat, codec.to_json(action, self.game.action_type), by)
+            for event in events:
+                self.replay.event(self.step, codec.to_json(event, self.game.event_type))
+        if events:
+            messages = [
+                pb.RefereeMessage(event=codec.event_to_proto(self.game, event, self.step)) for event in events
+            ]
+            for seat in self.seats:
+                if seat.lease is not None:
+                    for message in messages:
+                        seat.lease.send(message)
+
+    def _finish(self, state: Any) -> MatchRecord:
+        game = self.game
+        scores = game.scores(state)
+        ranks = final_ranks(game.ranks(state), [s.forfeit for s in self.seats])
+        players = tuple(
+            PlayerOutcome(s.seat, s.bot, int(scores[s.seat]), ranks[s.seat], s.forfeit, s.strikes)
+            for s in self.seats
+        )
+        record = MatchRecord(
+            self.match_id, game.spec.name, self.seed, players, game.termination(state), self.step
+        )
+        if self.replay:
+            self.replay.result(record)
+        result = pb.MatchResult(
+            match_id=self.match_id,
+            termination=record.termination,
+            players=[pb.PlayerResult(**dataclasses.asdict(p)) for p in players],
+        )
+        for seat in self.seats:
+            if seat.lease is not None:
+                seat.lease.send(pb.RefereeMessage(result=result))
+        return record
