@@ -49,6 +49,7 @@ class Bot:
     (``arena.games.<game>``), decoded from the wire by the SDK."""
 
     name: ClassVar[str] = "bot"
+    match: MatchInfo | None = None  # the match being played, set before on_match_start
 
     def on_match_start(self, match: MatchInfo) -> None:
         """Called when a match starts; ``self.match`` is already set."""

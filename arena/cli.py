@@ -1,0 +1,245 @@
+"""The ``arena`` command line: run matches, inspect replays, list games."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from datetime import timedelta
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from arena import codec
+from arena.games import GAMES, GameError, get_game
+from arena.referee.match import MatchConfig
+from arena.referee.processes import BotSpecError, resolve_bot
+from arena.referee.replay import ReplayError, first_difference, read_lines, reproduce
+from arena.referee.runner import GameResult, SeriesConfig, run_series
+
+# Typer's usage errors, found through its public BadParameter (newer typer vendors click, older uses it).
+UsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+app = typer.Typer(
+    name="arena",
+    help="An AI tournament platform: bots play tabletop games through a gRPC referee.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class CliError(Exception):
+    """A mistake in the command line: printed as one line, exit code 2."""
+
+
+def state_dir() -> Path:
+    """Returns arena's folder for replays and local data ($XDG_STATE_HOME/arena)."""
+    base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(base) / "arena"
+
+
+@app.command("games")
+def games_command() -> None:
+    """List the games and their player counts."""
+    for name in sorted(GAMES):
+        spec = GAMES[name].spec
+        aliases = f" (also: {', '.join(spec.aliases)})" if spec.aliases else ""
+        typer.echo(f"{name:<14} {spec.min_players}-{spec.max_players} players  {spec.title}{aliases}")
+
+
+@app.command("match")
+def match_command(
+    game: Annotated[str, typer.Argument(help="Game name: see 'arena games'.")],
+    bots: Annotated[
+        list[str],
+        typer.Argument(help="One bot per seat: a built-in name, a .py file, or a quoted shell command."),
+    ],
+    seed: Annotated[int, typer.Option(help="Seed of the first game; game g uses seed + g.")] = 1,
+    games: Annotated[
+        int, typer.Option("--games", min=1, help="Number of games; seats rotate between games.")
+    ] = 1,
+    deadline_ms: Annotated[
+        int, typer.Option(min=1, help="Time allowed per decision, in milliseconds.")
+    ] = 2000,
+    max_strikes: Annotated[int, typer.Option(min=1, help="Bad or late answers before a seat forfeits.")] = 3,
+    replay_dir: Annotated[
+        Path | None, typer.Option(help="Folder for the replays [default: $XDG_STATE_HOME/arena/replays].")
+    ] = None,
+    join_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds a bot may take to connect.")] = 15.0,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Print a play-by-play.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object per game on stdout.")
+    ] = False,
+) -> None:
+    """Play GAME between bots through the gRPC referee, and print the results."""
+    try:
+        engine = get_game(game)
+        engine.check_players(len(bots))
+        specs = [resolve_bot(engine.spec.name, bot) for bot in bots]
+    except (GameError, BotSpecError) as exc:
+        raise CliError(str(exc)) from None
+    config = SeriesConfig(
+        games=games,
+        seed=seed,
+        match=MatchConfig(deadline=timedelta(milliseconds=deadline_ms), max_strikes=max_strikes),
+        replay_dir=replay_dir or state_dir() / "replays",
+        join_timeout=timedelta(seconds=join_timeout),
+    )
+    from tqdm import tqdm
+
+    bar = tqdm(total=games, unit="game", disable=None if games > 1 and not verbose else True, file=sys.stderr)
+
+    def on_result(result: GameResult) -> None:
+        bar.update(1)
+        for note in result.notes:
+            bar.write(f"arena: {result.record.match_id}: {note}", file=sys.stderr)
+        if as_json:
+            bar.write(json.dumps(result_json(result)), file=sys.stdout)
+        elif verbose or games == 1:
+            bar.write(format_game(result), file=sys.stdout)
+
+    on_step = play_by_play(engine) if verbose else None
+    results = asyncio.run(run_series(engine, specs, config, on_result, on_step))
+    bar.close()
+    if not as_json and games > 1:
+        typer.echo(format_summary(results))
+
+
+def result_json(result: GameResult) -> dict[str, Any]:
+    """Returns the --json object of one game."""
+    record = result.record
+    return {
+        "game": record.game,
+        "match_id": record.match_id,
+        "seed": record.seed,
+        "players": [
+            {
+                "bot": p.bot,
+                "seat": p.seat,
+                "score": p.score,
+                "rank": p.rank,
+                "forfeit": p.forfeit,
+                "strikes": p.strikes,
+            }
+            for p in record.players
+        ],
+        "winner": record.winner,
+        "termination": record.termination,
+        "steps": record.steps,
+        "replay": str(result.replay) if result.replay else None,
+    }
+
+
+def format_game(result: GameResult) -> str:
+    """Returns one game's result as a table."""
+    record = result.record
+    lines = [f"{record.match_id}  (seed {record.seed}, {record.steps} decisions, {record.termination})"]
+    lines.append(f"  {'rank':>4}  {'seat':>4}  {'bot':<20} {'score':>6}  notes")
+    for p in sorted(record.players, key=lambda p: (p.rank, p.seat)):
+        notes = ", ".join(
+            x for x in ("forfeit" if p.forfeit else "", f"{p.strikes} strikes" if p.strikes else "") if x
+        )
+        lines.append(f"  {p.rank:>4}  {p.seat:>4}  {p.bot:<20} {p.score:>6}  {notes}")
+    lines.append(f"  winner: {record.winner or 'tie'}")
+    if result.replay:
+        lines.append(f"  replay: {result.replay}")
+    return "\n".join(lines)
+
+
+def format_summary(results: list[GameResult]) -> str:
+    """Returns the per-bot summary table of a series."""
+    stats: dict[str, dict[str, float]] = {}
+    for result in results:
+        for p in result.record.players:
+            s = stats.setdefault(
+                p.bot, {"games": 0, "wins": 0, "ties": 0, "score": 0, "rank": 0, "forfeits": 0}
+            )
+            s["games"] += 1
+            s["score"] += p.score
+            s["rank"] += p.rank
+            s["forfeits"] += p.forfeit
+            if p.rank == 1:
+                s["wins" if result.record.winner == p.bot else "ties"] += 1
+    lines = [
+        f"{len(results)} games of {results[0].record.game}",
+        f"  {'bot':<20} {'games':>5} {'wins':>5} "
+        f"{'ties':>5} {'win %':>6} {'avg score':>9} {'avg rank':>8} {'forfeits':>8}",
+    ]
+    for bot, s in sorted(stats.items(), key=lambda kv: (-kv[1]["wins"], kv[0])):
+        g = s["games"]
+        lines.append(
+            f"  {bot:<20} {g:>5.0f} {s['wins']:>5.0f} {s['ties']:>5.0f} {100 * s['wins'] / g:>5.1f}% "
+            f"{s['score'] / g:>9.2f} {s['rank'] / g:>8.2f} {s['forfeits']:>8.0f}"
+        )
+    return "\n".join(lines)
+
+
+def play_by_play(game: Any) -> Any:
+    """Returns an on_step callback that prints each decision, event and the table after it."""
+
+    def on_step(state: Any, decisions: list, events: tuple) -> None:
+        for seat, action, by in decisions:
+            shown = json.dumps(codec.to_json(action, game.action_type), separators=(",", ":"))
+            typer.echo(f"  seat {seat}: {shown}" + ("  (fallback)" if by == "fallback" else ""))
+        for event in events:
+            typer.echo(f"  * {json.dumps(codec.to_json(event, game.event_type), separators=(',', ':'))}")
+        typer.echo(game.render(state))
+
+    return on_step
+
+
+@app.command("replay")
+def replay_command(
+    file: Annotated[Path, typer.Argument(help="A replay file (.jsonl) written by arena match.")],
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only verify; print no play-by-play.")] = False,
+) -> None:
+    """Re-run a replay, print the game, and verify that it reproduces exactly."""
+    try:
+        lines = read_lines(file)
+        game = get_game(lines[0].get("game", ""))
+        reproduction = reproduce(lines, None if quiet else play_by_play(game))
+    except (ReplayError, GameError) as exc:
+        raise CliError(str(exc)) from None
+    recorded = file.read_text(encoding="utf-8")
+    difference = first_difference(recorded, reproduction.text)
+    record = reproduction.record
+    typer.echo(format_game(GameResult(record, None, [])))
+    if difference:
+        typer.echo(f"arena: replay {file} does NOT reproduce: {difference}", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"replay verified: {reproduction.steps} decision steps reproduce byte for byte")
+
+
+def main() -> None:
+    """Entry point of the ``arena`` console script: one-line errors with exit code 2 for bad input."""
+    try:
+        code = app(standalone_mode=False)
+    except CliError as exc:
+        print(f"arena: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except UsageError as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError" and exc.ctx is not None:
+            print(exc.ctx.get_help())
+            sys.exit(0)
+        hint = (
+            f" (see 'arena {exc.ctx.info_name} --help')"
+            if exc.ctx and exc.ctx.parent
+            else " (see 'arena --help')"
+        )
+        print(f"arena: error: {exc.format_message()}{hint}", file=sys.stderr)
+        sys.exit(2)
+    except ClickException as exc:
+        print(f"arena: error: {exc.format_message()}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        print("arena: interrupted", file=sys.stderr)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+"""Runs a series of matches between bot processes on an in-process referee (``arena match``).
+
+The referee server listens on loopback; each bot argument becomes a process with its own lease, kept
+across the games of the series (a bot that crashed or disconnected is restarted for the next game).
+Seats rotate between games, game ``g`` uses seed ``seed + g``, and every game writes its replay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import tempfile
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from arena.games.base import Game
+from arena.referee.leases import Lease, LeaseRegistry
+from arena.referee.match import Match, MatchConfig, MatchRecord, SeatState
+from arena.referee.processes import BotProcess, BotSpec
+from arena.referee.replay import ReplayWriter
+from arena.referee.server import start_server
+
+DEFAULT_JOIN_TIMEOUT = timedelta(seconds=15)
+
+
+@dataclasses.dataclass
+class GameResult:
+    record: MatchRecord
+    replay: Path | None
+    notes: list[str]  # what went wrong with bots, for the person running the match
+
+
+@dataclasses.dataclass
+class _Entry:
+    spec: BotSpec
+    name: str  # unique display name
+    index: int
+    process: BotProcess | None = None
+    lease: Lease | None = None
+    problem: str = ""
+
+
+@dataclasses.dataclass
+class SeriesConfig:
+    games: int = 1
+    seed: int = 1
+    match: MatchConfig = dataclasses.field(default_factory=MatchConfig)
+    replay_dir: Path | None = None
+    join_timeout: timedelta = DEFAULT_JOIN_TIMEOUT
+    log_dir: Path | None = None
+
+
+def unique_names(specs: list[BotSpec]) -> list[str]:
+    """Returns display names: each bot's name, with #2, #3... for repeats."""
+    seen: dict[str, int] = {}
+    names = []
+    for spec in specs:
+        seen[spec.name] = seen.get(spec.name, 0) + 1
+        names.append(spec.name if seen[spec.name] == 1 else f"{spec.name}#{seen[spec.name]}")
+    return names
+
+
+async def run_series(
+    game: Game,
+    specs: list[BotSpec],
+    config: SeriesConfig,
+    on_result: Callable[[GameResult], None] | None = None,
+    on_step: Callable[[Any, list, tuple], None] | None = None,
+) -> list[GameResult]:
+    """Plays ``config.games`` games between the bots; returns each game's result."""
+    game.check_players(len(specs))
+    registry = LeaseRegistry()
+    server, port = await start_server(registry)
+    log_dir = config.log_dir or Path(tempfile.mkdtemp(prefix="arena-bots-"))
+    entries = [
+        _Entry(spec, name, i) for i, (spec, name) in enumerate(zip(specs, unique_names(specs), strict=True))
+    ]
+    results = []
+    try:
+        for number in range(config.games):
+            await _connect_all(entries, registry, f"127.0.0.1:{port}", log_dir, config.join_timeout)
+            result = await _play_one(game, entries, number, config, on_step)
+            results.append(result)
+            if on_result:
+                on_result(result)
+    finally:
+        for entry in entries:
+            if entry.lease:
+                registry.forget(entry.lease)
+        await asyncio.gather(*(asyncio.to_thread(e.process.stop) for e in entries if e.process))
+        await server.stop(grace=0.5)
+    return results
+
+
+async def _connect_all(
+    entries: list[_Entry], registry: LeaseRegistry, address: str, log_dir: Path, timeout: timedelta
+) -> None:
+    """(Re)starts every bot whose stream is not open and waits until each joined, exited or timed out."""
+    starting = [e for e in entries if e.lease is None or not e.lease.connected]
+    for entry in starting:
+        if entry.lease:
+            registry.forget(entry.lease)
+        if entry.process:
+            await asyncio.to_thread(entry.process.stop, 0.0)
+        entry.lease = registry.create(entry.name)
+        entry.problem = ""
+        log_path = log_dir / f"{entry.index}-{entry.spec.name}.log"
+        try:
+            entry.process = BotProcess(
+                entry.spec, {"ARENA_ADDRESS": address, "ARENA_TOKEN": entry.lease.token}, log_path
+            )
+        except OSError as exc:
+            entry.process = None
+            entry.problem = f"bot {entry.name} could not be started: {exc}"
+    await asyncio.gather(*(_await_join(e, timeout) for e in starting if e.process))
+
+
+async def _await_join(entry: _Entry, timeout: timedelta) -> None:
+    assert entry.lease is not None and entry.process is not None
+    loop = asyncio.get_running_loop()
+    until = loop.time() + timeout.total_seconds()
+    while not entry.lease.claimed:
+        code = entry.process.exit_code
+        if code is not None:
+            tail = entry.process.log_tail()
+            entry.problem = f"bot {entry.name} exited with code {code} before joining" + (
+                f": {tail}" if tail else ""
+            )
+            return
+        if loop.time() > until:
+            entry.problem = f"bot {entry.name} did not join within {timeout.total_seconds():g} s"
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(entry.lease.joined.wait(), 0.05)
+
+
+async def _play_one(
+    game: Game, entries: list[_Entry], number: int, config: SeriesConfig, on_step: Callable | None
+) -> GameResult:
+    n = len(entries)
+    seated = [entries[(seat + number) % n] for seat in range(n)]  # seats rotate between games
+    seed = config.seed + number
+    match_id = f"{game.spec.name}-{seed}"
+    names = [e.name for e in seated]
+    deadline_ms = int(config.match.deadline / timedelta(milliseconds=1))
+    replay = ReplayWriter(
+        ReplayWriter.header(match_id, game.spec.name, seed, names, deadline_ms, config.match.max_strikes)
+    )
+    seats = [
+        SeatState(seat, e.name, e.lease if e.lease is not None and e.lease.claimed else None)
+        for seat, e in enumerate(seated)
+    ]
+    record = await Match(game, seats, seed, match_id, config.match, replay, on_step).run()
+    notes = [e.problem for e in seated if e.problem]
+    for seat in seats:
+        if seat.forfeit and seat.forfeit_reason == "disconnected":
+            entry = seated[seat.seat]
+            tail = entry.process.log_tail() if entry.process else ""
+            notes.append(f"bot {seat.bot} disconnected during the game" + (f": {tail}" if tail else ""))
+    path = None
+    if config.replay_dir is not None:
+        path = replay.write(config.replay_dir / f"{match_id}.jsonl")
+    return GameResult(record, path, notes)

@@ -1,0 +1,136 @@
+"""The SDK's connection loop: one Play stream, decoded into the game's own types for the bot."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import queue
+import sys
+import traceback
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+import grpc
+
+import arena
+from arena import codec
+from arena.games import get_game
+from arena.sdk.bot import MatchInfo, MatchResult, PlayerResult
+from arena.v1 import arena_pb2 as pb
+from arena.v1 import arena_pb2_grpc
+
+if TYPE_CHECKING:
+    from arena.sdk.bot import Bot
+
+CLIENT = f"arena-python/{arena.__version__}"
+
+
+class BotConnectionError(SystemExit):
+    """The referee refused or dropped the connection; the message says why."""
+
+
+def connection_settings(
+    address: str | None, token: str | None, argv: list[str] | None = None
+) -> tuple[str, str]:
+    """Returns (address, token) from the arguments, then --address/--token flags, then the environment."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--address")
+    parser.add_argument("--token")
+    flags, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    address = address or flags.address or os.environ.get("ARENA_ADDRESS")
+    token = token or flags.token or os.environ.get("ARENA_TOKEN")
+    if not address or not token:
+        raise BotConnectionError(
+            "arena bot: no referee to connect to. Set ARENA_ADDRESS and ARENA_TOKEN (arena match does this "
+            "for the bots it starts), or pass --address HOST:PORT --token TOKEN."
+        )
+    return address, token
+
+
+def run_bot(bot: Bot, address: str | None = None, token: str | None = None) -> None:
+    """Plays every match the referee sends over one stream, until the referee ends it."""
+    address, token = connection_settings(address, token)
+    outbox: queue.Queue[pb.BotMessage | None] = queue.Queue()
+    outbox.put(pb.BotMessage(join=pb.Join(token=token, bot_name=bot.name, client=CLIENT)))
+
+    def requests() -> Iterator[pb.BotMessage]:
+        while (message := outbox.get()) is not None:
+            yield message
+
+    session = _Session()
+    with grpc.insecure_channel(address) as channel:
+        stub = arena_pb2_grpc.RefereeStub(channel)
+        try:
+            for message in stub.Play(requests(), wait_for_ready=True, timeout=None):
+                answer = _handle(bot, message, session)
+                if answer is not None:
+                    outbox.put(pb.BotMessage(answer=answer))
+        except grpc.RpcError as exc:
+            code = exc.code()
+            if code == grpc.StatusCode.CANCELLED:
+                return
+            raise BotConnectionError(
+                f"arena bot: the referee ended the connection ({code.name}): {exc.details()}"
+            ) from None
+        finally:
+            outbox.put(None)
+
+
+class _Session:
+    """What the SDK remembers between messages of one stream: the game being played."""
+
+    def __init__(self) -> None:
+        self.game: Any = None
+
+
+def _handle(bot: Bot, message: pb.RefereeMessage, session: _Session) -> pb.Answer | None:
+    """Dispatches one referee message to the bot; returns the Answer to send, if any."""
+    kind = message.WhichOneof("kind")
+    if kind == "match_start":
+        start = message.match_start
+        info = MatchInfo(
+            match_id=start.match_id,
+            game=start.game,
+            seat=start.seat,
+            num_players=start.num_players,
+            players=tuple(start.players),
+            deadline=timedelta(milliseconds=start.deadline_ms),
+            max_strikes=start.max_strikes,
+        )
+        session.game = get_game(start.game)
+        bot.match = info
+        bot.on_match_start(info)
+    elif kind == "decision":
+        return _decide(bot, message.decision, session.game)
+    elif kind == "event":
+        bot.on_event(codec.event_from_proto(session.game, message.event))
+    elif kind == "error":
+        error = message.error
+        name = pb.ErrorCode.Name(error.code).removeprefix("ERROR_CODE_")
+        print(f"arena bot {bot.name}: referee says {name}: {error.message}", file=sys.stderr, flush=True)
+        bot.on_error(name, error.message)
+    elif kind == "result":
+        result = message.result
+        players = tuple(
+            PlayerResult(p.seat, p.bot, p.score, p.rank, p.forfeit, p.strikes) for p in result.players
+        )
+        bot.on_result(MatchResult(result.match_id, players, result.termination))
+    return None
+
+
+def _decide(bot: Bot, request: pb.DecisionRequest, game: Any) -> pb.Answer:
+    observation = codec.observation_from_proto(game, request.observation)
+    legal = [codec.action_from_proto(game, a) for a in request.legal_actions]
+    try:
+        choice = bot.choose(observation, legal, timedelta(milliseconds=request.deadline_ms))
+    except Exception:
+        # A bug in the bot: say so loudly, then let the process end (the seat forfeits).
+        traceback.print_exc()
+        raise
+    if isinstance(choice, int) and not isinstance(choice, bool):
+        return pb.Answer(request_id=request.request_id, index=choice)
+    try:
+        return pb.Answer(request_id=request.request_id, index=legal.index(choice))
+    except ValueError:
+        return pb.Answer(request_id=request.request_id, action=codec.action_to_proto(game, choice))
