@@ -59,3 +59,29 @@ def play_bots(game: Game, bots: list, seed: int, match_id: str | None = None) ->
             actions[seat] = legal[choice] if isinstance(choice, int) else choice
         state = game.apply(state, actions)
     return state
+
+
+REPO = __import__("pathlib").Path(__file__).resolve().parent.parent
+
+
+def run_arena(*args: str, env: dict | None = None, timeout: float = 240) -> Any:
+    """Runs the arena CLI as a user would (a new process); returns the CompletedProcess."""
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+        cwd=REPO,
+    )
+
+
+def json_lines(text: str) -> list[dict]:
+    """Returns the JSON objects of a JSON Lines text."""
+    import json
+
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
