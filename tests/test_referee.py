@@ -135,7 +135,7 @@ def test_bot_that_crashes_at_start(tmp_path: Path) -> None:
 
 
 def test_bot_that_crashes_mid_game(tmp_path: Path) -> None:
-    result, log, replay = play_scripted(tmp_path, "crash-mid")
+    result, _, replay = play_scripted(tmp_path, "crash-mid")
     assert seat0(result)["forfeit"]
     assert {"type": "forfeit", "step": 0, "seat": 0, "reason": "disconnected"} in replay
     decisions = [x for x in replay if x["type"] == "decision" and x["seat"] == 0]

@@ -3,7 +3,8 @@
 usage: scripted.py MODE   (ARENA_ADDRESS, ARENA_TOKEN from the environment; SCRIPTED_LOG: a file
 where every message the bot receives is appended as one JSON line)
 
-Modes: illegal, always-illegal, bad-index, malformed, wrong-game, slow, crash-start, crash-mid, wrong-token, good.
+Modes: illegal, always-illegal, bad-index, malformed, wrong-game, slow, crash-start, crash-mid,
+wrong-token, good.
 The misbehaviour happens on the first decision; later decisions are answered with index 0.
 """
 
