@@ -87,6 +87,7 @@ def match_command(
         seed=seed,
         match=MatchConfig(deadline=timedelta(milliseconds=deadline_ms), max_strikes=max_strikes),
         replay_dir=replay_dir or state_dir() / "replays",
+        log_dir=(replay_dir or state_dir() / "replays") / "logs",
         join_timeout=timedelta(seconds=join_timeout),
     )
     from tqdm import tqdm

@@ -20,6 +20,7 @@ from arena.games.base import Game, ranks_from_scores
 from arena.games.rng import derive
 from arena.referee.leases import DISCONNECTED, Lease
 from arena.referee.replay import ReplayWriter
+from arena.results import PlayerResult
 from arena.v1 import arena_pb2 as pb
 
 DEFAULT_DEADLINE = timedelta(seconds=2)
@@ -44,23 +45,13 @@ class SeatState:
 
 
 @dataclasses.dataclass(frozen=True)
-class PlayerOutcome:
-    seat: int
-    bot: str
-    score: int
-    rank: int
-    forfeit: bool
-    strikes: int
-
-
-@dataclasses.dataclass(frozen=True)
 class MatchRecord:
     """The outcome of a match, as recorded and reported."""
 
     match_id: str
     game: str
     seed: int
-    players: tuple[PlayerOutcome, ...]
+    players: tuple[PlayerResult, ...]
     termination: str
     steps: int
 
@@ -303,7 +294,7 @@ class Match:
         scores = game.scores(state)
         ranks = final_ranks(game.ranks(state), [s.forfeit for s in self.seats])
         players = tuple(
-            PlayerOutcome(s.seat, s.bot, int(scores[s.seat]), ranks[s.seat], s.forfeit, s.strikes)
+            PlayerResult(s.seat, s.bot, int(scores[s.seat]), ranks[s.seat], s.forfeit, s.strikes)
             for s in self.seats
         )
         record = MatchRecord(

@@ -150,7 +150,8 @@ def reproduce(
 
     Raises ReplayError when a recorded decision is not legal where it was recorded.
     """
-    from arena.referee.match import MatchRecord, PlayerOutcome, final_ranks
+    from arena.referee.match import MatchRecord, final_ranks
+    from arena.results import PlayerResult
 
     header = {k: v for k, v in lines[0].items() if k != "type"}
     try:
@@ -198,7 +199,7 @@ def reproduce(
     scores = game.scores(state)
     ranks = final_ranks(game.ranks(state), forfeits)
     players = tuple(
-        PlayerOutcome(seat, bot, int(scores[seat]), ranks[seat], forfeits[seat], strikes[seat])
+        PlayerResult(seat, bot, int(scores[seat]), ranks[seat], forfeits[seat], strikes[seat])
         for seat, bot in enumerate(bots)
     )
     record = MatchRecord(

@@ -1,5 +1,6 @@
 """The Python bot SDK. See bots/README.md for the protocol and bots/python/ for examples."""
 
-from arena.sdk.bot import Bot, MatchInfo, MatchResult, PlayerResult
+from arena.results import PlayerResult
+from arena.sdk.bot import Bot, MatchInfo, MatchResult
 
 __all__ = ["Bot", "MatchInfo", "MatchResult", "PlayerResult"]

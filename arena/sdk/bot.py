@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any, ClassVar
 
+from arena.results import PlayerResult
+
 
 @dataclasses.dataclass(frozen=True)
 class MatchInfo:
@@ -25,16 +27,6 @@ class MatchInfo:
     players: tuple[str, ...]
     deadline: timedelta
     max_strikes: int
-
-
-@dataclasses.dataclass(frozen=True)
-class PlayerResult:
-    seat: int
-    bot: str
-    score: int
-    rank: int
-    forfeit: bool
-    strikes: int
 
 
 @dataclasses.dataclass(frozen=True)
