@@ -16,7 +16,7 @@ decisions              simultaneous (every contending seat, every tick)
 chance                 a seeded roll per round; seeded lotteries per (round, tick)
 information            perfect: dice, holders and scores are public; choices
                        are sealed only until the tick resolves
-length                 at most 60 rounds of 1 roll + at most 6 ticks
+length                 at most 40 rounds of 1 roll + at most 6 ticks
 config                 none (2 to 5 players; start 3 VP, win at 20 VP)
 =====================  =========================================================
 
@@ -38,7 +38,7 @@ from arena.games.rng import derive
 START_VP = 3
 WIN_VP = 20
 MAX_TICKS = 6  # ticks of the grab phase in one round
-MAX_ROUNDS = 60  # a guard: a game still running after this many rounds ends ("round_cap")
+MAX_ROUNDS = 40  # a guard: a game still running after this many rounds ends ("round_cap")
 HANDS = 2  # components a player may hold
 CALL_PENALTY = 3
 CALL_BONUS = 1
@@ -577,9 +577,7 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
         return "round_cap" if state.capped else "normal"
 
     def observe(self, state: NinjaMasterState, seat: int) -> Observation:
-        players = tuple(
-            Player(s, score, s in state.contenders) for s, score in enumerate(state.scores)
-        )
+        players = tuple(Player(s, score, s in state.contenders) for s, score in enumerate(state.scores))
         return Observation(
             seat=seat,
             round=state.round,
