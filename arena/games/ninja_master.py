@@ -400,7 +400,7 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
         chance=True,
         perfect_information=True,
         max_steps=MAX_ROUNDS * (1 + MAX_TICKS),
-        description="Roll 9 dice, grab ninja tokens and the sword in simultaneous ticks, call the ninja count.",
+        description="Roll 9 dice, grab ninja tokens and the sword tick by tick, call the ninja count.",
     )
     observation_type = Observation
     action_type = Action
