@@ -5,6 +5,7 @@ Never touches the Redis on 6379: every test gets the private server, flushed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -163,6 +164,16 @@ def pending_of(client: redis.Redis, pid: int) -> int:
     return sum(c["pending"] for c in consumers if f"-{pid}-" in c["name"])
 
 
+def children(pid: int) -> list[int]:
+    """Returns the pids of the direct children of ``pid`` (the worker's bot processes)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+    return found
+
+
 def wait_until(condition: Callable[[], bool], what: str, limit: float = 90.0) -> None:
     """Polls ``condition`` (a safety limit against hanging, not a timing assertion)."""
     end = time.monotonic() + limit
@@ -184,8 +195,12 @@ def test_a_worker_killed_mid_match_loses_nothing(client: redis.Redis, redis_url:
         recorded = client.scard(keys.RECORDED_SET)
         wait_until(lambda r=recorded: client.scard(keys.RECORDED_SET) > r, "the worker to record a match")
         wait_until(lambda v=victim: pending_of(client, v.pid) == 1, "the worker to be mid-match")
+        orphans = children(victim.pid)
         victim.send_signal(signal.SIGKILL)
         victim.wait()
+        for pid in orphans:  # bots not yet connected would wait for the dead referee for ever
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
         assert pending_of(client, victim.pid) == 1  # it died holding a job
     assert client.scard(keys.RECORDED_SET) < len(jobs)
     worker(client, redis_url).run(burst=True)  # reclaims the killed worker's job after the idle timeout
