@@ -1,4 +1,5 @@
-"""The ``arena`` command line: run matches, inspect replays, list games."""
+"""The ``arena`` command line: run matches, inspect replays, list games; tournaments, workers and the
+leaderboard come from ``arena.cli_tournament``."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from arena import codec
+from arena import cli_tournament, codec
 from arena.games import GAMES, GameError, get_game
 from arena.referee.match import MatchConfig
 from arena.referee.processes import BotSpecError, resolve_bot
@@ -213,6 +214,9 @@ def replay_command(
         typer.echo(f"arena: replay {file} does NOT reproduce: {difference}", err=True)
         raise typer.Exit(1)
     typer.echo(f"replay verified: {reproduction.steps} decision steps reproduce byte for byte")
+
+
+cli_tournament.register(app, CliError)
 
 
 def main() -> None:

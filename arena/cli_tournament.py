@@ -1,0 +1,296 @@
+"""The tournament commands of ``arena``: ``worker``, ``tournament`` (and ``tournament status``) and
+``leaderboard``. They are registered on the app of ``arena.cli`` by ``register``, which passes in the
+CLI's error type, so this module never imports ``arena.cli`` (that also runs as ``python -m``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Annotated
+
+import redis
+import typer
+
+from arena.bots import builtin_bots
+from arena.games import GameError, get_game
+from arena.queue import keys, store
+from arena.queue.jobs import MAX_ATTEMPTS, connect, enqueue, ensure_group, retrying, shown_url
+from arena.queue.plan import FORMATS, TournamentSpec, plan
+from arena.queue.server import RedisSetupError, resolve_url
+from arena.queue.worker import DEFAULT_IDLE_TIMEOUT, Worker, WorkerConfig
+from arena.ratings import Row, leaderboard
+
+RedisOption = Annotated[
+    str | None,
+    typer.Option(
+        "--redis",
+        help="Redis URL [default: $ARENA_REDIS_URL, else localhost:6379, else a private redis-server].",
+    ),
+]
+IdleOption = Annotated[
+    float,
+    typer.Option(min=0.1, help="Seconds a job may stay unacknowledged before another worker reruns it."),
+]
+
+
+IDLE_DEFAULT = DEFAULT_IDLE_TIMEOUT.total_seconds()
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def register(app: typer.Typer, cli_error: type[Exception]) -> None:
+    """Adds the tournament commands to ``app``; bad input raises ``cli_error`` (one line, exit 2)."""
+
+    def redis_url(option: str | None) -> str:
+        try:
+            return resolve_url(option, _say)
+        except RedisSetupError as exc:
+            raise cli_error(str(exc)) from None
+
+    @app.command("worker")
+    def worker_command(
+        redis_: RedisOption = None,
+        idle_timeout: IdleOption = IDLE_DEFAULT,
+        burst: Annotated[bool, typer.Option(help="Exit once no job is queued or pending.")] = False,
+        max_jobs: Annotated[int | None, typer.Option(min=1, help="Exit after this many jobs.")] = None,
+        verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Print a line per job.")] = False,
+    ) -> None:
+        """Play queued matches from Redis and record their results, until stopped."""
+        url = redis_url(redis_)
+        config = WorkerConfig(url, idle_timeout=timedelta(seconds=idle_timeout))
+        worker = Worker(connect(url), config, _say, verbose)
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the finally blocks: stop bot processes
+        handled = worker.run(burst=burst, max_jobs=max_jobs)
+        if verbose:
+            _say(f"arena: worker {worker.consumer}: {handled} jobs handled")
+
+    @app.command("tournament")
+    def tournament_command(
+        game: Annotated[
+            str, typer.Argument(help="Game name, or 'status' to show tournaments and the queue.")
+        ],
+        bots: Annotated[
+            str | None, typer.Option(help="Comma-separated built-in bot names, e.g. greedy,random.")
+        ] = None,
+        format_: Annotated[
+            str, typer.Option("--format", help=f"Tournament format: {', '.join(FORMATS)} (challenger first).")
+        ] = "round-robin",
+        players: Annotated[int, typer.Option(min=2, help="Bots per match.")] = 2,
+        rounds: Annotated[int, typer.Option(min=1, help="Times every seating of every group is played.")] = 1,
+        seed: Annotated[int, typer.Option(help="Seed of the first match.")] = 1,
+        duplicate_deals: Annotated[
+            bool, typer.Option(help="Play each deal once per seating rotation, so luck cancels out.")
+        ] = False,
+        workers: Annotated[
+            int | None,
+            typer.Option(min=0, help="Local workers to start [default: cores]; 0 only enqueues."),
+        ] = None,
+        deadline_ms: Annotated[int, typer.Option(min=1, help="Time allowed per decision, in ms.")] = 2000,
+        idle_timeout: IdleOption = IDLE_DEFAULT,
+        redis_: RedisOption = None,
+    ) -> None:
+        """Enqueue a tournament's matches, run them on local workers, and print the leaderboard."""
+        if game == "status":
+            show_status(redis_url(redis_))
+            return
+        spec = _spec(game, bots, format_, players, rounds, seed, duplicate_deals, deadline_ms, cli_error)
+        url = redis_url(redis_)
+        run_tournament(
+            spec, url, os.cpu_count() or 1 if workers is None else workers, idle_timeout, cli_error
+        )
+
+    @app.command("leaderboard")
+    def leaderboard_command(
+        game: Annotated[str, typer.Argument(help="Game name: see 'arena games'.")],
+        as_json: Annotated[bool, typer.Option("--json", help="Print the rows as one JSON array.")] = False,
+        resamples: Annotated[int, typer.Option(min=10, help="Bootstrap resamples for the interval.")] = 200,
+        redis_: RedisOption = None,
+    ) -> None:
+        """Print GAME's Elo leaderboard from the recorded results."""
+        try:
+            name = get_game(game).spec.name
+        except GameError as exc:
+            raise cli_error(str(exc)) from None
+        url = redis_url(redis_)
+        rows = _rows(connect(url), url, name, resamples)
+        if as_json:
+            typer.echo(json.dumps([row.to_json() for row in rows], indent=2))
+        else:
+            typer.echo(format_leaderboard(name, rows))
+
+
+def _spec(
+    game: str,
+    bots: str | None,
+    format_: str,
+    players: int,
+    rounds: int,
+    seed: int,
+    duplicate: bool,
+    deadline_ms: int,
+    cli_error: type[Exception],
+) -> TournamentSpec:
+    """Returns the validated tournament spec; raises ``cli_error`` for bad input."""
+    try:
+        name = get_game(game).spec.name
+        get_game(name).check_players(players)
+    except GameError as exc:
+        raise cli_error(str(exc)) from None
+    names = tuple(b.strip() for b in (bots or "").split(",") if b.strip())
+    if len(names) < 2:
+        raise cli_error("--bots needs at least two comma-separated bot names, e.g. --bots greedy,random")
+    builtins = builtin_bots(name)
+    unknown = [b for b in names if b not in builtins]
+    if unknown:
+        raise cli_error(
+            f"unknown bot {unknown[0]!r} for {name}: built-in bots are {', '.join(sorted(builtins))} "
+            "(tournaments take built-in bots for now)"
+        )
+    try:
+        return TournamentSpec(name, names, format_, players, rounds, seed, duplicate, deadline_ms)
+    except ValueError as exc:
+        raise cli_error(str(exc)) from None
+
+
+def run_tournament(
+    spec: TournamentSpec, url: str, workers: int, idle_timeout: float, cli_error: type[Exception]
+) -> None:
+    """Enqueues the plan, runs local workers, follows the progress, then prints the leaderboard."""
+    client = connect(url)
+    jobs = plan(spec)
+    tid = spec.tournament_id
+
+    def enqueue_all() -> int:
+        ensure_group(client)
+        meta = {"game": spec.game, "format": spec.format, "bots": ",".join(spec.bots), "total": len(jobs)}
+        store.save_tournament(client, tid, {**meta, "players": spec.players, "rounds": spec.rounds})
+        return sum(enqueue(client, job) for job in jobs)
+
+    new = retrying(url, enqueue_all, _say)
+    _say(
+        f"arena: tournament {tid}: {len(jobs)} matches of {spec.game} "
+        f"({new} newly queued) on {shown_url(url)}"
+    )
+    if workers == 0:
+        _say("arena: --workers 0: the matches are queued; 'arena worker' plays them")
+        return
+    procs = [_start_worker(url, idle_timeout) for _ in range(workers)]
+    try:
+        _follow(client, url, tid, len(jobs), lambda: all(p.poll() is not None for p in procs), cli_error)
+    except KeyboardInterrupt:
+        _say("arena: interrupted: unplayed matches stay queued; run the same command again to resume")
+        raise
+    finally:
+        _stop_workers(procs)
+    dead = int(retrying(url, lambda: client.hget(keys.tournament(tid), "dead") or 0, _say))
+    if dead:
+        _say(
+            f"arena: {dead} matches failed {MAX_ATTEMPTS} times and were dead-lettered: "
+            "see 'arena tournament status'"
+        )
+    typer.echo(format_leaderboard(spec.game, _rows(client, url, spec.game, 200)))
+
+
+def _start_worker(url: str, idle_timeout: float) -> subprocess.Popen:
+    argv = [sys.executable, "-m", "arena.cli", "worker", "--redis", url, "--idle-timeout", str(idle_timeout)]
+    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+
+
+def _stop_workers(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _follow(
+    client: redis.Redis,
+    url: str,
+    tid: str,
+    total: int,
+    workers_gone: Callable[[], bool],
+    cli_error: type[Exception],
+) -> None:
+    """Shows a progress bar fed by the tournament's stream of finished matches until all are done."""
+    from tqdm import tqdm
+
+    seen: set[str] = set()
+    last = "0-0"
+    with tqdm(total=total, unit="match", file=sys.stderr, disable=None) as bar:
+        while len(seen) < total:
+            stream = {keys.tournament_done(tid): last}
+            read = retrying(url, lambda s=stream: client.xread(s, count=500, block=1000), _say)
+            for _, entries in read or []:
+                for entry_id, fields in entries:
+                    last = entry_id
+                    if fields["match_id"] not in seen:
+                        seen.add(fields["match_id"])
+                        bar.update(1)
+            if not read and workers_gone():
+                raise cli_error(f"every local worker exited with {total - len(seen)} matches left; see above")
+
+
+def _rows(client: redis.Redis, url: str, game: str, resamples: int) -> list[Row]:
+    results, ratings = retrying(
+        url, lambda: (store.load_results(client, game), store.load_ratings(client, game)), _say
+    )
+    return leaderboard(results, ratings, resamples=resamples)
+
+
+def format_leaderboard(game: str, rows: list[Row]) -> str:
+    """Returns the leaderboard as a terminal table."""
+    if not rows:
+        return f"no recorded matches of {game} yet"
+    lines = [
+        f"{game} leaderboard ({sum(r.games for r in rows)} seats played; Elo from 1500, K=32)",
+        f"  {'rank':>4}  {'bot':<20} {'Elo':>7}  {'95% interval':<15} {'games':>6} "
+        f"{'wins':>5} {'draws':>5} {'losses':>6} {'score':>6}",
+    ]
+    for r in rows:
+        interval = f"{r.low:.0f}..{r.high:.0f}"
+        lines.append(
+            f"  {r.rank:>4}  {r.bot:<20} {r.elo:>7.1f}  {interval:<15} {r.games:>6} "
+            f"{r.wins:>5} {r.draws:>5} {r.losses:>6} {100 * r.score_rate:>5.1f}%"
+        )
+    return "\n".join(lines)
+
+
+def show_status(url: str) -> None:
+    """Prints the recent tournaments, the queue's state and the newest dead letters."""
+    client = connect(url)
+
+    def gather() -> tuple:
+        ensure_group(client)
+        pending = client.xpending(keys.JOBS_STREAM, keys.WORKERS_GROUP)["pending"]
+        group = next(g for g in client.xinfo_groups(keys.JOBS_STREAM) if g["name"] == keys.WORKERS_GROUP)
+        return store.tournaments(client), pending, group, store.dead_letters(client)
+
+    tournaments, pending, group, dead = retrying(url, gather, _say)
+    typer.echo(
+        f"queue on {shown_url(url)}: {group.get('lag') or 0} waiting, {pending} running or unacknowledged"
+    )
+    if not tournaments:
+        typer.echo("no tournaments yet")
+    for t in tournaments:
+        done = int(t.get("recorded", 0)) + int(t.get("dead", 0))
+        typer.echo(
+            f"{t['id']}: {t.get('game')} {t.get('format')} {t.get('bots')} — {done}/{t.get('total')} done "
+            f"({t.get('recorded', 0)} recorded, {t.get('dead', 0)} dead)"
+        )
+    if dead:
+        typer.echo("dead letters (newest first):")
+        for d in dead:
+            typer.echo(f"  {d['match_id']}: failed {d['attempts']} times: {d['error']}")

@@ -1,0 +1,133 @@
+"""Match jobs, their status, idempotent enqueueing, and talking to a Redis that may be down."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import time
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import redis
+
+from arena.queue import keys
+
+MAX_ATTEMPTS = 3  # runs of one job before it goes to the dead-letter stream
+BACKOFF_FIRST = 0.5  # seconds before the first retry when Redis is unreachable
+BACKOFF_MAX = 15.0  # the longest wait between two retries
+
+T = TypeVar("T")
+
+
+class JobStatus(enum.StrEnum):
+    """Where a job is in its life. Stored as the ``status`` field of the job's hash."""
+
+    QUEUED = "queued"  # in the stream, waiting for a worker (again, after a failed attempt)
+    RUNNING = "running"  # a worker is playing it
+    RECORDED = "recorded"  # its result, replay and rating update are stored
+    DEAD = "dead"  # failed MAX_ATTEMPTS times; in the dead-letter stream with its error
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchJob:
+    """One match to play. ``bots`` are the built-in bot names, seat 0 first."""
+
+    match_id: str
+    game: str
+    seed: int
+    bots: tuple[str, ...]
+    deadline_ms: int = 2000
+    max_strikes: int = 3
+    tournament: str = ""
+
+    def __post_init__(self) -> None:
+        if len(set(self.bots)) != len(self.bots):
+            raise ValueError(f"job {self.match_id}: a bot may hold only one seat: {list(self.bots)}")
+
+    def to_json(self) -> str:
+        """Returns the job as the JSON stored in its hash."""
+        return json.dumps({**dataclasses.asdict(self), "bots": list(self.bots)}, separators=(",", ":"))
+
+    @staticmethod
+    def from_json(text: str) -> MatchJob:
+        """Returns the job that ``to_json`` produced."""
+        data = json.loads(text)
+        return MatchJob(**{**data, "bots": tuple(data["bots"])})
+
+
+# Design detail: the existence check and the XADD run as one Lua script, so two clients enqueueing the
+# same match id at once still add one stream entry.
+_ENQUEUE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'job', ARGV[1], 'status', ARGV[2], 'attempts', 0, 'tournament', ARGV[3])
+redis.call('XADD', KEYS[2], '*', 'match_id', ARGV[4])
+return 1
+"""
+
+
+def enqueue(client: redis.Redis, job: MatchJob) -> bool:
+    """Returns True if the job was added, False if a job with its match id already exists."""
+    added = client.eval(
+        _ENQUEUE,
+        2,
+        keys.job(job.match_id),
+        keys.JOBS_STREAM,
+        job.to_json(),
+        JobStatus.QUEUED.value,
+        job.tournament,
+        job.match_id,
+    )
+    return bool(added)
+
+
+def ensure_group(client: redis.Redis) -> None:
+    """Creates the job stream and the workers' consumer group unless they exist."""
+    try:
+        client.xgroup_create(keys.JOBS_STREAM, keys.WORKERS_GROUP, id="0", mkstream=True)
+    except redis.ResponseError as exc:
+        if "BUSYGROUP" not in str(exc):
+            raise
+
+
+def load_job(client: redis.Redis, match_id: str) -> tuple[MatchJob | None, Mapping[str, str]]:
+    """Returns the job and its whole hash (status, attempts, error), or (None, {}) if unknown."""
+    fields = client.hgetall(keys.job(match_id))
+    return (MatchJob.from_json(fields["job"]) if "job" in fields else None), fields
+
+
+def connect(url: str) -> redis.Redis:
+    """Returns a client for ``url`` (strings decoded); connecting happens on the first command."""
+    return redis.Redis.from_url(
+        url, decode_responses=True, socket_connect_timeout=3, health_check_interval=10
+    )
+
+
+def shown_url(url: str) -> str:
+    """Returns the URL without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = f"{parts.username or ''}:***@{parts.hostname or ''}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def retrying(url: str, action: Callable[[], T], say: Callable[[str], None], attempts: int | None = None) -> T:
+    """Returns ``action()``, retrying with exponential back-off while Redis is unreachable.
+
+    Each failed try prints one line naming the URL, the error and the wait. With ``attempts`` set the
+    last error is raised after that many tries; by default it retries for ever.
+    """
+    wait = BACKOFF_FIRST
+    tried = 0
+    while True:
+        try:
+            return action()
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            tried += 1
+            if attempts is not None and tried >= attempts:
+                raise
+            say(f"arena: Redis at {shown_url(url)} is unreachable: {exc}; retrying in {wait:g}s")
+            time.sleep(wait)
+            wait = min(wait * 2, BACKOFF_MAX)

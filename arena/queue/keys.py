@@ -1,0 +1,56 @@
+"""Every Redis key arena uses, in one place. All start with ``arena:``.
+
+Jobs flow through one stream; everything a finished match leaves behind is written in the same
+transaction that acknowledges its job (see ``arena.queue.store.record``).
+"""
+
+from __future__ import annotations
+
+PREFIX = "arena:"
+
+JOBS_STREAM = PREFIX + "jobs"  # stream of match jobs: fields {"match_id", "job"}
+WORKERS_GROUP = "arena:workers"  # the consumer group every worker joins
+DEAD_STREAM = PREFIX + "dead"  # dead-letter stream: jobs that failed MAX_ATTEMPTS times, with the error
+RECORDED_SET = PREFIX + "recorded"  # match ids whose result is recorded (the idempotency check)
+TOURNAMENTS_SET = PREFIX + "tournaments"  # sorted set of tournament ids, scored by creation time
+
+
+def job(match_id: str) -> str:
+    """Returns the key of a job's hash: job JSON, status, attempts, last error, tournament."""
+    return f"{PREFIX}job:{match_id}"
+
+
+def result(match_id: str) -> str:
+    """Returns the key of a recorded match's result (JSON)."""
+    return f"{PREFIX}result:{match_id}"
+
+
+def replay(match_id: str) -> str:
+    """Returns the key of a recorded match's replay (JSON Lines text)."""
+    return f"{PREFIX}replay:{match_id}"
+
+
+def results(game: str) -> str:
+    """Returns the key of a game's list of ratings results (JSON), in the order they were applied."""
+    return f"{PREFIX}results:{game}"
+
+
+def ratings(game: str) -> str:
+    """Returns the key of a game's hash bot -> running Elo (a float's repr)."""
+    return f"{PREFIX}ratings:{game}"
+
+
+def rating_updates(game: str) -> str:
+    """Returns the key of a game's counter of applied rating updates (one per recorded match)."""
+    return f"{PREFIX}rating-updates:{game}"
+
+
+def tournament(tournament_id: str) -> str:
+    """Returns the key of a tournament's hash: game, bots, format, players, rounds, seed, total."""
+    return f"{PREFIX}tournament:{tournament_id}"
+
+
+def tournament_done(tournament_id: str) -> str:
+    """Returns the key of a tournament's stream of finished jobs ({"match_id", "status"}), which
+    feeds the progress bar."""
+    return f"{PREFIX}tournament:{tournament_id}:done"

@@ -1,0 +1,89 @@
+"""Tournament plans: which matches a tournament is made of, with their ids and seeds.
+
+``round-robin`` plays every group of ``players`` bots, ``gauntlet`` every group that contains the
+challenger (the first bot); both play every seating rotation of each group, ``rounds`` times. With
+``duplicate`` deals, all rotations of a group in a round share one seed, so each bot gets each seat's
+cards once and the luck of the deal cancels out.
+
+Design detail: the tournament id is a hash of everything that defines the plan, and match ids derive
+from it, so running the same tournament command twice enqueues nothing new and just resumes it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import json
+
+from arena.queue.jobs import MatchJob
+
+FORMATS = ("round-robin", "gauntlet")
+
+
+@dataclasses.dataclass(frozen=True)
+class TournamentSpec:
+    game: str
+    bots: tuple[str, ...]
+    format: str = "round-robin"
+    players: int = 2
+    rounds: int = 1
+    seed: int = 1
+    duplicate: bool = False
+    deadline_ms: int = 2000
+    max_strikes: int = 3
+
+    def __post_init__(self) -> None:
+        if self.format not in FORMATS:
+            raise ValueError(f"unknown format {self.format!r}; valid formats: {', '.join(FORMATS)}")
+        if len(set(self.bots)) != len(self.bots):
+            raise ValueError(f"each bot may be named once: {', '.join(self.bots)}")
+        if not 2 <= self.players <= len(self.bots):
+            raise ValueError(f"--players {self.players} needs at least {self.players} bots and is at least 2")
+        if self.rounds < 1:
+            raise ValueError("--rounds must be at least 1")
+
+    @property
+    def tournament_id(self) -> str:
+        """Returns the id that names this plan (game, format and a hash of the whole spec)."""
+        text = json.dumps(dataclasses.asdict(self), sort_keys=True)
+        return f"{self.game}-{self.format}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
+
+
+def groups(spec: TournamentSpec) -> list[tuple[str, ...]]:
+    """Returns the groups of bots that meet, in a fixed order."""
+    every = list(itertools.combinations(spec.bots, spec.players))
+    if spec.format == "gauntlet":
+        return [g for g in every if spec.bots[0] in g]
+    return every
+
+
+def rotations(group: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Returns every seating rotation of a group: each bot sits in each seat once.
+
+    >>> rotations(("a", "b", "c"))
+    [('a', 'b', 'c'), ('b', 'c', 'a'), ('c', 'a', 'b')]
+    """
+    return [group[i:] + group[:i] for i in range(len(group))]
+
+
+def plan(spec: TournamentSpec) -> list[MatchJob]:
+    """Returns the tournament's jobs: rounds x groups x rotations, each with its own match id."""
+    tid = spec.tournament_id
+    jobs = []
+    for r in range(spec.rounds):
+        for g, group in enumerate(groups(spec)):
+            for s, seats in enumerate(rotations(group)):
+                seed = spec.seed + (r * 1000 + g if spec.duplicate else len(jobs))
+                jobs.append(
+                    MatchJob(
+                        match_id=f"{tid}-r{r + 1}-g{g + 1}-s{s + 1}",
+                        game=spec.game,
+                        seed=seed,
+                        bots=seats,
+                        deadline_ms=spec.deadline_ms,
+                        max_strikes=spec.max_strikes,
+                        tournament=tid,
+                    )
+                )
+    return jobs

@@ -1,0 +1,223 @@
+"""The worker: takes match jobs from the stream, plays them with the referee, records them once.
+
+One job at a time: new jobs come from XREADGROUP; before each read the worker first claims one job
+that another consumer left unacknowledged for longer than the idle timeout (XAUTOCLAIM), so a killed
+worker's job is rerun by the next free worker. While a match runs, a heartbeat re-claims its own entry
+every third of the idle timeout, so a slow match is not taken away from a live worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import os
+import socket
+import sys
+import tempfile
+import uuid
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+
+import redis
+
+from arena.bots import builtin_bots
+from arena.games import get_game
+from arena.queue import keys, store
+from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, ensure_group, load_job, retrying
+from arena.referee.match import MatchConfig, MatchRecord
+from arena.referee.processes import resolve_bot
+from arena.referee.runner import SeriesConfig, run_series
+
+DEFAULT_IDLE_TIMEOUT = timedelta(seconds=60)
+DEFAULT_BLOCK = timedelta(seconds=2)
+
+
+class JobError(Exception):
+    """A job that cannot be played as given, or whose bots could not be started."""
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkerConfig:
+    url: str
+    idle_timeout: timedelta = DEFAULT_IDLE_TIMEOUT  # unacknowledged this long: another worker reruns it
+    block: timedelta = DEFAULT_BLOCK  # how long one XREADGROUP waits for a new job
+    join_timeout: timedelta = timedelta(seconds=15)  # how long a bot may take to connect
+    consumer: str = ""  # this worker's name in the consumer group; default host-pid-random
+
+
+def default_consumer() -> str:
+    """Returns a consumer name unique to this process: host, pid and a random suffix."""
+    return f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+class Worker:
+    """Plays jobs until stopped; ``run(burst=True)`` returns once no job is queued or pending."""
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        config: WorkerConfig,
+        say: Callable[[str], None] = _stderr,
+        verbose: bool = False,
+    ) -> None:
+        self.client = client
+        self.config = config
+        self.consumer = config.consumer or default_consumer()
+        self.say = say
+        self.verbose = verbose
+        self.handled = 0
+
+    def run(self, burst: bool = False, max_jobs: int | None = None) -> int:
+        """Handles jobs until stopped (or, with ``burst``, until none is left); returns how many."""
+        retrying(self.config.url, lambda: ensure_group(self.client), self.say)
+        while max_jobs is None or self.handled < max_jobs:
+            took = retrying(self.config.url, self._take, self.say)
+            if took is not None:
+                self._handle(*took)
+                self.handled += 1
+            elif burst and retrying(self.config.url, self._idle, self.say):
+                break
+        return self.handled
+
+    def _take(self) -> tuple[str, str] | None:
+        """Returns (stream entry id, match id) of a stale job or a new one, or None after ``block``."""
+        idle_ms = int(self.config.idle_timeout / timedelta(milliseconds=1))
+        claimed = self.client.xautoclaim(
+            keys.JOBS_STREAM, keys.WORKERS_GROUP, self.consumer, idle_ms, start_id="0-0", count=1
+        )
+        entries = claimed[1]
+        if not entries:
+            block_ms = int(self.config.block / timedelta(milliseconds=1))
+            read = self.client.xreadgroup(
+                keys.WORKERS_GROUP, self.consumer, {keys.JOBS_STREAM: ">"}, count=1, block=block_ms
+            )
+            entries = read[0][1] if read else []
+        for entry_id, fields in entries:
+            if fields is None:  # trimmed from the stream while pending: nothing to run
+                self.client.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, entry_id)
+                continue
+            return entry_id, fields["match_id"]
+        return None
+
+    def _idle(self) -> bool:
+        """Returns True when the stream holds no undelivered entry and no pending one."""
+        pending = self.client.xpending(keys.JOBS_STREAM, keys.WORKERS_GROUP)["pending"]
+        groups = self.client.xinfo_groups(keys.JOBS_STREAM)
+        lag = next((g.get("lag") for g in groups if g["name"] == keys.WORKERS_GROUP), 0)
+        return pending == 0 and not lag
+
+    def _handle(self, entry_id: str, match_id: str) -> None:
+        """Runs one job and records it, re-queues it or dead-letters it."""
+        url = self.config.url
+        job, fields = retrying(url, lambda: load_job(self.client, match_id), self.say)
+        if job is None or fields.get("status") in (JobStatus.RECORDED.value, JobStatus.DEAD.value):
+            retrying(url, lambda: self.client.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, entry_id), self.say)
+            return
+        attempts = retrying(url, lambda: self._start(match_id), self.say)
+        if attempts > MAX_ATTEMPTS:
+            error = fields.get("error") or f"the worker running it stopped {MAX_ATTEMPTS} times"
+            status = retrying(
+                url, lambda: store.fail(self.client, job, entry_id, error, attempts - 1), self.say
+            )
+            self.say(f"arena: worker: {match_id}: {status.value}: {error}")
+            return
+        try:
+            match, replay = asyncio.run(self._play_with_heartbeat(job, entry_id))
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            status = retrying(url, lambda: store.fail(self.client, job, entry_id, error, attempts), self.say)
+            self.say(f"arena: worker: {match_id}: attempt {attempts} failed ({error}); job is {status.value}")
+            return
+        new = retrying(url, lambda: store.record(self.client, job, match, replay, entry_id), self.say)
+        if self.verbose:
+            self.say(f"arena: worker: {match_id}: {'recorded' if new else 'already recorded'}")
+
+    def _start(self, match_id: str) -> int:
+        """Marks the job running and returns its attempt number (1 for the first run)."""
+        with self.client.pipeline() as pipe:
+            pipe.hincrby(keys.job(match_id), "attempts", 1)
+            pipe.hset(keys.job(match_id), "status", JobStatus.RUNNING.value)
+            return int(pipe.execute()[0])
+
+    async def _play_with_heartbeat(self, job: MatchJob, entry_id: str) -> tuple[MatchRecord, str]:
+        """Returns the played match while keeping the stream entry claimed by this worker."""
+        beat = asyncio.create_task(self._heartbeat(entry_id))
+        try:
+            return await play(job, self.config.join_timeout)
+        finally:
+            beat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beat
+
+    async def _heartbeat(self, entry_id: str) -> None:
+        period = self.config.idle_timeout.total_seconds() / 3
+        while True:
+            await asyncio.sleep(period)
+            with contextlib.suppress(redis.RedisError):
+                await asyncio.to_thread(
+                    self.client.xclaim,
+                    keys.JOBS_STREAM,
+                    keys.WORKERS_GROUP,
+                    self.consumer,
+                    0,
+                    [entry_id],
+                    justid=True,
+                )
+
+
+async def play(job: MatchJob, join_timeout: timedelta) -> tuple[MatchRecord, str]:
+    """Plays a job's match through the referee; returns its record and replay text.
+
+    Raises JobError for a job naming an unknown game or a bot that is not built in, and when a bot
+    never connected (an infrastructure problem, retried, rather than a loss to record).
+    """
+    try:
+        engine = get_game(job.game)
+    except ValueError as exc:
+        raise JobError(str(exc)) from None
+    builtins = builtin_bots(engine.spec.name)
+    for bot in job.bots:
+        if bot not in builtins:
+            # Design detail: never resolve a job's bot as a file or shell command: anyone who can
+            # write to Redis could otherwise run commands on every worker.
+            raise JobError(
+                f"{bot!r} is not a built-in bot of {engine.spec.name} ({', '.join(sorted(builtins))})"
+            )
+    specs = [resolve_bot(engine.spec.name, bot) for bot in job.bots]
+    with tempfile.TemporaryDirectory(prefix="arena-worker-") as tmp:
+        config = SeriesConfig(
+            games=1,
+            seed=job.seed,
+            match=MatchConfig(deadline=timedelta(milliseconds=job.deadline_ms), max_strikes=job.max_strikes),
+            replay_dir=Path(tmp) / "replays",
+            join_timeout=join_timeout,
+            log_dir=Path(tmp) / "logs",
+        )
+        (result,) = await run_series(engine, specs, config)
+        assert result.replay is not None
+        replay = result.replay.read_text(encoding="utf-8")
+    lines = replay.splitlines()
+    never = [json.loads(x) for x in lines if '"never connected"' in x]
+    if never:
+        raise JobError("; ".join(result.notes) or f"seats {[x['seat'] for x in never]} never connected")
+    return dataclasses.replace(result.record, match_id=job.match_id), _with_match_id(lines, job.match_id)
+
+
+def _with_match_id(lines: list[str], match_id: str) -> str:
+    """Returns the replay with the job's match id in its header.
+
+    Design detail: the series runner names a match after its seed; the header is rewritten with the
+    same compact JSON the replay writer uses, and ``reproduce`` copies the header, so the stored replay
+    still verifies byte for byte.
+    """
+    header = json.loads(lines[0])
+    header["match_id"] = match_id
+    first = json.dumps(header, separators=(",", ":"), ensure_ascii=False)
+    return "".join(line + "\n" for line in [first, *lines[1:]])

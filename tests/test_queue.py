@@ -1,0 +1,275 @@
+"""The queue against a real redis-server that this module starts on a free port in a tmp dir.
+
+Never touches the Redis on 6379: every test gets the private server, flushed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+import redis
+
+from arena.queue import keys, server, store
+from arena.queue.jobs import JobStatus, MatchJob, connect, enqueue, ensure_group, load_job, retrying
+from arena.queue.plan import TournamentSpec, plan, rotations
+from arena.queue.worker import Worker, WorkerConfig
+from arena.ratings import rebuild
+from arena.referee.replay import first_difference, reproduce
+from tests.conftest import REPO, json_lines, run_arena
+
+pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+
+FAST = {"idle_timeout": timedelta(seconds=2), "block": timedelta(milliseconds=200)}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("redis")
+    port = free_port()
+    proc = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder), "--save", ""],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    client = connect(url)
+    retrying(url, client.ping, lambda _: None, attempts=100)
+    yield url
+    proc.kill()
+    proc.wait()
+
+
+@pytest.fixture
+def client(redis_url: str) -> redis.Redis:
+    c = connect(redis_url)
+    c.flushall()
+    ensure_group(c)
+    return c
+
+
+def job(i: int, tournament: str = "") -> MatchJob:
+    bots = ("greedy", "random") if i % 2 else ("random", "greedy")
+    return MatchJob(f"m{i}", "ninjan", 100 + i, bots, tournament=tournament)
+
+
+def worker(client: redis.Redis, url: str) -> Worker:
+    return Worker(client, WorkerConfig(url, **FAST), say=lambda _: None)
+
+
+def test_plan_plays_every_rotation_of_every_group_every_round() -> None:
+    spec = TournamentSpec("ninjan", ("a", "b", "c"), players=2, rounds=2, seed=5)
+    jobs = plan(spec)
+    assert len(jobs) == 2 * 3 * 2
+    assert len({j.match_id for j in jobs}) == len(jobs) and len({j.seed for j in jobs}) == len(jobs)
+    assert {j.bots for j in jobs[:6]} == {
+        ("a", "b"),
+        ("b", "a"),
+        ("a", "c"),
+        ("c", "a"),
+        ("b", "c"),
+        ("c", "b"),
+    }
+    assert plan(spec) == jobs  # same spec, same ids: re-running resumes
+    duplicate = plan(TournamentSpec("ninjan", ("a", "b", "c"), players=3, duplicate=True))
+    assert [j.bots for j in duplicate] == rotations(("a", "b", "c")) and len({j.seed for j in duplicate}) == 1
+    gauntlet = plan(TournamentSpec("ninjan", ("x", "a", "b"), format="gauntlet"))
+    assert all("x" in j.bots for j in gauntlet) and len(gauntlet) == 4
+
+
+def test_job_status_is_a_str_enum_and_jobs_round_trip() -> None:
+    assert JobStatus.RECORDED == "recorded" and isinstance(JobStatus.DEAD, str)
+    assert MatchJob.from_json(job(3).to_json()) == job(3)
+    with pytest.raises(ValueError, match="one seat"):
+        MatchJob("m", "ninjan", 1, ("random", "random"))
+
+
+def test_enqueueing_the_same_match_id_twice_is_a_no_op(client: redis.Redis) -> None:
+    assert enqueue(client, job(1)) is True
+    assert enqueue(client, job(1)) is False
+    assert enqueue(client, MatchJob("m1", "ninjan", 999, ("random", "greedy"))) is False
+    assert client.xlen(keys.JOBS_STREAM) == 1
+    stored, fields = load_job(client, "m1")
+    assert stored == job(1) and fields["status"] == JobStatus.QUEUED
+
+
+def check_recorded_exactly_once(client: redis.Redis, jobs: list[MatchJob]) -> None:
+    ids = {j.match_id for j in jobs}
+    assert client.smembers(keys.RECORDED_SET) == ids
+    assert client.llen(keys.results("ninjan")) == len(jobs)
+    assert int(client.get(keys.rating_updates("ninjan"))) == len(jobs)
+    assert sorted(r.match_id for r in store.load_results(client, "ninjan")) == sorted(ids)
+    assert client.xpending(keys.JOBS_STREAM, keys.WORKERS_GROUP)["pending"] == 0
+    assert rebuild(store.load_results(client, "ninjan")) == store.load_ratings(client, "ninjan")
+    for j in jobs:
+        assert load_job(client, j.match_id)[1]["status"] == JobStatus.RECORDED
+
+
+def test_a_worker_drains_the_jobs_and_records_each_once_with_a_verifiable_replay(
+    client: redis.Redis, redis_url: str
+) -> None:
+    jobs = [job(i, tournament="t1") for i in range(4)]
+    for j in jobs:
+        enqueue(client, j)
+    assert worker(client, redis_url).run(burst=True) == 4
+    check_recorded_exactly_once(client, jobs)
+    assert client.hget(keys.tournament("t1"), "recorded") == "4"
+    replay = client.get(keys.replay("m1"))
+    lines = json_lines(replay)
+    assert lines[0]["match_id"] == "m1" and lines[0]["seed"] == 101
+    assert first_difference(replay, reproduce(lines).text) is None
+    # a job delivered again after it was recorded is acknowledged and not counted again
+    client.xadd(keys.JOBS_STREAM, {"match_id": "m1"})
+    assert enqueue(client, jobs[1]) is False
+    worker(client, redis_url).run(burst=True)
+    check_recorded_exactly_once(client, jobs)
+
+
+def test_a_job_failing_three_times_goes_to_the_dead_letter_stream(
+    client: redis.Redis, redis_url: str
+) -> None:
+    enqueue(client, MatchJob("bad", "ninjan", 1, ("greedy", "rm -rf")))
+    enqueue(client, job(0))
+    worker(client, redis_url).run(burst=True)
+    (dead,) = store.dead_letters(client)
+    assert dead["match_id"] == "bad" and dead["attempts"] == "3"
+    assert "'rm -rf' is not a built-in bot of ninjan" in dead["error"]
+    assert load_job(client, "bad")[1]["status"] == JobStatus.DEAD
+    check_recorded_exactly_once(client, [job(0)])
+    proc = run_arena("tournament", "status", "--redis", redis_url)
+    assert proc.returncode == 0, proc.stderr
+    assert "bad: failed 3 times: JobError: 'rm -rf' is not a built-in bot" in proc.stdout
+
+
+def pending_of(client: redis.Redis, pid: int) -> int:
+    """Returns how many jobs the worker process ``pid`` holds unacknowledged."""
+    consumers = client.xinfo_consumers(keys.JOBS_STREAM, keys.WORKERS_GROUP)
+    return sum(c["pending"] for c in consumers if f"-{pid}-" in c["name"])
+
+
+def children(pid: int) -> list[int]:
+    """Returns the pids of the direct children of ``pid`` (the worker's bot processes)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+    return found
+
+
+def wait_until(condition: Callable[[], bool], what: str, limit: float = 90.0) -> None:
+    """Polls ``condition`` (a safety limit against hanging, not a timing assertion)."""
+    end = time.monotonic() + limit
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.05)
+
+
+def test_a_worker_killed_mid_match_loses_nothing(client: redis.Redis, redis_url: str) -> None:
+    jobs = [job(i) for i in range(6)]
+    for j in jobs:
+        enqueue(client, j)
+    for _ in range(2):  # kill a worker mid-match twice
+        argv = [sys.executable, "-m", "arena.cli", "worker", "--redis", redis_url, "--idle-timeout", "2"]
+        victim = subprocess.Popen(
+            argv, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, stderr=subprocess.DEVNULL
+        )
+        recorded = client.scard(keys.RECORDED_SET)
+        wait_until(lambda r=recorded: client.scard(keys.RECORDED_SET) > r, "the worker to record a match")
+        wait_until(lambda v=victim: pending_of(client, v.pid) == 1, "the worker to be mid-match")
+        orphans = children(victim.pid)
+        victim.send_signal(signal.SIGKILL)
+        victim.wait()
+        for pid in orphans:  # bots not yet connected would wait for the dead referee for ever
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+        assert pending_of(client, victim.pid) == 1  # it died holding a job
+    assert client.scard(keys.RECORDED_SET) < len(jobs)
+    worker(client, redis_url).run(burst=True)  # reclaims the killed worker's job after the idle timeout
+    check_recorded_exactly_once(client, jobs)
+
+
+def test_tournament_through_the_cli_ranks_greedy_above_random(redis_url: str, client: redis.Redis) -> None:
+    args = ["tournament", "ninjan", "--bots", "greedy,random", "--players", "2", "--rounds", "4"]
+    proc = run_arena(*args, "--seed", "3", "--workers", "2", "--idle-timeout", "5", "--redis", redis_url)
+    assert proc.returncode == 0, proc.stderr
+    assert "8 matches of ninjan (8 newly queued)" in proc.stderr
+    assert proc.stdout.index("greedy") < proc.stdout.index("random")
+    again = run_arena(*args, "--seed", "3", "--workers", "1", "--redis", redis_url)  # resumes: nothing new
+    assert again.returncode == 0 and "(0 newly queued)" in again.stderr
+    board = run_arena("leaderboard", "ninjan", "--json", "--redis", redis_url)
+    assert board.returncode == 0, board.stderr
+    rows = json.loads(board.stdout)
+    assert [r["bot"] for r in rows] == ["greedy", "random"]
+    assert rows[0]["elo"] > 1500 > rows[1]["elo"] and rows[0]["games"] == rows[1]["games"] == 8
+    assert rows[0]["interval"][0] <= rows[0]["elo"] <= rows[0]["interval"][1]
+    assert rows[0]["score_rate"] > 0.5
+    check_recorded_exactly_once(
+        client, plan(TournamentSpec("ninjan", ("greedy", "random"), rounds=4, seed=3))
+    )
+
+
+def test_bad_tournament_input_gets_one_line(redis_url: str) -> None:
+    proc = run_arena("tournament", "ninjan", "--bots", "greedy,nosuch", "--redis", redis_url)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        "arena: error: unknown bot 'nosuch' for ninjan: built-in bots are greedy, random "
+        "(tournaments take built-in bots for now)"
+    )
+
+
+def test_unreachable_redis_is_named_and_retried_with_back_off() -> None:
+    url = f"redis://127.0.0.1:{free_port()}/0"
+    said: list[str] = []
+    with pytest.raises(redis.ConnectionError):
+        retrying(url, connect(url).ping, said.append, attempts=3)
+    assert len(said) == 2
+    assert said[0].startswith(f"arena: Redis at {url} is unreachable: ") and said[0].endswith(
+        "retrying in 0.5s"
+    )
+    assert said[1].endswith("retrying in 1s")
+
+
+def test_private_redis_server_when_nothing_is_configured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Where "localhost:6379" would be, point at a free port, so a Redis on 6379 is never touched.
+    monkeypatch.setattr(server, "LOCAL_PORT", free_port())
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    monkeypatch.delenv("ARENA_REDIS_URL", raising=False)
+    folder = tmp_path / "arena" / "redis"
+    said: list[str] = []
+    try:
+        url = server.resolve_url(None, said.append)
+        assert url == f"unix://{folder / 'redis.sock'}"
+        assert len(said) == 1 and f"started a private redis-server with its data in {folder}" in said[0]
+        connect(url).set("arena:probe", "1")
+        assert server.resolve_url(None, said.append) == url and len(said) == 1  # reused, silently
+        assert connect(url).config_get("appendonly") == {"appendonly": "yes"}
+        monkeypatch.setattr(server.shutil, "which", lambda _: None)
+        monkeypatch.setattr(server, "state_dir", lambda: tmp_path / "elsewhere")
+        with pytest.raises(server.RedisSetupError, match="apt-get install redis-server"):
+            server.resolve_url(None, said.append)
+        assert server.resolve_url("redis://example:1/0", said.append) == "redis://example:1/0"
+    finally:
+        pid = folder / "redis.pid"
+        if pid.exists():
+            os.kill(int(pid.read_text()), signal.SIGKILL)
