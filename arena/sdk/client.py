@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from arena.sdk.bot import Bot
 
 CLIENT = f"arena-python/{arena.__version__}"
+CONNECT_TIMEOUT = timedelta(seconds=30)  # a bot whose referee never comes up gives up, never hangs
 
 
 class BotConnectionError(SystemExit):
@@ -60,9 +61,16 @@ def run_bot(bot: Bot, address: str | None = None, token: str | None = None) -> N
 
     session = _Session()
     with grpc.insecure_channel(address) as channel:
+        try:
+            grpc.channel_ready_future(channel).result(timeout=CONNECT_TIMEOUT.total_seconds())
+        except grpc.FutureTimeoutError:
+            raise BotConnectionError(
+                f"arena bot: cannot reach the referee at {address} within "
+                f"{CONNECT_TIMEOUT.total_seconds():g} s; is it running, and is ARENA_ADDRESS right?"
+            ) from None
         stub = arena_pb2_grpc.RefereeStub(channel)
         try:
-            for message in stub.Play(requests(), wait_for_ready=True, timeout=None):
+            for message in stub.Play(requests()):
                 answer = _handle(bot, message, session)
                 if answer is not None:
                     outbox.put(pb.BotMessage(answer=answer))
