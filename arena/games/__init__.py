@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from arena.games.base import Game, GameError, GameSpec, IllegalActionError, InvalidPlayersError
+from arena.games.ninja_burger import GAME as NINJA_BURGER
 from arena.games.ninjan import GAME as NINJAN
 
-GAMES: dict[str, Game] = {game.spec.name: game for game in (NINJAN,)}
+GAMES: dict[str, Game] = {game.spec.name: game for game in (NINJAN, NINJA_BURGER)}
 ALIASES: dict[str, str] = {alias: g.spec.name for g in GAMES.values() for alias in g.spec.aliases}
 
 
