@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -20,7 +21,7 @@ from arena.games.ninja_burger import (
     Attend,
     Check,
     ChooseNinja,
-    ChooseSkill,
+    ChooseSkills,
     Decline,
     Effect,
     ForceTrade,
@@ -32,6 +33,7 @@ from arena.games.ninja_burger import (
     PlayFortune,
     Skill,
     mission_cards,
+    ninja_cards,
 )
 from arena.sdk import Bot
 
@@ -106,6 +108,11 @@ def average_values(ninja: NinjaCard) -> tuple[float, float]:
     return sum(missions) / len(missions), sum(errands) / len(errands)
 
 
+@functools.cache
+def _ninjas_by_id() -> dict[int, NinjaCard]:
+    return {card.id: card for card in ninja_cards()}
+
+
 class NinjaBot(Bot):
     """Plays for expected honor: the ninja that fits the mission deck best, the meeting when the card
     is worth the risk of an Errand, Errands forced on the strongest eligible rival, bonuses where they
@@ -116,7 +123,9 @@ class NinjaBot(Bot):
     ERRAND_RATE = 12 / 56
     ATTEND_RATE = 0.5  # assumed chance that another player attends
 
-    def choose(self, observation: Observation, legal_actions: Sequence[Action], deadline: timedelta) -> Action:
+    def choose(
+        self, observation: Observation, legal_actions: Sequence[Action], deadline: timedelta
+    ) -> Action:
         obs = observation
         if obs.phase is Phase.CHOOSE_NINJA:
             by_id = {n.id: n for n in obs.ninja_options}
@@ -126,12 +135,15 @@ class NinjaBot(Bot):
         if obs.phase is Phase.TRADE:
             return self.trade(obs, legal_actions)
         if obs.phase is Phase.CHOOSE_SKILL:
-            me = obs.players[obs.seat]
-            assert me.ninja is not None and obs.check_index is not None
-            check = obs.checks[obs.check_index]
+            ninja = self.ninja(obs, obs.seat)
+            items = obs.players[obs.seat].items
+            choices = [check for check in obs.checks if len(check.skills) > 1]
             return max(
                 legal_actions,
-                key=lambda a: skill_chance(me.ninja, a.skill, check.modifier, item_bonus(me.items, a.skill)),
+                key=lambda a: math.prod(
+                    skill_chance(ninja, s, c.modifier, item_bonus(items, s))
+                    for c, s in zip(choices, a.skills, strict=True)
+                ),
             )
         if obs.phase is Phase.REROLL:
             return legal_actions[0]
@@ -139,23 +151,32 @@ class NinjaBot(Bot):
             return self.help_myself(obs, legal_actions)
         return self.hinder(obs, legal_actions)
 
+    @staticmethod
+    def ninja(obs: Observation, seat: int) -> NinjaCard:
+        """Returns the ninja card ``seat`` plays (the cards are public: arena/games/data)."""
+        ninja_id = obs.players[seat].ninja
+        assert ninja_id is not None
+        return _ninjas_by_id()[ninja_id]
+
     def attend(self, obs: Observation) -> bool:
         """Returns whether the fortune card is worth the risk of being handed an Errand."""
         me = obs.players[obs.seat]
         mission = obs.mission
-        if mission is None or me.ninja is None or mission.errand:
+        if mission is None or mission.errand:
             return True
+        ninja = self.ninja(obs, obs.seat)
         higher = sum(p.honor > me.honor for p in obs.players if p.seat != obs.seat)
         forced = 1 - (1 - self.ATTEND_RATE * self.ERRAND_RATE) ** higher
-        loss = mission_value(me.ninja, mission, me.items) - average_values(me.ninja)[1]
-        return self.CARD_VALUE > forced * loss
+        loss = mission_value(ninja, mission, me.items) - average_values(ninja)[1]
+        return forced * loss < self.CARD_VALUE
 
     def trade(self, obs: Observation, legal_actions: Sequence[Action]) -> Action:
         """Forces the Errand on the eligible rival with the most honor, when a mission is worth more."""
         me = obs.players[obs.seat]
-        assert me.ninja is not None and obs.mission is not None
-        keep = mission_value(me.ninja, obs.mission, me.items)
-        if average_values(me.ninja)[0] <= keep:
+        ninja = self.ninja(obs, obs.seat)
+        assert obs.mission is not None
+        keep = mission_value(ninja, obs.mission, me.items)
+        if average_values(ninja)[0] <= keep:
             return Decline()
         targets = [a for a in legal_actions if isinstance(a, ForceTrade)]
         return max(targets, key=lambda a: (obs.players[a.target].honor, -a.target))
@@ -163,26 +184,31 @@ class NinjaBot(Bot):
     def help_myself(self, obs: Observation, legal_actions: Sequence[Action]) -> Action:
         """Plays the bonus or buys the item that adds the most expected honor, if it adds enough."""
         me = obs.players[obs.seat]
+        ninja = self.ninja(obs, obs.seat)
         mission = me.mission
-        assert me.ninja is not None and mission is not None and obs.check_index is not None
-        assert obs.skill is not None
+        assert mission is not None and obs.check_index is not None
+        skill = obs.plan[obs.check_index]
         check = obs.checks[obs.check_index]
-        rest = mission_chance(me.ninja, obs.checks[obs.check_index + 1 :], me.items)
-        stake = mission.reward_honor + mission.penalty_honor + (mission.reward_money + mission.penalty_money) / 300
-        bonus = item_bonus(me.items, obs.skill) + sum(
+        rest = mission_chance(ninja, obs.checks[obs.check_index + 1 :], me.items)
+        stake = (
+            mission.reward_honor
+            + mission.penalty_honor
+            + (mission.reward_money + mission.penalty_money) / 300
+        )
+        bonus = item_bonus(me.items, skill) + sum(
             p.card.value if p.card.effect == Effect.BONUS else -p.card.value
             for p in obs.plays
             if p.card.effect in (Effect.BONUS, Effect.PENALTY)
         )
-        base = skill_chance(me.ninja, obs.skill, check.modifier, bonus)
+        base = skill_chance(ninja, skill, check.modifier, bonus)
         hand = {c.id: c for c in obs.hand}
         best, best_value = Decline(), 0.06
         for action in legal_actions:
             if not isinstance(action, PlayFortune):
                 continue
             card = hand[action.card]
-            extra = card.value if card.effect == Effect.BONUS or card.skill == obs.skill else 0
-            gain = (skill_chance(me.ninja, obs.skill, check.modifier, bonus + extra) - base) * rest * stake
+            extra = card.value if card.effect == Effect.BONUS or card.skill == skill else 0
+            gain = (skill_chance(ninja, skill, check.modifier, bonus + extra) - base) * rest * stake
             if card.effect == Effect.ITEM and not card.single_use:
                 gain += 0.12 * card.value  # it keeps helping in later missions
             if not card.immediate:
@@ -193,20 +219,21 @@ class NinjaBot(Bot):
 
     def hinder(self, obs: Observation, legal_actions: Sequence[Action]) -> Action:
         """Plays the Interesting Times card that hurts the active player most, if that player leads."""
-        assert obs.active is not None and obs.check_index is not None and obs.skill is not None
+        assert obs.active is not None and obs.check_index is not None
         victim = obs.players[obs.active]
         leader = max(p.honor for p in obs.players if p.seat != obs.seat)
-        if victim.honor < leader or victim.ninja is None or victim.mission is None:
+        if victim.honor < leader or victim.mission is None:
             return Decline()
-        ninja, mission = victim.ninja, victim.mission
+        ninja, mission = self.ninja(obs, obs.active), victim.mission
+        skill = obs.plan[obs.check_index]
         check = obs.checks[obs.check_index]
         rest = obs.checks[obs.check_index + 1 :]
-        bonus = item_bonus(victim.items, obs.skill) + sum(
+        bonus = item_bonus(victim.items, skill) + sum(
             p.card.value if p.card.effect == Effect.BONUS else -p.card.value
             for p in obs.plays
             if p.card.effect in (Effect.BONUS, Effect.PENALTY)
         )
-        now = skill_chance(ninja, obs.skill, check.modifier, bonus)
+        now = skill_chance(ninja, skill, check.modifier, bonus)
         after = mission_chance(ninja, rest, victim.items)
         stake = mission.reward_honor + mission.penalty_honor
         hand = {c.id: c for c in obs.hand}
@@ -216,7 +243,7 @@ class NinjaBot(Bot):
                 continue
             card = hand[action.card]
             if card.effect == Effect.PENALTY:
-                harm = (now - skill_chance(ninja, obs.skill, check.modifier, bonus - card.value)) * after * stake
+                harm = (now - skill_chance(ninja, skill, check.modifier, bonus - card.value)) * after * stake
             elif card.effect == Effect.EXTRA_CHECK:
                 assert card.skill is not None
                 extra = check_chance(ninja, Check((card.skill,), card.value), victim.items)
@@ -232,4 +259,4 @@ class NinjaBot(Bot):
 
 BOTS: dict[str, type[Bot]] = {"random": RandomBot, "ninja": NinjaBot}
 
-__all__ = ["BOTS", "ChooseNinja", "ChooseSkill", "NinjaBot", "RandomBot", "cdf"]
+__all__ = ["BOTS", "ChooseNinja", "ChooseSkills", "NinjaBot", "RandomBot", "cdf"]

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import json
 from collections.abc import Mapping, Sequence
 from enum import IntEnum
@@ -86,7 +87,7 @@ class Phase(IntEnum):
     CHOOSE_NINJA = 1  # every seat keeps one of its dealt ninja cards, at the same time
     MEETING = 2  # every seat decides at the same time whether to attend the staff meeting
     TRADE = 3  # an Errand holder may force a lower-honor attendee to trade missions
-    CHOOSE_SKILL = 4  # the active player picks the skill of a check that offers a choice
+    CHOOSE_SKILL = 4  # the active player picks the skills of the mission's checks that offer a choice
     WINDOW = 5  # fortune window before a check: one seat may play a card or decline
     REROLL = 6  # the active player failed a roll and may play a reroll card
     OVER = 7
@@ -95,24 +96,27 @@ class Phase(IntEnum):
 # Cards -----------------------------------------------------------------------------------------
 
 
-@dataclasses.dataclass(frozen=True)
-class SkillValue:
-    skill: Skill
-    value: int
+def _hash_by_id(card: NinjaCard | MissionCard | FortuneCard) -> int:
+    """Design Detail: card ids are unique within a deck, so hashing by (deck, id) agrees with ``==``
+    and keeps set operations on cards (secrecy checks, conservation tests) cheap."""
+    return hash((type(card).__name__, card.id))
 
 
 @dataclasses.dataclass(frozen=True)
 class NinjaCard:
     id: int
     name: str
-    skills: tuple[SkillValue, ...]
+    skills: tuple[Skill, ...]  # the listed skills ...
+    values: tuple[int, ...]  # ... and their values, in the same order
     other_stuff: int  # the value of every skill not listed
     ability: Ability | None
     ability_skill: Skill | None
 
+    __hash__ = _hash_by_id
+
     def skill(self, skill: Skill) -> int:
         """Returns the ninja's value in ``skill`` (Other Stuff when unlisted, +2 from PLUS_TWO)."""
-        value = next((sv.value for sv in self.skills if sv.skill == skill), self.other_stuff)
+        value = self.values[self.skills.index(skill)] if skill in self.skills else self.other_stuff
         if self.ability == Ability.PLUS_TWO and self.ability_skill == skill:
             value += 2
         return value
@@ -135,6 +139,8 @@ class MissionCard:
     penalty_honor: int  # honor lost on failure
     penalty_money: int  # dollars lost on failure
 
+    __hash__ = _hash_by_id
+
 
 @dataclasses.dataclass(frozen=True)
 class FortuneCard:
@@ -147,6 +153,8 @@ class FortuneCard:
     price: int  # dollars, for Ninja Stuff
     single_use: bool
     immediate: bool  # may be played in any window; otherwise only before a mission's first check
+
+    __hash__ = _hash_by_id
 
 
 def _skill(name: str) -> Skill:
@@ -161,7 +169,8 @@ def ninja_cards() -> tuple[NinjaCard, ...]:
         NinjaCard(
             id=c["id"],
             name=c["name"],
-            skills=tuple(SkillValue(_skill(k), v) for k, v in c["skills"].items()),
+            skills=tuple(map(_skill, c["skills"])),
+            values=tuple(c["skills"].values()),
             other_stuff=c["other_stuff"],
             ability=Ability[c["ability"]["kind"].upper()] if c["ability"] else None,
             ability_skill=_skill(c["ability"]["skill"]) if c["ability"] and "skill" in c["ability"] else None,
@@ -221,7 +230,7 @@ class Play:
 @dataclasses.dataclass(frozen=True)
 class PlayerView:
     seat: int
-    ninja: NinjaCard | None  # None while ninjas are being chosen
+    ninja: int | None  # id of the ninja card (see ninja_cards()); None while ninjas are being chosen
     honor: int
     money: int
     hand_size: int
@@ -242,8 +251,8 @@ class Observation:
     order: tuple[int, ...]  # this round's mission order (most honor first), once set
     active: int | None  # the seat whose mission is being attempted
     checks: tuple[Check, ...]  # the active mission's checks, extra checks included
+    plan: tuple[Skill, ...]  # the skill of each of those checks, once chosen
     check_index: int | None  # the check being attempted
-    skill: Skill | None  # its skill, once chosen
     plays: tuple[Play, ...]  # fortune cards played on this check so far
     mission_deck: int  # cards left in the mission deck
     fortune_deck: int  # cards left in the fortune deck
@@ -268,8 +277,8 @@ class ForceTrade:
 
 
 @dataclasses.dataclass(frozen=True)
-class ChooseSkill:
-    skill: Skill
+class ChooseSkills:
+    skills: tuple[Skill, ...]  # one skill for each check of the mission that offers a choice, in order
 
 
 @dataclasses.dataclass(frozen=True)
@@ -282,7 +291,7 @@ class Decline:
     """Pass: no trade, no card in this window, no reroll."""
 
 
-Action = ChooseNinja | Attend | ForceTrade | ChooseSkill | PlayFortune | Decline
+Action = ChooseNinja | Attend | ForceTrade | ChooseSkills | PlayFortune | Decline
 
 # Events ----------------------------------------------------------------------------------------
 
@@ -386,7 +395,7 @@ class NinjaBurgerState:
     mission_index: int = 0
     checks: tuple[Check, ...] = ()
     check_index: int = 0
-    skill: Skill | None = None
+    plan: tuple[Skill, ...] = ()  # the chosen skill of each check
     queue: tuple[int, ...] = ()  # seats still to act in the fortune window
     plays: tuple[Play, ...] = ()
     attempt: int = 0  # rolls made in this mission (labels the seeded dice)
@@ -477,7 +486,7 @@ def _targets(
 
 
 def check_bonus(state: NinjaBurgerState, seat: int, skill: Skill) -> int:
-    """Returns the bonus to the current check: items in ``skill`` plus Good Fortune minus Interesting Times."""
+    """Returns the current check's bonus: items in ``skill``, plus Good Fortune, minus Interesting Times."""
     return _bonus(state.items[seat], state.plays, skill)
 
 
@@ -523,7 +532,7 @@ class _Table:
         self.mission_index = s.mission_index
         self.checks = list(s.checks)
         self.check_index = s.check_index
-        self.skill = s.skill
+        self.plan = list(s.plan)
         self.queue = list(s.queue)
         self.plays = list(s.plays)
         self.attempt = s.attempt
@@ -558,7 +567,7 @@ class _Table:
             mission_index=self.mission_index,
             checks=tuple(self.checks),
             check_index=self.check_index,
-            skill=self.skill,
+            plan=tuple(self.plan),
             queue=tuple(self.queue),
             plays=tuple(self.plays),
             attempt=self.attempt,
@@ -649,6 +658,10 @@ class _Table:
     def active(self) -> int:
         return self.order[self.mission_index]
 
+    @property
+    def skill(self) -> Skill:
+        return self.plan[self.check_index]
+
     def start_mission(self) -> None:
         """Step 5: the next ninja in honor order reveals the mission and attempts its checks."""
         if self.mission_index == self.n:
@@ -663,6 +676,16 @@ class _Table:
         self.check_index = 0
         self.attempt = 0
         self.ability_reroll_used = False
+        if any(len(check.skills) > 1 for check in self.checks):
+            self.plan = []
+            self.phase = Phase.CHOOSE_SKILL
+            return
+        self.plan = [check.skills[0] for check in self.checks]
+        self.start_check()
+
+    def choose_skills(self, skills: tuple[Skill, ...]) -> None:
+        chosen = iter(skills)
+        self.plan = [next(chosen) if len(check.skills) > 1 else check.skills[0] for check in self.checks]
         self.start_check()
 
     def start_check(self) -> None:
@@ -670,12 +693,6 @@ class _Table:
             self.end_mission(success=True)
             return
         self.plays = []
-        self.skill = None
-        check = self.checks[self.check_index]
-        if len(check.skills) > 1:
-            self.phase = Phase.CHOOSE_SKILL
-            return
-        self.skill = check.skills[0]
         self.open_window()
 
     def open_window(self) -> None:
@@ -712,6 +729,7 @@ class _Table:
         elif card.effect == Effect.EXTRA_CHECK:
             assert card.skill is not None
             self.checks.append(Check((card.skill,), card.value))
+            self.plan.append(card.skill)
         self.plays.append(Play(seat, card))
         self.events.append(FortunePlayed(seat, card.id, active))
 
@@ -720,7 +738,7 @@ class _Table:
         seat = self.active
         ninja = self.ninjas[seat]
         skill = self.skill
-        assert ninja is not None and skill is not None
+        assert ninja is not None
         check = self.checks[self.check_index]
         target = ninja.skill(skill)
         if ninja.ability == Ability.NEVER_FAILS and ninja.ability_skill == skill:
@@ -744,7 +762,11 @@ class _Table:
         seat = self.active
         ninja = self.ninjas[seat]
         assert ninja is not None
-        if ninja.ability == Ability.REROLL and ninja.ability_skill == self.skill and not self.ability_reroll_used:
+        if (
+            ninja.ability == Ability.REROLL
+            and ninja.ability_skill == self.skill
+            and not self.ability_reroll_used
+        ):
             self.ability_reroll_used = True
             self.roll()
         elif _rerolls(self.hands[seat]):
@@ -776,7 +798,7 @@ class _Table:
         self.honor[seat] += honor
         self.money[seat] += money
         self.events.append(MissionEnded(seat, mission.id, success, honor, money))
-        self.checks, self.check_index, self.skill, self.plays, self.queue = [], 0, None, [], []
+        self.checks, self.check_index, self.plan, self.plays, self.queue = [], 0, [], [], []
         total = sum(self.honor)
         if total >= END_HIGH * self.n or total <= END_LOW * self.n:
             self.phase = Phase.OVER
@@ -790,10 +812,6 @@ class _Table:
         self.missions = [None] * self.n
         self.revealed = [False] * self.n
         self.start_round()
-
-
-def _replace_at(items: tuple, index: int, value: object) -> tuple:
-    return (*items[:index], value, *items[index + 1 :])
 
 
 class NinjaBurger(Game[NinjaBurgerState, Action]):
@@ -874,7 +892,8 @@ class NinjaBurger(Game[NinjaBurgerState, Action]):
         if phase is Phase.TRADE:
             return (*(ForceTrade(t) for t in trade_targets(state, seat)), Decline())
         if phase is Phase.CHOOSE_SKILL:
-            return tuple(ChooseSkill(s) for s in sorted(state.checks[state.check_index].skills))
+            choices = [sorted(check.skills) for check in state.checks if len(check.skills) > 1]
+            return tuple(ChooseSkills(combo) for combo in itertools.product(*choices))
         if phase is Phase.WINDOW:
             return (*(PlayFortune(c.id) for c in playable_in_window(state, seat)), Decline())
         return (*(PlayFortune(c.id) for c in rerolls_in_hand(state, seat)), Decline())
@@ -914,10 +933,9 @@ class NinjaBurger(Game[NinjaBurgerState, Action]):
             table.trade_index += 1
             table.next_trade()
         elif phase is Phase.CHOOSE_SKILL:
-            if not isinstance(action, ChooseSkill):
-                raise IllegalActionError(f"seat {seat} must choose a skill, not {action!r}")
-            table.skill = action.skill
-            table.open_window()
+            if not isinstance(action, ChooseSkills):
+                raise IllegalActionError(f"seat {seat} must choose skills, not {action!r}")
+            table.choose_skills(action.skills)
         elif phase is Phase.WINDOW:
             table.queue.pop(0)
             if isinstance(action, PlayFortune):
@@ -947,7 +965,7 @@ class NinjaBurger(Game[NinjaBurgerState, Action]):
         players = tuple(
             PlayerView(
                 seat=s,
-                ninja=state.ninjas[s],
+                ninja=None if state.ninjas[s] is None else state.ninjas[s].id,
                 honor=state.honor[s],
                 money=state.money[s],
                 hand_size=len(state.hands[s]),
@@ -969,8 +987,8 @@ class NinjaBurger(Game[NinjaBurgerState, Action]):
             order=state.order,
             active=active,
             checks=state.checks if active is not None else (),
+            plan=state.plan if active is not None else (),
             check_index=state.check_index if active is not None else None,
-            skill=state.skill if active is not None else None,
             plays=state.plays,
             mission_deck=len(state.mission_deck),
             fortune_deck=len(state.fortune_deck),
@@ -980,8 +998,13 @@ class NinjaBurger(Game[NinjaBurgerState, Action]):
         return state.last_events
 
     def hidden_from(self, state: NinjaBurgerState, seat: int) -> frozenset[object]:
-        """Returns other hands, unrevealed missions and ninja options, and every deck and the ninja discard."""
-        hidden: list[object] = [*state.fortune_deck, *state.mission_deck, *state.ninja_deck, *state.ninja_discard]
+        """Returns the other hands, unrevealed missions and ninja options, the decks and the ninja discard."""
+        hidden: list[object] = [
+            *state.fortune_deck,
+            *state.mission_deck,
+            *state.ninja_deck,
+            *state.ninja_discard,
+        ]
         for other in range(state.num_players):
             if other == seat:
                 continue

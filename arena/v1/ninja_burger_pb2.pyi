@@ -88,29 +88,23 @@ NINJA_BURGER_PHASE_WINDOW: NinjaBurgerPhase
 NINJA_BURGER_PHASE_REROLL: NinjaBurgerPhase
 NINJA_BURGER_PHASE_OVER: NinjaBurgerPhase
 
-class NinjaBurgerSkillValue(_message.Message):
-    __slots__ = ("skill", "value")
-    SKILL_FIELD_NUMBER: _ClassVar[int]
-    VALUE_FIELD_NUMBER: _ClassVar[int]
-    skill: NinjaBurgerSkill
-    value: int
-    def __init__(self, skill: _Optional[_Union[NinjaBurgerSkill, str]] = ..., value: _Optional[int] = ...) -> None: ...
-
 class NinjaBurgerNinjaCard(_message.Message):
-    __slots__ = ("id", "name", "skills", "other_stuff", "ability", "ability_skill")
+    __slots__ = ("id", "name", "skills", "values", "other_stuff", "ability", "ability_skill")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     SKILLS_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
     OTHER_STUFF_FIELD_NUMBER: _ClassVar[int]
     ABILITY_FIELD_NUMBER: _ClassVar[int]
     ABILITY_SKILL_FIELD_NUMBER: _ClassVar[int]
     id: int
     name: str
-    skills: _containers.RepeatedCompositeFieldContainer[NinjaBurgerSkillValue]
+    skills: _containers.RepeatedScalarFieldContainer[NinjaBurgerSkill]
+    values: _containers.RepeatedScalarFieldContainer[int]
     other_stuff: int
     ability: NinjaBurgerAbility
     ability_skill: NinjaBurgerSkill
-    def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., skills: _Optional[_Iterable[_Union[NinjaBurgerSkillValue, _Mapping]]] = ..., other_stuff: _Optional[int] = ..., ability: _Optional[_Union[NinjaBurgerAbility, str]] = ..., ability_skill: _Optional[_Union[NinjaBurgerSkill, str]] = ...) -> None: ...
+    def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., skills: _Optional[_Iterable[_Union[NinjaBurgerSkill, str]]] = ..., values: _Optional[_Iterable[int]] = ..., other_stuff: _Optional[int] = ..., ability: _Optional[_Union[NinjaBurgerAbility, str]] = ..., ability_skill: _Optional[_Union[NinjaBurgerSkill, str]] = ...) -> None: ...
 
 class NinjaBurgerCheck(_message.Message):
     __slots__ = ("skills", "modifier")
@@ -181,17 +175,17 @@ class NinjaBurgerPlayerView(_message.Message):
     ATTENDED_FIELD_NUMBER: _ClassVar[int]
     MISSION_FIELD_NUMBER: _ClassVar[int]
     seat: int
-    ninja: NinjaBurgerNinjaCard
+    ninja: int
     honor: int
     money: int
     hand_size: int
     items: _containers.RepeatedCompositeFieldContainer[NinjaBurgerFortuneCard]
     attended: bool
     mission: NinjaBurgerMissionCard
-    def __init__(self, seat: _Optional[int] = ..., ninja: _Optional[_Union[NinjaBurgerNinjaCard, _Mapping]] = ..., honor: _Optional[int] = ..., money: _Optional[int] = ..., hand_size: _Optional[int] = ..., items: _Optional[_Iterable[_Union[NinjaBurgerFortuneCard, _Mapping]]] = ..., attended: _Optional[bool] = ..., mission: _Optional[_Union[NinjaBurgerMissionCard, _Mapping]] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., ninja: _Optional[int] = ..., honor: _Optional[int] = ..., money: _Optional[int] = ..., hand_size: _Optional[int] = ..., items: _Optional[_Iterable[_Union[NinjaBurgerFortuneCard, _Mapping]]] = ..., attended: _Optional[bool] = ..., mission: _Optional[_Union[NinjaBurgerMissionCard, _Mapping]] = ...) -> None: ...
 
 class NinjaBurgerObservation(_message.Message):
-    __slots__ = ("seat", "round", "phase", "players", "hand", "mission", "ninja_options", "order", "active", "checks", "check_index", "skill", "plays", "mission_deck", "fortune_deck")
+    __slots__ = ("seat", "round", "phase", "players", "hand", "mission", "ninja_options", "order", "active", "checks", "plan", "check_index", "plays", "mission_deck", "fortune_deck")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     ROUND_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
@@ -202,8 +196,8 @@ class NinjaBurgerObservation(_message.Message):
     ORDER_FIELD_NUMBER: _ClassVar[int]
     ACTIVE_FIELD_NUMBER: _ClassVar[int]
     CHECKS_FIELD_NUMBER: _ClassVar[int]
+    PLAN_FIELD_NUMBER: _ClassVar[int]
     CHECK_INDEX_FIELD_NUMBER: _ClassVar[int]
-    SKILL_FIELD_NUMBER: _ClassVar[int]
     PLAYS_FIELD_NUMBER: _ClassVar[int]
     MISSION_DECK_FIELD_NUMBER: _ClassVar[int]
     FORTUNE_DECK_FIELD_NUMBER: _ClassVar[int]
@@ -217,12 +211,12 @@ class NinjaBurgerObservation(_message.Message):
     order: _containers.RepeatedScalarFieldContainer[int]
     active: int
     checks: _containers.RepeatedCompositeFieldContainer[NinjaBurgerCheck]
+    plan: _containers.RepeatedScalarFieldContainer[NinjaBurgerSkill]
     check_index: int
-    skill: NinjaBurgerSkill
     plays: _containers.RepeatedCompositeFieldContainer[NinjaBurgerPlay]
     mission_deck: int
     fortune_deck: int
-    def __init__(self, seat: _Optional[int] = ..., round: _Optional[int] = ..., phase: _Optional[_Union[NinjaBurgerPhase, str]] = ..., players: _Optional[_Iterable[_Union[NinjaBurgerPlayerView, _Mapping]]] = ..., hand: _Optional[_Iterable[_Union[NinjaBurgerFortuneCard, _Mapping]]] = ..., mission: _Optional[_Union[NinjaBurgerMissionCard, _Mapping]] = ..., ninja_options: _Optional[_Iterable[_Union[NinjaBurgerNinjaCard, _Mapping]]] = ..., order: _Optional[_Iterable[int]] = ..., active: _Optional[int] = ..., checks: _Optional[_Iterable[_Union[NinjaBurgerCheck, _Mapping]]] = ..., check_index: _Optional[int] = ..., skill: _Optional[_Union[NinjaBurgerSkill, str]] = ..., plays: _Optional[_Iterable[_Union[NinjaBurgerPlay, _Mapping]]] = ..., mission_deck: _Optional[int] = ..., fortune_deck: _Optional[int] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., round: _Optional[int] = ..., phase: _Optional[_Union[NinjaBurgerPhase, str]] = ..., players: _Optional[_Iterable[_Union[NinjaBurgerPlayerView, _Mapping]]] = ..., hand: _Optional[_Iterable[_Union[NinjaBurgerFortuneCard, _Mapping]]] = ..., mission: _Optional[_Union[NinjaBurgerMissionCard, _Mapping]] = ..., ninja_options: _Optional[_Iterable[_Union[NinjaBurgerNinjaCard, _Mapping]]] = ..., order: _Optional[_Iterable[int]] = ..., active: _Optional[int] = ..., checks: _Optional[_Iterable[_Union[NinjaBurgerCheck, _Mapping]]] = ..., plan: _Optional[_Iterable[_Union[NinjaBurgerSkill, str]]] = ..., check_index: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[NinjaBurgerPlay, _Mapping]]] = ..., mission_deck: _Optional[int] = ..., fortune_deck: _Optional[int] = ...) -> None: ...
 
 class NinjaBurgerChooseNinja(_message.Message):
     __slots__ = ("ninja",)
@@ -242,11 +236,11 @@ class NinjaBurgerForceTrade(_message.Message):
     target: int
     def __init__(self, target: _Optional[int] = ...) -> None: ...
 
-class NinjaBurgerChooseSkill(_message.Message):
-    __slots__ = ("skill",)
-    SKILL_FIELD_NUMBER: _ClassVar[int]
-    skill: NinjaBurgerSkill
-    def __init__(self, skill: _Optional[_Union[NinjaBurgerSkill, str]] = ...) -> None: ...
+class NinjaBurgerChooseSkills(_message.Message):
+    __slots__ = ("skills",)
+    SKILLS_FIELD_NUMBER: _ClassVar[int]
+    skills: _containers.RepeatedScalarFieldContainer[NinjaBurgerSkill]
+    def __init__(self, skills: _Optional[_Iterable[_Union[NinjaBurgerSkill, str]]] = ...) -> None: ...
 
 class NinjaBurgerPlayFortune(_message.Message):
     __slots__ = ("card",)
@@ -259,20 +253,20 @@ class NinjaBurgerDecline(_message.Message):
     def __init__(self) -> None: ...
 
 class NinjaBurgerAction(_message.Message):
-    __slots__ = ("choose_ninja", "attend", "force_trade", "choose_skill", "play_fortune", "decline")
+    __slots__ = ("choose_ninja", "attend", "force_trade", "choose_skills", "play_fortune", "decline")
     CHOOSE_NINJA_FIELD_NUMBER: _ClassVar[int]
     ATTEND_FIELD_NUMBER: _ClassVar[int]
     FORCE_TRADE_FIELD_NUMBER: _ClassVar[int]
-    CHOOSE_SKILL_FIELD_NUMBER: _ClassVar[int]
+    CHOOSE_SKILLS_FIELD_NUMBER: _ClassVar[int]
     PLAY_FORTUNE_FIELD_NUMBER: _ClassVar[int]
     DECLINE_FIELD_NUMBER: _ClassVar[int]
     choose_ninja: NinjaBurgerChooseNinja
     attend: NinjaBurgerAttend
     force_trade: NinjaBurgerForceTrade
-    choose_skill: NinjaBurgerChooseSkill
+    choose_skills: NinjaBurgerChooseSkills
     play_fortune: NinjaBurgerPlayFortune
     decline: NinjaBurgerDecline
-    def __init__(self, choose_ninja: _Optional[_Union[NinjaBurgerChooseNinja, _Mapping]] = ..., attend: _Optional[_Union[NinjaBurgerAttend, _Mapping]] = ..., force_trade: _Optional[_Union[NinjaBurgerForceTrade, _Mapping]] = ..., choose_skill: _Optional[_Union[NinjaBurgerChooseSkill, _Mapping]] = ..., play_fortune: _Optional[_Union[NinjaBurgerPlayFortune, _Mapping]] = ..., decline: _Optional[_Union[NinjaBurgerDecline, _Mapping]] = ...) -> None: ...
+    def __init__(self, choose_ninja: _Optional[_Union[NinjaBurgerChooseNinja, _Mapping]] = ..., attend: _Optional[_Union[NinjaBurgerAttend, _Mapping]] = ..., force_trade: _Optional[_Union[NinjaBurgerForceTrade, _Mapping]] = ..., choose_skills: _Optional[_Union[NinjaBurgerChooseSkills, _Mapping]] = ..., play_fortune: _Optional[_Union[NinjaBurgerPlayFortune, _Mapping]] = ..., decline: _Optional[_Union[NinjaBurgerDecline, _Mapping]] = ...) -> None: ...
 
 class NinjaBurgerNinjasChosen(_message.Message):
     __slots__ = ("ninjas",)
