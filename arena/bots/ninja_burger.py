@@ -32,6 +32,7 @@ from arena.games.ninja_burger import (
     Phase,
     PlayFortune,
     Skill,
+    fortune_cards,
     mission_cards,
     ninja_cards,
 )
@@ -113,6 +114,17 @@ def _ninjas_by_id() -> dict[int, NinjaCard]:
     return {card.id: card for card in ninja_cards()}
 
 
+@functools.cache
+def _fortune_by_id() -> dict[int, FortuneCard]:
+    return {card.id: card for card in fortune_cards()}
+
+
+def items_of(obs: Observation, seat: int) -> tuple[FortuneCard, ...]:
+    """Returns the Ninja Stuff ``seat`` has in play (observations name them by id)."""
+    cards = _fortune_by_id()
+    return tuple(cards[i] for i in obs.players[seat].items)
+
+
 class NinjaBot(Bot):
     """Plays for expected honor: the ninja that fits the mission deck best, the meeting when the card
     is worth the risk of an Errand, Errands forced on the strongest eligible rival, bonuses where they
@@ -136,7 +148,7 @@ class NinjaBot(Bot):
             return self.trade(obs, legal_actions)
         if obs.phase is Phase.CHOOSE_SKILL:
             ninja = self.ninja(obs, obs.seat)
-            items = obs.players[obs.seat].items
+            items = items_of(obs, obs.seat)
             choices = [check for check in obs.checks if len(check.skills) > 1]
             return max(
                 legal_actions,
@@ -167,15 +179,14 @@ class NinjaBot(Bot):
         ninja = self.ninja(obs, obs.seat)
         higher = sum(p.honor > me.honor for p in obs.players if p.seat != obs.seat)
         forced = 1 - (1 - self.ATTEND_RATE * self.ERRAND_RATE) ** higher
-        loss = mission_value(ninja, mission, me.items) - average_values(ninja)[1]
+        loss = mission_value(ninja, mission, items_of(obs, obs.seat)) - average_values(ninja)[1]
         return forced * loss < self.CARD_VALUE
 
     def trade(self, obs: Observation, legal_actions: Sequence[Action]) -> Action:
         """Forces the Errand on the eligible rival with the most honor, when a mission is worth more."""
-        me = obs.players[obs.seat]
         ninja = self.ninja(obs, obs.seat)
         assert obs.mission is not None
-        keep = mission_value(ninja, obs.mission, me.items)
+        keep = mission_value(ninja, obs.mission, items_of(obs, obs.seat))
         if average_values(ninja)[0] <= keep:
             return Decline()
         targets = [a for a in legal_actions if isinstance(a, ForceTrade)]
@@ -189,13 +200,14 @@ class NinjaBot(Bot):
         assert mission is not None and obs.check_index is not None
         skill = obs.plan[obs.check_index]
         check = obs.checks[obs.check_index]
-        rest = mission_chance(ninja, obs.checks[obs.check_index + 1 :], me.items)
+        items = items_of(obs, obs.seat)
+        rest = mission_chance(ninja, obs.checks[obs.check_index + 1 :], items)
         stake = (
             mission.reward_honor
             + mission.penalty_honor
             + (mission.reward_money + mission.penalty_money) / 300
         )
-        bonus = item_bonus(me.items, skill) + sum(
+        bonus = item_bonus(items, skill) + sum(
             p.card.value if p.card.effect == Effect.BONUS else -p.card.value
             for p in obs.plays
             if p.card.effect in (Effect.BONUS, Effect.PENALTY)
@@ -228,13 +240,14 @@ class NinjaBot(Bot):
         skill = obs.plan[obs.check_index]
         check = obs.checks[obs.check_index]
         rest = obs.checks[obs.check_index + 1 :]
-        bonus = item_bonus(victim.items, skill) + sum(
+        items = items_of(obs, obs.active)
+        bonus = item_bonus(items, skill) + sum(
             p.card.value if p.card.effect == Effect.BONUS else -p.card.value
             for p in obs.plays
             if p.card.effect in (Effect.BONUS, Effect.PENALTY)
         )
         now = skill_chance(ninja, skill, check.modifier, bonus)
-        after = mission_chance(ninja, rest, victim.items)
+        after = mission_chance(ninja, rest, items)
         stake = mission.reward_honor + mission.penalty_honor
         hand = {c.id: c for c in obs.hand}
         best, best_value = Decline(), 0.05
@@ -246,7 +259,7 @@ class NinjaBot(Bot):
                 harm = (now - skill_chance(ninja, skill, check.modifier, bonus - card.value)) * after * stake
             elif card.effect == Effect.EXTRA_CHECK:
                 assert card.skill is not None
-                extra = check_chance(ninja, Check((card.skill,), card.value), victim.items)
+                extra = check_chance(ninja, Check((card.skill,), card.value), items)
                 harm = now * after * (1 - extra) * stake
             else:
                 harm = min(card.value, victim.money) / MONEY_PER_HONOR

@@ -234,7 +234,7 @@ class PlayerView:
     honor: int
     money: int
     hand_size: int
-    items: tuple[FortuneCard, ...]  # Ninja Stuff in play
+    items: tuple[int, ...]  # ids of the Ninja Stuff in play (see fortune_cards())
     attended: bool  # went to this round's staff meeting
     mission: MissionCard | None  # this round's mission, once revealed
 
@@ -969,7 +969,7 @@ class NinjaBurger(Game[NinjaBurgerState, Action]):
                 honor=state.honor[s],
                 money=state.money[s],
                 hand_size=len(state.hands[s]),
-                items=state.items[s],
+                items=tuple(c.id for c in state.items[s]),
                 attended=state.attended[s],
                 mission=state.missions[s] if state.revealed[s] else None,
             )

@@ -179,10 +179,10 @@ class NinjaBurgerPlayerView(_message.Message):
     honor: int
     money: int
     hand_size: int
-    items: _containers.RepeatedCompositeFieldContainer[NinjaBurgerFortuneCard]
+    items: _containers.RepeatedScalarFieldContainer[int]
     attended: bool
     mission: NinjaBurgerMissionCard
-    def __init__(self, seat: _Optional[int] = ..., ninja: _Optional[int] = ..., honor: _Optional[int] = ..., money: _Optional[int] = ..., hand_size: _Optional[int] = ..., items: _Optional[_Iterable[_Union[NinjaBurgerFortuneCard, _Mapping]]] = ..., attended: _Optional[bool] = ..., mission: _Optional[_Union[NinjaBurgerMissionCard, _Mapping]] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., ninja: _Optional[int] = ..., honor: _Optional[int] = ..., money: _Optional[int] = ..., hand_size: _Optional[int] = ..., items: _Optional[_Iterable[int]] = ..., attended: _Optional[bool] = ..., mission: _Optional[_Union[NinjaBurgerMissionCard, _Mapping]] = ...) -> None: ...
 
 class NinjaBurgerObservation(_message.Message):
     __slots__ = ("seat", "round", "phase", "players", "hand", "mission", "ninja_options", "order", "active", "checks", "plan", "check_index", "plays", "mission_deck", "fortune_deck")
