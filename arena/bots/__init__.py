@@ -9,7 +9,11 @@ from arena.games import get_game
 from arena.sdk import Bot
 
 # game name -> module under arena.bots holding BOTS: dict[str, type[Bot]]
-_MODULES = {"ninjan": "arena.bots.ninjan", "ninja-master": "arena.bots.ninja_master"}
+_MODULES = {
+    "ninjan": "arena.bots.ninjan",
+    "ninja-burger": "arena.bots.ninja_burger",
+    "ninja-master": "arena.bots.ninja_master",
+}
 
 
 def builtin_bots(game: str) -> dict[str, type[Bot]]:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from arena.games.base import Game, GameError, GameSpec, IllegalActionError, InvalidPlayersError
+from arena.games.ninja_burger import GAME as NINJA_BURGER
 from arena.games.ninja_master import GAME as NINJA_MASTER
 from arena.games.ninjan import GAME as NINJAN
 
-GAMES: dict[str, Game] = {game.spec.name: game for game in (NINJAN, NINJA_MASTER)}
+GAMES: dict[str, Game] = {game.spec.name: game for game in (NINJAN, NINJA_BURGER, NINJA_MASTER)}
 ALIASES: dict[str, str] = {alias: g.spec.name for g in GAMES.values() for alias in g.spec.aliases}
 
 
