@@ -9,7 +9,7 @@ from arena.games import get_game
 from arena.sdk import Bot
 
 # game name -> module under arena.bots holding BOTS: dict[str, type[Bot]]
-_MODULES = {"ninjan": "arena.bots.ninjan"}
+_MODULES = {"ninjan": "arena.bots.ninjan", "pnrz": "arena.bots.pnrz"}
 
 
 def builtin_bots(game: str) -> dict[str, type[Bot]]:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from arena.games.base import Game, GameError, GameSpec, IllegalActionError, InvalidPlayersError
 from arena.games.ninjan import GAME as NINJAN
+from arena.games.pnrz import GAME as PNRZ
 
-GAMES: dict[str, Game] = {game.spec.name: game for game in (NINJAN,)}
+GAMES: dict[str, Game] = {game.spec.name: game for game in (NINJAN, PNRZ)}
 ALIASES: dict[str, str] = {alias: g.spec.name for g in GAMES.values() for alias in g.spec.aliases}
 
 

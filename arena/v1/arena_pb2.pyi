@@ -1,4 +1,5 @@
 from arena.v1 import ninjan_pb2 as _ninjan_pb2
+from arena.v1 import pnrz_pb2 as _pnrz_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -100,12 +101,14 @@ class DecisionRequest(_message.Message):
     def __init__(self, request_id: _Optional[int] = ..., step: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., deadline_ms: _Optional[int] = ...) -> None: ...
 
 class Event(_message.Message):
-    __slots__ = ("step", "ninjan")
+    __slots__ = ("step", "ninjan", "pnrz")
     STEP_FIELD_NUMBER: _ClassVar[int]
     NINJAN_FIELD_NUMBER: _ClassVar[int]
+    PNRZ_FIELD_NUMBER: _ClassVar[int]
     step: int
     ninjan: _ninjan_pb2.NinjanEvent
-    def __init__(self, step: _Optional[int] = ..., ninjan: _Optional[_Union[_ninjan_pb2.NinjanEvent, _Mapping]] = ...) -> None: ...
+    pnrz: _pnrz_pb2.PnrzEvent
+    def __init__(self, step: _Optional[int] = ..., ninjan: _Optional[_Union[_ninjan_pb2.NinjanEvent, _Mapping]] = ..., pnrz: _Optional[_Union[_pnrz_pb2.PnrzEvent, _Mapping]] = ...) -> None: ...
 
 class Error(_message.Message):
     __slots__ = ("code", "message", "request_id", "strikes", "max_strikes", "forfeited")
@@ -150,13 +153,17 @@ class MatchResult(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., players: _Optional[_Iterable[_Union[PlayerResult, _Mapping]]] = ..., termination: _Optional[str] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("ninjan",)
+    __slots__ = ("ninjan", "pnrz")
     NINJAN_FIELD_NUMBER: _ClassVar[int]
+    PNRZ_FIELD_NUMBER: _ClassVar[int]
     ninjan: _ninjan_pb2.NinjanObservation
-    def __init__(self, ninjan: _Optional[_Union[_ninjan_pb2.NinjanObservation, _Mapping]] = ...) -> None: ...
+    pnrz: _pnrz_pb2.PnrzObservation
+    def __init__(self, ninjan: _Optional[_Union[_ninjan_pb2.NinjanObservation, _Mapping]] = ..., pnrz: _Optional[_Union[_pnrz_pb2.PnrzObservation, _Mapping]] = ...) -> None: ...
 
 class Action(_message.Message):
-    __slots__ = ("ninjan",)
+    __slots__ = ("ninjan", "pnrz")
     NINJAN_FIELD_NUMBER: _ClassVar[int]
+    PNRZ_FIELD_NUMBER: _ClassVar[int]
     ninjan: _ninjan_pb2.NinjanAction
-    def __init__(self, ninjan: _Optional[_Union[_ninjan_pb2.NinjanAction, _Mapping]] = ...) -> None: ...
+    pnrz: _pnrz_pb2.PnrzAction
+    def __init__(self, ninjan: _Optional[_Union[_ninjan_pb2.NinjanAction, _Mapping]] = ..., pnrz: _Optional[_Union[_pnrz_pb2.PnrzAction, _Mapping]] = ...) -> None: ...

@@ -1,0 +1,3 @@
+from arena.bots.common import RandomBot
+
+BOTS = {"random": RandomBot}
