@@ -29,6 +29,7 @@ tiles                  54 game tiles (our list: arena/games/data/pnrz_tiles.txt)
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable, Mapping
 from enum import IntEnum
 from pathlib import Path
@@ -86,7 +87,11 @@ class Picture(IntEnum):
 
 
 POINTS = {Kind.CHARACTER: 1, Kind.BONUS: 3, Kind.ENEMY: 0, Kind.BASE: 5}
-LETTER = dict(zip(Picture, "PNRZT*BMKDXHSCFG", strict=True))  # one-letter codes (render, tests)
+ENEMY = {f: Picture(8 + f.value) for f in Faction}  # each faction's arch-enemy
+_FRIEND = {p: None if p.kind is Kind.ENEMY else p.faction for p in Picture}  # whose section it joins
+_POINTS = {p: POINTS[p.kind] for p in Picture}
+LETTER = dict(zip(Picture, "PNRZT*BMKDXHSCFG", strict=True))  # one-letter codes (board, render)
+FROM_LETTER = {letter: picture for picture, letter in LETTER.items()}
 
 
 class Icon(IntEnum):
@@ -98,22 +103,26 @@ class Icon(IntEnum):
 
 class Phase(IntEnum):
     CHOOSE = 1  # seats still needing a faction choose one, all at once
-    PLAY = 2  # the current seat plays a tile, moves a base or passes
-    ACTION = 3  # the current seat uses (or skips) the extra action of the tile it just played
-    ORIENT = 4  # after a Swap: the current seat sets the rotations of the two swapped tiles
-    OVER = 5
+    PLAY = 2  # the current seat selects a tile from its hand, moves a base or passes
+    PLACE = 3  # the current seat puts the selected tile at a position, in a rotation
+    MOVE = 4  # the current seat puts the base it chose to move at its new position
+    ACTION = 5  # the current seat uses (or skips) the extra action of the tile it just placed
+    SWAP = 6  # Swap: the current seat picks the second tile to swap with the first
+    ORIENT = 7  # Swap: the current seat sets the rotations of the two swapped tiles
+    REPLACE = 8  # Replace: the current seat puts a hand tile where the taken tile is
+    OVER = 9
 
 
 @dataclasses.dataclass(frozen=True, order=True)
 class Tile:
     id: int  # 1..54 game tiles, 55..58 the bases of Pirates, Ninjas, Robots, Zombies
-    pictures: tuple[Picture, ...]  # 4 quadrants as printed: NW, NE, SE, SW
+    pictures: str  # the 4 quadrants as printed (NW, NE, SE, SW), one LETTER each, e.g. "PK*Z"
     icon: Icon
 
     @property
     def base(self) -> Faction | None:
         """Returns the faction whose base this tile is, or None for a game tile."""
-        first = self.pictures[0]
+        first = FROM_LETTER[self.pictures[0]]
         return first.faction if first.kind is Kind.BASE else None
 
 
@@ -132,16 +141,19 @@ def load_tiles(path: Path = TILES_FILE) -> tuple[Tile, ...]:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         number, *names, icon = line.split()
-        pictures = tuple(_NAMES[name] for name in names)
+        pictures = "".join(LETTER[_NAMES[name]] for name in names)
         tiles.append(Tile(int(number), pictures, Icon.NONE if icon == "-" else Icon[icon.upper()]))
     return tuple(tiles)
 
 
 GAME_TILES: tuple[Tile, ...] = load_tiles()
 BASE_TILES: dict[Faction, Tile] = {
-    f: Tile(len(GAME_TILES) + f.value, (Picture(12 + f.value),) * 4, Icon.NONE) for f in Faction
+    f: Tile(len(GAME_TILES) + f.value, LETTER[Picture(12 + f.value)] * 4, Icon.NONE) for f in Faction
 }
 TILES: dict[int, Tile] = {t.id: t for t in (*GAME_TILES, *BASE_TILES.values())}
+PICTURES: dict[int, tuple[Picture, ...]] = {
+    t.id: tuple(FROM_LETTER[c] for c in t.pictures) for t in TILES.values()
+}  # tile id -> its 4 pictures as printed
 QUADRANT_OFFSETS = ((0, 0), (1, 0), (1, 1), (0, 1))  # NW, NE, SE, SW
 NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
@@ -169,12 +181,12 @@ Board = tuple[Placement, ...]  # sorted by (y, x)
 
 def picture_at(tile_id: int, rotation: int, position: int) -> Picture:
     """Returns the picture shown at quadrant ``position`` (0 NW .. 3 SW) of a rotated tile."""
-    return TILES[tile_id].pictures[(position - rotation) % 4]
+    return PICTURES[tile_id][(position - rotation) % 4]
 
 
 def tile_cells(tile_id: int, x: int, y: int, rotation: int) -> list[tuple[tuple[int, int], Picture]]:
     """Returns the four (picture cell, picture) pairs of a tile placed at (x, y) with a rotation."""
-    pictures = TILES[tile_id].pictures
+    pictures = PICTURES[tile_id]
     return [
         ((2 * x + dx, 2 * y + dy), pictures[(q - rotation) % 4])
         for q, (dx, dy) in enumerate(QUADRANT_OFFSETS)
@@ -200,8 +212,8 @@ class Section:
 
 def sections(cells: Mapping[tuple[int, int], Picture], faction: Faction) -> list[Section]:
     """Returns the faction's sections in play, highest score first (ties: larger, then by cell)."""
-    own = {c for c, p in cells.items() if p.faction is faction and p.kind is not Kind.ENEMY}
-    enemy = Picture(8 + faction.value)
+    own = {c for c, p in cells.items() if _FRIEND[p] is faction}
+    enemy = ENEMY[faction]
     found = []
     seen: set[tuple[int, int]] = set()
     for start in sorted(own):
@@ -212,25 +224,30 @@ def sections(cells: Mapping[tuple[int, int], Picture], faction: Faction) -> list
         while stack:
             cx, cy = stack.pop()
             members.append((cx, cy))
-            for dx, dy in NEIGHBOURS:
-                nxt = (cx + dx, cy + dy)
+            for nxt in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1)):
                 if nxt in own and nxt not in seen:
                     seen.add(nxt)
                     stack.append(nxt)
         score, has_base = 0, False
         for cx, cy in members:
-            kind = cells[(cx, cy)].kind
-            if kind is Kind.BASE:
+            points = _POINTS[cells[(cx, cy)]]
+            if points == 5:
                 has_base = True
-            elif not any(cells.get((cx + dx, cy + dy)) is enemy for dx, dy in NEIGHBOURS):
-                score += POINTS[kind]
-        found.append(Section(faction, frozenset(members), score + (POINTS[Kind.BASE] if has_base else 0)))
+            elif not any(
+                cells.get(n) is enemy for n in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1))
+            ):
+                score += points
+        found.append(Section(faction, frozenset(members), score + (5 if has_base else 0)))
     found.sort(key=lambda s: (-s.score, -len(s.cells), min(s.cells)))
     return found
 
 
-def faction_scores(board: Iterable[Placement]) -> dict[Faction, int]:
-    """Returns each faction's score: the points of its highest-scoring section (0 without one)."""
+@functools.lru_cache(maxsize=512)
+def faction_scores(board: Board) -> dict[Faction, int]:
+    """Returns each faction's score: the points of its highest-scoring section (0 without one).
+
+    Cached by board (callers must not mutate the returned dict).
+    """
     cells = picture_cells(board)
     return {f: max((s.score for s in sections(cells, f)), default=0) for f in Faction}
 
@@ -265,10 +282,17 @@ def is_connected(positions: Iterable[tuple[int, int]]) -> bool:
 
 @dataclasses.dataclass(frozen=True)
 class PlacedTile:
-    tile: Tile
+    """A tile in play as seen: its id, position, rotation and the pictures it shows after rotation.
+
+    Design Detail: ``shown`` spells the four pictures as one-letter codes (``LETTER``) rather than a
+    repeated enum, which keeps a full board cheap to encode in every observation.
+    """
+
+    tile_id: int
     x: int
     y: int
     rotation: int
+    shown: str  # NW, NE, SE, SW after rotation, one LETTER each, e.g. "PK*F"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -298,7 +322,7 @@ class Observation:
     pile_size: int
     available: tuple[Faction, ...]
     icon: Icon
-    swapped: tuple[int, ...]
+    pending: tuple[int, ...]
     final_turns_left: int | None
     faction_scores: tuple[FactionScore, ...]
 
@@ -312,8 +336,12 @@ class ChooseFaction:
 
 
 @dataclasses.dataclass(frozen=True, order=True)
+class SelectTile:
+    tile_id: int  # a tile from the hand, to be placed by the PlaceTile that follows
+
+
+@dataclasses.dataclass(frozen=True, order=True)
 class PlaceTile:
-    tile_id: int
     x: int
     y: int
     rotation: int
@@ -321,9 +349,7 @@ class PlaceTile:
 
 @dataclasses.dataclass(frozen=True, order=True)
 class MoveBase:
-    tile_id: int
-    x: int
-    y: int
+    tile_id: int  # one of the seat's bases in play, put at a new position by the PlaceTile that follows
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -338,9 +364,13 @@ class RotateTile:
 
 
 @dataclasses.dataclass(frozen=True, order=True)
-class SwapTiles:
-    first_id: int  # first_id < second_id
-    second_id: int
+class SwapFirst:
+    tile_id: int  # the first tile of the swap
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class SwapWith:
+    tile_id: int  # the second tile of the swap
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -350,9 +380,13 @@ class OrientSwapped:
 
 
 @dataclasses.dataclass(frozen=True, order=True)
-class ReplaceTile:
-    taken_id: int  # the tile in play going into the hand
-    tile_id: int  # the tile from the hand put in its place
+class TakeTile:
+    tile_id: int  # the tile in play that goes into the hand
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class PutTile:
+    tile_id: int  # the tile from the hand put where the taken tile was
     rotation: int
 
 
@@ -363,13 +397,16 @@ class SkipAction:
 
 Action = (
     ChooseFaction
+    | SelectTile
     | PlaceTile
     | MoveBase
     | PassTurn
     | RotateTile
-    | SwapTiles
+    | SwapFirst
+    | SwapWith
     | OrientSwapped
-    | ReplaceTile
+    | TakeTile
+    | PutTile
     | SkipAction
 )
 
@@ -489,7 +526,7 @@ class PnrzState:
     out: tuple[int, ...] = ()  # the base left out of a 3-player game
     current: int = 0
     icon: Icon = Icon.NONE  # the extra action on offer in the ACTION phase
-    swapped: tuple[int, ...] = ()  # the two swapped tile ids in the ORIENT phase
+    pending: tuple[int, ...] = ()  # the tile ids of the decision in progress (see Observation.pending)
     final_turns: int | None = None  # turns left once the pile is empty
     turn: int = 0  # turns completed
     last_events: tuple[Event, ...] = ()
@@ -513,6 +550,13 @@ class PnrzState:
             if p.tile_id == tile_id:
                 return p
         raise IllegalActionError(f"tile {tile_id} is not in play")
+
+
+@functools.lru_cache(maxsize=4096)
+def _seen(p: Placement) -> PlacedTile:
+    printed = TILES[p.tile_id].pictures
+    shown = "".join(printed[(q - p.rotation) % 4] for q in range(4))
+    return PlacedTile(p.tile_id, p.x, p.y, p.rotation, shown)
 
 
 def _replace_at(items: tuple, index: int, value: object) -> tuple:
@@ -560,66 +604,61 @@ class Pnrz(Game[PnrzState, Action]):
     def legal_actions(self, state: PnrzState, seat: int) -> tuple[Action, ...]:
         if seat not in self.to_move(state):
             return ()
-        if state.phase is Phase.CHOOSE:
+        phase = state.phase
+        if phase is Phase.CHOOSE:
             return tuple(ChooseFaction(f) for f in state.available())
-        if state.phase is Phase.PLAY:
-            return self._play_actions(state, seat)
-        if state.phase is Phase.ACTION:
+        if phase is Phase.PLAY:
+            hand = state.hands[seat]
+            pass_turn = () if hand else (PassTurn(),)
+            movable = (MoveBase(t) for t in self.movable_bases(state, seat))
+            return (*(SelectTile(t) for t in hand), *movable, *pass_turn)
+        if phase is Phase.MOVE:
+            return tuple(PlaceTile(x, y, 0) for x, y in self.base_spots(state, state.pending[0]))
+        if phase is Phase.PLACE:
+            positions = [(p.x, p.y) for p in state.board]
+            spots = frontier(positions) if positions else [(0, 0)]
+            return tuple(PlaceTile(x, y, r) for x, y in spots for r in rotations(state.pending[0]))
+        if phase is Phase.ACTION:
             return (*self._extra_actions(state, seat), SkipAction())
-        first, second = (state.placement(t) for t in state.swapped)
-        return tuple(
-            OrientSwapped(a, b) for a in rotations(first.tile_id) for b in rotations(second.tile_id)
-        )
+        if phase is Phase.SWAP:
+            return tuple(SwapWith(t) for t in sorted(p.tile_id for p in state.board) if t != state.pending[0])
+        if phase is Phase.ORIENT:
+            first, second = state.pending
+            return tuple(OrientSwapped(a, b) for a in rotations(first) for b in rotations(second))
+        assert phase is Phase.REPLACE
+        return tuple(PutTile(t, r) for t in state.hands[seat] for r in rotations(t))
 
-    def _play_actions(self, state: PnrzState, seat: int) -> tuple[Action, ...]:
-        positions = [(p.x, p.y) for p in state.board]
-        spots = frontier(positions) if positions else [(0, 0)]
-        actions: list[Action] = [
-            PlaceTile(tile_id, x, y, r)
-            for tile_id in state.hands[seat]
-            for x, y in spots
-            for r in rotations(tile_id)
+    def movable_bases(self, state: PnrzState, seat: int) -> list[int]:
+        """Returns the seat's bases in play that may move: the area stays connected without them."""
+        return [
+            p.tile_id
+            for p in state.board
+            if TILES[p.tile_id].base in state.factions[seat] and self.base_spots(state, p.tile_id)
         ]
-        actions.extend(self.base_moves(state, seat))
-        if not state.hands[seat]:
-            actions.append(PassTurn())
-        return tuple(actions)
 
-    def base_moves(self, state: PnrzState, seat: int) -> list[MoveBase]:
-        """Returns the seat's legal base moves: the area stays connected without the base and with it."""
-        moves = []
-        for p in state.board:
-            base = TILES[p.tile_id].base
-            if base is None or base not in state.factions[seat]:
-                continue
-            rest = [(q.x, q.y) for q in state.board if q is not p]
-            if not rest or not is_connected(rest):
-                continue
-            moves.extend(MoveBase(p.tile_id, x, y) for x, y in frontier(rest) if (x, y) != (p.x, p.y))
-        return moves
+    def base_spots(self, state: PnrzState, tile_id: int) -> list[tuple[int, int]]:
+        """Returns the new positions a base in play may move to (none if the area would split)."""
+        old = state.placement(tile_id)
+        rest = [(q.x, q.y) for q in state.board if q is not old]
+        if not rest or not is_connected(rest):
+            return []
+        return [spot for spot in frontier(rest) if spot != (old.x, old.y)]
 
     def _extra_actions(self, state: PnrzState, seat: int) -> list[Action]:
-        """Returns the options of the extra action on offer (without SkipAction)."""
-        if state.icon is Icon.ROTATE:
-            return [
-                RotateTile(p.tile_id, r)
-                for p in sorted(state.board, key=lambda q: q.tile_id)
-                if TILES[p.tile_id].base is None
-                for r in range(4)
-                if r != p.rotation
-            ]
+        """Returns the first decisions of the extra action on offer (without SkipAction)."""
         ids = sorted(p.tile_id for p in state.board)
-        if state.icon is Icon.SWAP:
-            return [SwapTiles(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]]
-        if state.icon is Icon.REPLACE:
-            mine = set(state.factions[seat])
-            takeable = [t for t in ids if TILES[t].base is None or TILES[t].base in mine]
+        if state.icon is Icon.ROTATE:
+            rotation = {p.tile_id: p.rotation for p in state.board}
             return [
-                ReplaceTile(taken, tile_id, r)
-                for taken in takeable
-                for tile_id in state.hands[seat]
-                for r in rotations(tile_id)
+                RotateTile(t, r) for t in ids if TILES[t].base is None for r in range(4) if r != rotation[t]
             ]
+        if state.icon is Icon.SWAP:
+            return [SwapFirst(t) for t in ids] if len(ids) >= 2 else []
+        if state.icon is Icon.REPLACE:
+            if not state.hands[seat]:
+                return []
+            mine = set(state.factions[seat])
+            return [TakeTile(t) for t in ids if TILES[t].base is None or TILES[t].base in mine]
         return []
 
     # -- applying -----------------------------------------------------------------------------
@@ -631,15 +670,22 @@ class Pnrz(Game[PnrzState, Action]):
         ((seat, action),) = actions.items()
         if seat != state.current:
             raise IllegalActionError(f"seat {state.current} is to move, not seat {seat}")
-        if isinstance(action, PlaceTile):
-            return self._place(state, seat, action)
+        if isinstance(action, SelectTile):
+            if action.tile_id not in state.hands[seat]:
+                raise IllegalActionError(f"tile {action.tile_id} is not in seat {seat}'s hand")
+            return dataclasses.replace(state, phase=Phase.PLACE, pending=(action.tile_id,))
         if isinstance(action, MoveBase):
-            old = state.placement(action.tile_id)
+            state.placement(action.tile_id)
+            return dataclasses.replace(state, phase=Phase.MOVE, pending=(action.tile_id,))
+        if isinstance(action, PlaceTile) and state.phase is Phase.MOVE:
+            old = state.placement(state.pending[0])
             board = _sorted_board(
                 (*(p for p in state.board if p is not old), Placement(action.y, action.x, old.tile_id, 0))
             )
             event = BaseMoved(seat, old.tile_id, old.x, old.y, action.x, action.y)
             return self._end_turn(dataclasses.replace(state, board=board, last_events=(event,)), drew=False)
+        if isinstance(action, PlaceTile):
+            return self._place(state, seat, action)
         if isinstance(action, PassTurn):
             return self._end_turn(dataclasses.replace(state, last_events=(TurnPassed(seat),)), drew=False)
         if isinstance(action, RotateTile):
@@ -649,18 +695,23 @@ class Pnrz(Game[PnrzState, Action]):
             )
             event = TileRotated(seat, action.tile_id, action.rotation)
             return self._end_turn(dataclasses.replace(state, board=board, last_events=(event,)), drew=True)
-        if isinstance(action, SwapTiles):
-            return self._swap(state, seat, action)
+        if isinstance(action, SwapFirst):
+            state.placement(action.tile_id)
+            return dataclasses.replace(state, phase=Phase.SWAP, pending=(action.tile_id,))
+        if isinstance(action, SwapWith):
+            return self._swap(state, seat, state.pending[0], action.tile_id)
         if isinstance(action, OrientSwapped):
-            rotation = dict(zip(state.swapped, (action.first_rotation, action.second_rotation), strict=True))
+            rotation = dict(zip(state.pending, (action.first_rotation, action.second_rotation), strict=True))
             board = _sorted_board(
                 dataclasses.replace(p, rotation=rotation[p.tile_id]) if p.tile_id in rotation else p
                 for p in state.board
             )
             event = TilesOriented(seat, action.first_rotation, action.second_rotation)
-            state = dataclasses.replace(state, board=board, swapped=(), last_events=(event,))
-            return self._end_turn(state, drew=True)
-        if isinstance(action, ReplaceTile):
+            return self._end_turn(dataclasses.replace(state, board=board, last_events=(event,)), drew=True)
+        if isinstance(action, TakeTile):
+            state.placement(action.tile_id)
+            return dataclasses.replace(state, phase=Phase.REPLACE, pending=(action.tile_id,))
+        if isinstance(action, PutTile):
             return self._replace(state, seat, action)
         if isinstance(action, SkipAction):
             return self._end_turn(dataclasses.replace(state, last_events=(ActionSkipped(seat),)), drew=True)
@@ -669,29 +720,30 @@ class Pnrz(Game[PnrzState, Action]):
     def _choose(self, state: PnrzState, actions: Mapping[int, Action]) -> PnrzState:
         """Grants the faction choices of one round; a clash is settled by a seeded draw."""
         by_faction: dict[Faction, list[int]] = {}
+        picks = []
         for seat in sorted(actions):
             action = actions[seat]
             if not isinstance(action, ChooseFaction):
                 raise IllegalActionError(f"seat {seat} must choose a faction, not {action!r}")
             by_faction.setdefault(action.faction, []).append(seat)
+            picks.append(Pick(seat, action.faction))
         factions = list(state.factions)
         granted = []
         for faction in sorted(by_faction):
             seats = by_faction[faction]
-            winner = seats[0] if len(seats) == 1 else derive(state.seed, "clash", state.choice_round, int(faction)).choice(seats)
+            draw = derive(state.seed, "clash", state.choice_round, int(faction))
+            winner = seats[0] if len(seats) == 1 else draw.choice(seats)
             factions[winner] = (*factions[winner], faction)
             granted.append(Pick(winner, faction))
         state = dataclasses.replace(state, factions=tuple(factions))
-        # A seat left alone with exactly as many factions as it needs gets them without choosing.
+        # A seat left alone needing exactly as many factions as are left gets them without choosing.
         needing = [s for s in range(state.num_players) if state.needs(s) > 0]
         if len(needing) == 1 and state.needs(needing[0]) == len(state.available()):
-            seat = needing[0]
-            rest = state.available()
+            seat, rest = needing[0], state.available()
             granted.extend(Pick(seat, f) for f in rest)
             factions[seat] = (*factions[seat], *rest)
             state = dataclasses.replace(state, factions=tuple(factions))
-        picks = tuple(Pick(seat, actions[seat].faction) for seat in sorted(actions))  # type: ignore[union-attr]
-        event = FactionsChosen(state.choice_round, picks, tuple(granted))
+        event = FactionsChosen(state.choice_round, tuple(picks), tuple(granted))
         state = dataclasses.replace(state, choice_round=state.choice_round + 1, last_events=(event,))
         if any(state.needs(s) > 0 for s in range(state.num_players)):
             return state
@@ -719,12 +771,12 @@ class Pnrz(Game[PnrzState, Action]):
         )
 
     def _place(self, state: PnrzState, seat: int, action: PlaceTile) -> PnrzState:
-        tile = TILES[action.tile_id]
+        tile = TILES[state.pending[0]]
         hand = tuple(t for t in state.hands[seat] if t != tile.id)
         board = _sorted_board((*state.board, Placement(action.y, action.x, tile.id, action.rotation)))
         event = TilePlaced(seat, tile, action.x, action.y, action.rotation)
         state = dataclasses.replace(
-            state, hands=_replace_at(state.hands, seat, hand), board=board, last_events=(event,)
+            state, hands=_replace_at(state.hands, seat, hand), board=board, pending=(), last_events=(event,)
         )
         if tile.icon is not Icon.NONE:
             offered = dataclasses.replace(state, phase=Phase.ACTION, icon=tile.icon)
@@ -732,21 +784,21 @@ class Pnrz(Game[PnrzState, Action]):
                 return offered
         return self._end_turn(state, drew=True)
 
-    def _swap(self, state: PnrzState, seat: int, action: SwapTiles) -> PnrzState:
-        a, b = state.placement(action.first_id), state.placement(action.second_id)
+    def _swap(self, state: PnrzState, seat: int, first: int, second: int) -> PnrzState:
+        a, b = state.placement(first), state.placement(second)
         moved = {
             a.tile_id: dataclasses.replace(a, x=b.x, y=b.y),
             b.tile_id: dataclasses.replace(b, x=a.x, y=a.y),
         }
         board = _sorted_board(moved.get(p.tile_id, p) for p in state.board)
-        event = TilesSwapped(seat, action.first_id, action.second_id)
+        event = TilesSwapped(seat, first, second)
         state = dataclasses.replace(state, board=board, last_events=(event,))
-        if len(rotations(a.tile_id)) * len(rotations(b.tile_id)) == 1:
+        if len(rotations(first)) * len(rotations(second)) == 1:
             return self._end_turn(state, drew=True)
-        return dataclasses.replace(state, phase=Phase.ORIENT, swapped=(a.tile_id, b.tile_id))
+        return dataclasses.replace(state, phase=Phase.ORIENT, pending=(first, second))
 
-    def _replace(self, state: PnrzState, seat: int, action: ReplaceTile) -> PnrzState:
-        old = state.placement(action.taken_id)
+    def _replace(self, state: PnrzState, seat: int, action: PutTile) -> PnrzState:
+        old = state.placement(state.pending[0])
         if action.tile_id not in state.hands[seat]:
             raise IllegalActionError(f"tile {action.tile_id} is not in seat {seat}'s hand")
         new = Placement(old.y, old.x, action.tile_id, action.rotation)
@@ -780,7 +832,7 @@ class Pnrz(Game[PnrzState, Action]):
             pile=pile,
             current=(seat + 1) % state.num_players,
             icon=Icon.NONE,
-            swapped=(),
+            pending=(),
             final_turns=final,
             turn=turn,
             last_events=events,
@@ -796,7 +848,7 @@ class Pnrz(Game[PnrzState, Action]):
 
     def faction_scores(self, state: PnrzState) -> dict[Faction, int]:
         """Returns each faction's best-section score on the current board."""
-        return faction_scores(state.board)
+        return dict(faction_scores(state.board))
 
     def scores(self, state: PnrzState) -> tuple[int, ...]:
         by_faction = faction_scores(state.board)
@@ -812,16 +864,16 @@ class Pnrz(Game[PnrzState, Action]):
         return Observation(
             seat=seat,
             phase=state.phase,
-            current=state.current if state.phase in (Phase.PLAY, Phase.ACTION, Phase.ORIENT) else None,
+            current=None if state.phase in (Phase.CHOOSE, Phase.OVER) else state.current,
             turn=state.turn,
             factions=state.factions[seat],
             hand=tuple(TILES[t] for t in state.hands[seat]),
-            board=tuple(PlacedTile(TILES[p.tile_id], p.x, p.y, p.rotation) for p in state.board),
+            board=tuple(_seen(p) for p in state.board),
             players=players,
             pile_size=len(state.pile),
             available=state.available(),
             icon=state.icon,
-            swapped=state.swapped,
+            pending=state.pending if state.phase is not Phase.PLACE or seat == state.current else (),
             final_turns_left=state.final_turns,
             faction_scores=tuple(FactionScore(f, by_faction[f]) for f in sorted(in_game)),
         )

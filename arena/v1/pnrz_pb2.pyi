@@ -48,8 +48,12 @@ class PnrzPhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     PNRZ_PHASE_UNSPECIFIED: _ClassVar[PnrzPhase]
     PNRZ_PHASE_CHOOSE: _ClassVar[PnrzPhase]
     PNRZ_PHASE_PLAY: _ClassVar[PnrzPhase]
+    PNRZ_PHASE_PLACE: _ClassVar[PnrzPhase]
+    PNRZ_PHASE_MOVE: _ClassVar[PnrzPhase]
     PNRZ_PHASE_ACTION: _ClassVar[PnrzPhase]
+    PNRZ_PHASE_SWAP: _ClassVar[PnrzPhase]
     PNRZ_PHASE_ORIENT: _ClassVar[PnrzPhase]
+    PNRZ_PHASE_REPLACE: _ClassVar[PnrzPhase]
     PNRZ_PHASE_OVER: _ClassVar[PnrzPhase]
 PNRZ_FACTION_UNSPECIFIED: PnrzFaction
 PNRZ_FACTION_PIRATE: PnrzFaction
@@ -81,8 +85,12 @@ PNRZ_ICON_REPLACE: PnrzIcon
 PNRZ_PHASE_UNSPECIFIED: PnrzPhase
 PNRZ_PHASE_CHOOSE: PnrzPhase
 PNRZ_PHASE_PLAY: PnrzPhase
+PNRZ_PHASE_PLACE: PnrzPhase
+PNRZ_PHASE_MOVE: PnrzPhase
 PNRZ_PHASE_ACTION: PnrzPhase
+PNRZ_PHASE_SWAP: PnrzPhase
 PNRZ_PHASE_ORIENT: PnrzPhase
+PNRZ_PHASE_REPLACE: PnrzPhase
 PNRZ_PHASE_OVER: PnrzPhase
 
 class PnrzTile(_message.Message):
@@ -91,21 +99,23 @@ class PnrzTile(_message.Message):
     PICTURES_FIELD_NUMBER: _ClassVar[int]
     ICON_FIELD_NUMBER: _ClassVar[int]
     id: int
-    pictures: _containers.RepeatedScalarFieldContainer[PnrzPicture]
+    pictures: str
     icon: PnrzIcon
-    def __init__(self, id: _Optional[int] = ..., pictures: _Optional[_Iterable[_Union[PnrzPicture, str]]] = ..., icon: _Optional[_Union[PnrzIcon, str]] = ...) -> None: ...
+    def __init__(self, id: _Optional[int] = ..., pictures: _Optional[str] = ..., icon: _Optional[_Union[PnrzIcon, str]] = ...) -> None: ...
 
 class PnrzPlacedTile(_message.Message):
-    __slots__ = ("tile", "x", "y", "rotation")
-    TILE_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("tile_id", "x", "y", "rotation", "shown")
+    TILE_ID_FIELD_NUMBER: _ClassVar[int]
     X_FIELD_NUMBER: _ClassVar[int]
     Y_FIELD_NUMBER: _ClassVar[int]
     ROTATION_FIELD_NUMBER: _ClassVar[int]
-    tile: PnrzTile
+    SHOWN_FIELD_NUMBER: _ClassVar[int]
+    tile_id: int
     x: int
     y: int
     rotation: int
-    def __init__(self, tile: _Optional[_Union[PnrzTile, _Mapping]] = ..., x: _Optional[int] = ..., y: _Optional[int] = ..., rotation: _Optional[int] = ...) -> None: ...
+    shown: str
+    def __init__(self, tile_id: _Optional[int] = ..., x: _Optional[int] = ..., y: _Optional[int] = ..., rotation: _Optional[int] = ..., shown: _Optional[str] = ...) -> None: ...
 
 class PnrzPlayer(_message.Message):
     __slots__ = ("seat", "factions", "hand_size", "score")
@@ -128,7 +138,7 @@ class PnrzFactionScore(_message.Message):
     def __init__(self, faction: _Optional[_Union[PnrzFaction, str]] = ..., score: _Optional[int] = ...) -> None: ...
 
 class PnrzObservation(_message.Message):
-    __slots__ = ("seat", "phase", "current", "turn", "factions", "hand", "board", "players", "pile_size", "available", "icon", "swapped", "final_turns_left", "faction_scores")
+    __slots__ = ("seat", "phase", "current", "turn", "factions", "hand", "board", "players", "pile_size", "available", "icon", "pending", "final_turns_left", "faction_scores")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
     CURRENT_FIELD_NUMBER: _ClassVar[int]
@@ -140,7 +150,7 @@ class PnrzObservation(_message.Message):
     PILE_SIZE_FIELD_NUMBER: _ClassVar[int]
     AVAILABLE_FIELD_NUMBER: _ClassVar[int]
     ICON_FIELD_NUMBER: _ClassVar[int]
-    SWAPPED_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
     FINAL_TURNS_LEFT_FIELD_NUMBER: _ClassVar[int]
     FACTION_SCORES_FIELD_NUMBER: _ClassVar[int]
     seat: int
@@ -154,10 +164,10 @@ class PnrzObservation(_message.Message):
     pile_size: int
     available: _containers.RepeatedScalarFieldContainer[PnrzFaction]
     icon: PnrzIcon
-    swapped: _containers.RepeatedScalarFieldContainer[int]
+    pending: _containers.RepeatedScalarFieldContainer[int]
     final_turns_left: int
     faction_scores: _containers.RepeatedCompositeFieldContainer[PnrzFactionScore]
-    def __init__(self, seat: _Optional[int] = ..., phase: _Optional[_Union[PnrzPhase, str]] = ..., current: _Optional[int] = ..., turn: _Optional[int] = ..., factions: _Optional[_Iterable[_Union[PnrzFaction, str]]] = ..., hand: _Optional[_Iterable[_Union[PnrzTile, _Mapping]]] = ..., board: _Optional[_Iterable[_Union[PnrzPlacedTile, _Mapping]]] = ..., players: _Optional[_Iterable[_Union[PnrzPlayer, _Mapping]]] = ..., pile_size: _Optional[int] = ..., available: _Optional[_Iterable[_Union[PnrzFaction, str]]] = ..., icon: _Optional[_Union[PnrzIcon, str]] = ..., swapped: _Optional[_Iterable[int]] = ..., final_turns_left: _Optional[int] = ..., faction_scores: _Optional[_Iterable[_Union[PnrzFactionScore, _Mapping]]] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., phase: _Optional[_Union[PnrzPhase, str]] = ..., current: _Optional[int] = ..., turn: _Optional[int] = ..., factions: _Optional[_Iterable[_Union[PnrzFaction, str]]] = ..., hand: _Optional[_Iterable[_Union[PnrzTile, _Mapping]]] = ..., board: _Optional[_Iterable[_Union[PnrzPlacedTile, _Mapping]]] = ..., players: _Optional[_Iterable[_Union[PnrzPlayer, _Mapping]]] = ..., pile_size: _Optional[int] = ..., available: _Optional[_Iterable[_Union[PnrzFaction, str]]] = ..., icon: _Optional[_Union[PnrzIcon, str]] = ..., pending: _Optional[_Iterable[int]] = ..., final_turns_left: _Optional[int] = ..., faction_scores: _Optional[_Iterable[_Union[PnrzFactionScore, _Mapping]]] = ...) -> None: ...
 
 class PnrzChooseFaction(_message.Message):
     __slots__ = ("faction",)
@@ -165,27 +175,27 @@ class PnrzChooseFaction(_message.Message):
     faction: PnrzFaction
     def __init__(self, faction: _Optional[_Union[PnrzFaction, str]] = ...) -> None: ...
 
-class PnrzPlaceTile(_message.Message):
-    __slots__ = ("tile_id", "x", "y", "rotation")
+class PnrzSelectTile(_message.Message):
+    __slots__ = ("tile_id",)
     TILE_ID_FIELD_NUMBER: _ClassVar[int]
+    tile_id: int
+    def __init__(self, tile_id: _Optional[int] = ...) -> None: ...
+
+class PnrzPlaceTile(_message.Message):
+    __slots__ = ("x", "y", "rotation")
     X_FIELD_NUMBER: _ClassVar[int]
     Y_FIELD_NUMBER: _ClassVar[int]
     ROTATION_FIELD_NUMBER: _ClassVar[int]
-    tile_id: int
     x: int
     y: int
     rotation: int
-    def __init__(self, tile_id: _Optional[int] = ..., x: _Optional[int] = ..., y: _Optional[int] = ..., rotation: _Optional[int] = ...) -> None: ...
+    def __init__(self, x: _Optional[int] = ..., y: _Optional[int] = ..., rotation: _Optional[int] = ...) -> None: ...
 
 class PnrzMoveBase(_message.Message):
-    __slots__ = ("tile_id", "x", "y")
+    __slots__ = ("tile_id",)
     TILE_ID_FIELD_NUMBER: _ClassVar[int]
-    X_FIELD_NUMBER: _ClassVar[int]
-    Y_FIELD_NUMBER: _ClassVar[int]
     tile_id: int
-    x: int
-    y: int
-    def __init__(self, tile_id: _Optional[int] = ..., x: _Optional[int] = ..., y: _Optional[int] = ...) -> None: ...
+    def __init__(self, tile_id: _Optional[int] = ...) -> None: ...
 
 class PnrzPassTurn(_message.Message):
     __slots__ = ()
@@ -199,13 +209,17 @@ class PnrzRotateTile(_message.Message):
     rotation: int
     def __init__(self, tile_id: _Optional[int] = ..., rotation: _Optional[int] = ...) -> None: ...
 
-class PnrzSwapTiles(_message.Message):
-    __slots__ = ("first_id", "second_id")
-    FIRST_ID_FIELD_NUMBER: _ClassVar[int]
-    SECOND_ID_FIELD_NUMBER: _ClassVar[int]
-    first_id: int
-    second_id: int
-    def __init__(self, first_id: _Optional[int] = ..., second_id: _Optional[int] = ...) -> None: ...
+class PnrzSwapFirst(_message.Message):
+    __slots__ = ("tile_id",)
+    TILE_ID_FIELD_NUMBER: _ClassVar[int]
+    tile_id: int
+    def __init__(self, tile_id: _Optional[int] = ...) -> None: ...
+
+class PnrzSwapWith(_message.Message):
+    __slots__ = ("tile_id",)
+    TILE_ID_FIELD_NUMBER: _ClassVar[int]
+    tile_id: int
+    def __init__(self, tile_id: _Optional[int] = ...) -> None: ...
 
 class PnrzOrientSwapped(_message.Message):
     __slots__ = ("first_rotation", "second_rotation")
@@ -215,41 +229,51 @@ class PnrzOrientSwapped(_message.Message):
     second_rotation: int
     def __init__(self, first_rotation: _Optional[int] = ..., second_rotation: _Optional[int] = ...) -> None: ...
 
-class PnrzReplaceTile(_message.Message):
-    __slots__ = ("taken_id", "tile_id", "rotation")
-    TAKEN_ID_FIELD_NUMBER: _ClassVar[int]
+class PnrzTakeTile(_message.Message):
+    __slots__ = ("tile_id",)
+    TILE_ID_FIELD_NUMBER: _ClassVar[int]
+    tile_id: int
+    def __init__(self, tile_id: _Optional[int] = ...) -> None: ...
+
+class PnrzPutTile(_message.Message):
+    __slots__ = ("tile_id", "rotation")
     TILE_ID_FIELD_NUMBER: _ClassVar[int]
     ROTATION_FIELD_NUMBER: _ClassVar[int]
-    taken_id: int
     tile_id: int
     rotation: int
-    def __init__(self, taken_id: _Optional[int] = ..., tile_id: _Optional[int] = ..., rotation: _Optional[int] = ...) -> None: ...
+    def __init__(self, tile_id: _Optional[int] = ..., rotation: _Optional[int] = ...) -> None: ...
 
 class PnrzSkipAction(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
 class PnrzAction(_message.Message):
-    __slots__ = ("choose_faction", "place_tile", "move_base", "pass_turn", "rotate_tile", "swap_tiles", "orient_swapped", "replace_tile", "skip_action")
+    __slots__ = ("choose_faction", "select_tile", "place_tile", "move_base", "pass_turn", "rotate_tile", "swap_first", "swap_with", "orient_swapped", "take_tile", "put_tile", "skip_action")
     CHOOSE_FACTION_FIELD_NUMBER: _ClassVar[int]
+    SELECT_TILE_FIELD_NUMBER: _ClassVar[int]
     PLACE_TILE_FIELD_NUMBER: _ClassVar[int]
     MOVE_BASE_FIELD_NUMBER: _ClassVar[int]
     PASS_TURN_FIELD_NUMBER: _ClassVar[int]
     ROTATE_TILE_FIELD_NUMBER: _ClassVar[int]
-    SWAP_TILES_FIELD_NUMBER: _ClassVar[int]
+    SWAP_FIRST_FIELD_NUMBER: _ClassVar[int]
+    SWAP_WITH_FIELD_NUMBER: _ClassVar[int]
     ORIENT_SWAPPED_FIELD_NUMBER: _ClassVar[int]
-    REPLACE_TILE_FIELD_NUMBER: _ClassVar[int]
+    TAKE_TILE_FIELD_NUMBER: _ClassVar[int]
+    PUT_TILE_FIELD_NUMBER: _ClassVar[int]
     SKIP_ACTION_FIELD_NUMBER: _ClassVar[int]
     choose_faction: PnrzChooseFaction
+    select_tile: PnrzSelectTile
     place_tile: PnrzPlaceTile
     move_base: PnrzMoveBase
     pass_turn: PnrzPassTurn
     rotate_tile: PnrzRotateTile
-    swap_tiles: PnrzSwapTiles
+    swap_first: PnrzSwapFirst
+    swap_with: PnrzSwapWith
     orient_swapped: PnrzOrientSwapped
-    replace_tile: PnrzReplaceTile
+    take_tile: PnrzTakeTile
+    put_tile: PnrzPutTile
     skip_action: PnrzSkipAction
-    def __init__(self, choose_faction: _Optional[_Union[PnrzChooseFaction, _Mapping]] = ..., place_tile: _Optional[_Union[PnrzPlaceTile, _Mapping]] = ..., move_base: _Optional[_Union[PnrzMoveBase, _Mapping]] = ..., pass_turn: _Optional[_Union[PnrzPassTurn, _Mapping]] = ..., rotate_tile: _Optional[_Union[PnrzRotateTile, _Mapping]] = ..., swap_tiles: _Optional[_Union[PnrzSwapTiles, _Mapping]] = ..., orient_swapped: _Optional[_Union[PnrzOrientSwapped, _Mapping]] = ..., replace_tile: _Optional[_Union[PnrzReplaceTile, _Mapping]] = ..., skip_action: _Optional[_Union[PnrzSkipAction, _Mapping]] = ...) -> None: ...
+    def __init__(self, choose_faction: _Optional[_Union[PnrzChooseFaction, _Mapping]] = ..., select_tile: _Optional[_Union[PnrzSelectTile, _Mapping]] = ..., place_tile: _Optional[_Union[PnrzPlaceTile, _Mapping]] = ..., move_base: _Optional[_Union[PnrzMoveBase, _Mapping]] = ..., pass_turn: _Optional[_Union[PnrzPassTurn, _Mapping]] = ..., rotate_tile: _Optional[_Union[PnrzRotateTile, _Mapping]] = ..., swap_first: _Optional[_Union[PnrzSwapFirst, _Mapping]] = ..., swap_with: _Optional[_Union[PnrzSwapWith, _Mapping]] = ..., orient_swapped: _Optional[_Union[PnrzOrientSwapped, _Mapping]] = ..., take_tile: _Optional[_Union[PnrzTakeTile, _Mapping]] = ..., put_tile: _Optional[_Union[PnrzPutTile, _Mapping]] = ..., skip_action: _Optional[_Union[PnrzSkipAction, _Mapping]] = ...) -> None: ...
 
 class PnrzPick(_message.Message):
     __slots__ = ("seat", "faction")
