@@ -142,7 +142,9 @@ class BuilderBot(Bot):
     OPPONENT_WEIGHT = 0.8  # how much an opponent's point counts against one of its own
     SHORTLIST = 10  # tiles considered for Swap and Replace (the ones touching the best sections)
 
-    def choose(self, observation: Observation, legal_actions: Sequence[Action], deadline: timedelta) -> Action:
+    def choose(
+        self, observation: Observation, legal_actions: Sequence[Action], deadline: timedelta
+    ) -> Action:
         phase = observation.phase
         if phase is Phase.CHOOSE:
             return self.choose_faction(observation, legal_actions)
@@ -266,9 +268,7 @@ class BuilderBot(Bot):
 
     @staticmethod
     def after_rotate(board, tile_id: int, rotation: int):
-        return tuple(
-            Placement(p.y, p.x, p.tile_id, rotation) if p.tile_id == tile_id else p for p in board
-        )
+        return tuple(Placement(p.y, p.x, p.tile_id, rotation) if p.tile_id == tile_id else p for p in board)
 
     @staticmethod
     def swapped(board, a: int, b: int, ra: int | None = None, rb: int | None = None):

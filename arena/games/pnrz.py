@@ -248,16 +248,18 @@ def faction_scores(board: Board) -> dict[Faction, int]:
 
     Cached by board (callers must not mutate the returned dict).
     """
-    cells = picture_cells(board)
+    return cell_scores(picture_cells(board))
+
+
+def cell_scores(cells: Mapping[tuple[int, int], Picture]) -> dict[Faction, int]:
+    """Returns each faction's best-section score on a picture grid (picture cell -> picture)."""
     return {f: max((s.score for s in sections(cells, f)), default=0) for f in Faction}
 
 
 def frontier(positions: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     """Returns the empty positions sharing a full side with a tile at ``positions``, sorted (y, x)."""
     taken = set(positions)
-    free = {
-        (x + dx, y + dy) for x, y in taken for dx, dy in NEIGHBOURS if (x + dx, y + dy) not in taken
-    }
+    free = {(x + dx, y + dy) for x, y in taken for dx, dy in NEIGHBOURS if (x + dx, y + dy) not in taken}
     return sorted(free, key=lambda p: (p[1], p[0]))
 
 
