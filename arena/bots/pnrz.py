@@ -18,7 +18,6 @@ from arena.games.pnrz import (
     _FRIEND,
     _POINTS,
     ENEMY,
-    GAME,
     NEIGHBOURS,
     PICTURES,
     TILES,
@@ -32,8 +31,8 @@ from arena.games.pnrz import (
     PassTurn,
     Phase,
     Picture,
-    PlaceTile,
     Placement,
+    PlaceTile,
     PutTile,
     RotateTile,
     SelectTile,
@@ -87,10 +86,12 @@ class Sections:
                 for dx, dy in NEIGHBOURS:
                     n = (cx + dx, cy + dy)
                     p = cells.get(n)
-                    if p is not None and n in label and _POINTS[p] in (1, 3) and n not in lost:
-                        if not any(cells.get((n[0] + ex, n[1] + ey)) is enemy for ex, ey in NEIGHBOURS):
-                            lost.add(n)
-                            adjust[label[n]] = adjust.get(label[n], 0) - _POINTS[p]
+                    counted = p is not None and n in label and _POINTS[p] in (1, 3) and n not in lost
+                    if counted and not any(
+                        cells.get((n[0] + ex, n[1] + ey)) is enemy for ex, ey in NEIGHBOURS
+                    ):
+                        lost.add(n)
+                        adjust[label[n]] = adjust.get(label[n], 0) - _POINTS[p]
         # New friendly pictures join (and merge) the sections they touch.
         own = [(c, p) for c, p in new if _FRIEND[p] is f]
         groups: list[tuple[set[int], int]] = []
