@@ -13,6 +13,7 @@ _MODULES = {
     "ninjan": "arena.bots.ninjan",
     "ninja-burger": "arena.bots.ninja_burger",
     "ninja-master": "arena.bots.ninja_master",
+    "pnrz": "arena.bots.pnrz",
 }
 
 

@@ -6,8 +6,9 @@ from arena.games.base import Game, GameError, GameSpec, IllegalActionError, Inva
 from arena.games.ninja_burger import GAME as NINJA_BURGER
 from arena.games.ninja_master import GAME as NINJA_MASTER
 from arena.games.ninjan import GAME as NINJAN
+from arena.games.pnrz import GAME as PNRZ
 
-GAMES: dict[str, Game] = {game.spec.name: game for game in (NINJAN, NINJA_BURGER, NINJA_MASTER)}
+GAMES: dict[str, Game] = {game.spec.name: game for game in (NINJAN, NINJA_BURGER, PNRZ, NINJA_MASTER)}
 ALIASES: dict[str, str] = {alias: g.spec.name for g in GAMES.values() for alias in g.spec.aliases}
 
 

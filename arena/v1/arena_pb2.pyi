@@ -1,6 +1,7 @@
 from arena.v1 import ninja_burger_pb2 as _ninja_burger_pb2
 from arena.v1 import ninja_master_pb2 as _ninja_master_pb2
 from arena.v1 import ninjan_pb2 as _ninjan_pb2
+from arena.v1 import pnrz_pb2 as _pnrz_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -102,16 +103,18 @@ class DecisionRequest(_message.Message):
     def __init__(self, request_id: _Optional[int] = ..., step: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., deadline_ms: _Optional[int] = ...) -> None: ...
 
 class Event(_message.Message):
-    __slots__ = ("step", "ninjan", "ninja_burger", "ninja_master")
+    __slots__ = ("step", "ninjan", "ninja_burger", "pnrz", "ninja_master")
     STEP_FIELD_NUMBER: _ClassVar[int]
     NINJAN_FIELD_NUMBER: _ClassVar[int]
     NINJA_BURGER_FIELD_NUMBER: _ClassVar[int]
+    PNRZ_FIELD_NUMBER: _ClassVar[int]
     NINJA_MASTER_FIELD_NUMBER: _ClassVar[int]
     step: int
     ninjan: _ninjan_pb2.NinjanEvent
     ninja_burger: _ninja_burger_pb2.NinjaBurgerEvent
+    pnrz: _pnrz_pb2.PnrzEvent
     ninja_master: _ninja_master_pb2.NinjaMasterEvent
-    def __init__(self, step: _Optional[int] = ..., ninjan: _Optional[_Union[_ninjan_pb2.NinjanEvent, _Mapping]] = ..., ninja_burger: _Optional[_Union[_ninja_burger_pb2.NinjaBurgerEvent, _Mapping]] = ..., ninja_master: _Optional[_Union[_ninja_master_pb2.NinjaMasterEvent, _Mapping]] = ...) -> None: ...
+    def __init__(self, step: _Optional[int] = ..., ninjan: _Optional[_Union[_ninjan_pb2.NinjanEvent, _Mapping]] = ..., ninja_burger: _Optional[_Union[_ninja_burger_pb2.NinjaBurgerEvent, _Mapping]] = ..., pnrz: _Optional[_Union[_pnrz_pb2.PnrzEvent, _Mapping]] = ..., ninja_master: _Optional[_Union[_ninja_master_pb2.NinjaMasterEvent, _Mapping]] = ...) -> None: ...
 
 class Error(_message.Message):
     __slots__ = ("code", "message", "request_id", "strikes", "max_strikes", "forfeited")
@@ -156,21 +159,25 @@ class MatchResult(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., players: _Optional[_Iterable[_Union[PlayerResult, _Mapping]]] = ..., termination: _Optional[str] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("ninjan", "ninja_burger", "ninja_master")
+    __slots__ = ("ninjan", "ninja_burger", "pnrz", "ninja_master")
     NINJAN_FIELD_NUMBER: _ClassVar[int]
     NINJA_BURGER_FIELD_NUMBER: _ClassVar[int]
+    PNRZ_FIELD_NUMBER: _ClassVar[int]
     NINJA_MASTER_FIELD_NUMBER: _ClassVar[int]
     ninjan: _ninjan_pb2.NinjanObservation
     ninja_burger: _ninja_burger_pb2.NinjaBurgerObservation
+    pnrz: _pnrz_pb2.PnrzObservation
     ninja_master: _ninja_master_pb2.NinjaMasterObservation
-    def __init__(self, ninjan: _Optional[_Union[_ninjan_pb2.NinjanObservation, _Mapping]] = ..., ninja_burger: _Optional[_Union[_ninja_burger_pb2.NinjaBurgerObservation, _Mapping]] = ..., ninja_master: _Optional[_Union[_ninja_master_pb2.NinjaMasterObservation, _Mapping]] = ...) -> None: ...
+    def __init__(self, ninjan: _Optional[_Union[_ninjan_pb2.NinjanObservation, _Mapping]] = ..., ninja_burger: _Optional[_Union[_ninja_burger_pb2.NinjaBurgerObservation, _Mapping]] = ..., pnrz: _Optional[_Union[_pnrz_pb2.PnrzObservation, _Mapping]] = ..., ninja_master: _Optional[_Union[_ninja_master_pb2.NinjaMasterObservation, _Mapping]] = ...) -> None: ...
 
 class Action(_message.Message):
-    __slots__ = ("ninjan", "ninja_burger", "ninja_master")
+    __slots__ = ("ninjan", "ninja_burger", "pnrz", "ninja_master")
     NINJAN_FIELD_NUMBER: _ClassVar[int]
     NINJA_BURGER_FIELD_NUMBER: _ClassVar[int]
+    PNRZ_FIELD_NUMBER: _ClassVar[int]
     NINJA_MASTER_FIELD_NUMBER: _ClassVar[int]
     ninjan: _ninjan_pb2.NinjanAction
     ninja_burger: _ninja_burger_pb2.NinjaBurgerAction
+    pnrz: _pnrz_pb2.PnrzAction
     ninja_master: _ninja_master_pb2.NinjaMasterAction
-    def __init__(self, ninjan: _Optional[_Union[_ninjan_pb2.NinjanAction, _Mapping]] = ..., ninja_burger: _Optional[_Union[_ninja_burger_pb2.NinjaBurgerAction, _Mapping]] = ..., ninja_master: _Optional[_Union[_ninja_master_pb2.NinjaMasterAction, _Mapping]] = ...) -> None: ...
+    def __init__(self, ninjan: _Optional[_Union[_ninjan_pb2.NinjanAction, _Mapping]] = ..., ninja_burger: _Optional[_Union[_ninja_burger_pb2.NinjaBurgerAction, _Mapping]] = ..., pnrz: _Optional[_Union[_pnrz_pb2.PnrzAction, _Mapping]] = ..., ninja_master: _Optional[_Union[_ninja_master_pb2.NinjaMasterAction, _Mapping]] = ...) -> None: ...

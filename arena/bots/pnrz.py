@@ -1,0 +1,375 @@
+"""Built-in Pirates, Ninjas, Robots & Zombies bots: ``random`` and ``builder``.
+
+The builder is greedy over a board value: the sum of its own factions' best-section scores minus the
+strongest opponent's. Tile plays are scored incrementally (``Sections.gain``: only the sections the four
+new pictures touch are recomputed), so it looks at every tile, position and rotation in a few
+milliseconds; extra actions and base moves are scored by full re-scoring of a pruned candidate set.
+Tie-breaks keep its best sections open (pictures of its own faction on the new tile's outer sides
+facing free space) and prefer spending tiles that help it least.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+
+from arena.bots.common import RandomBot
+from arena.games.pnrz import (
+    _FRIEND,
+    _POINTS,
+    ENEMY,
+    NEIGHBOURS,
+    PICTURES,
+    TILES,
+    Action,
+    ChooseFaction,
+    Faction,
+    Icon,
+    MoveBase,
+    Observation,
+    OrientSwapped,
+    PassTurn,
+    Phase,
+    Picture,
+    Placement,
+    PlaceTile,
+    PutTile,
+    RotateTile,
+    SelectTile,
+    SkipAction,
+    SwapFirst,
+    SwapWith,
+    TakeTile,
+    faction_scores,
+    frontier,
+    picture_cells,
+    rotations,
+    sections,
+    tile_cells,
+)
+from arena.sdk import Bot
+
+Cell = tuple[int, int]
+
+
+def board_of(observation: Observation) -> tuple[Placement, ...]:
+    """Returns the engine board (sorted placements) seen in an observation."""
+    return tuple(sorted(Placement(p.y, p.x, p.tile_id, p.rotation) for p in observation.board))
+
+
+class Sections:
+    """The sections of every faction on one board, for fast what-if scoring of a single tile play."""
+
+    def __init__(self, board: tuple[Placement, ...]) -> None:
+        self.cells = picture_cells(board)
+        self.label: dict[Faction, dict[Cell, int]] = {}
+        self.scores: dict[Faction, list[int]] = {}
+        for f in Faction:
+            found = sections(self.cells, f)
+            self.scores[f] = [s.score for s in found]
+            self.label[f] = {c: i for i, s in enumerate(found) for c in s.cells}
+
+    def best(self, f: Faction) -> int:
+        """Returns the faction's best-section score now."""
+        return self.scores[f][0] if self.scores[f] else 0
+
+    def gain(self, new: list[tuple[Cell, Picture]], f: Faction) -> int:
+        """Returns the change of faction ``f``'s best-section score if ``new`` pictures were added."""
+        cells, label, scores = self.cells, self.label[f], self.scores[f]
+        enemy = ENEMY[f]
+        new_map = dict(new)
+        adjust: dict[int, int] = {}
+        # New arch-enemies negate the faction's counted pictures beside them.
+        lost: set[Cell] = set()
+        for (cx, cy), pic in new:
+            if pic is enemy:
+                for dx, dy in NEIGHBOURS:
+                    n = (cx + dx, cy + dy)
+                    p = cells.get(n)
+                    counted = p is not None and n in label and _POINTS[p] in (1, 3) and n not in lost
+                    if counted and not any(
+                        cells.get((n[0] + ex, n[1] + ey)) is enemy for ex, ey in NEIGHBOURS
+                    ):
+                        lost.add(n)
+                        adjust[label[n]] = adjust.get(label[n], 0) - _POINTS[p]
+        # New friendly pictures join (and merge) the sections they touch.
+        own = [(c, p) for c, p in new if _FRIEND[p] is f]
+        groups: list[tuple[set[int], int]] = []
+        seen: set[Cell] = set()
+        for start, _ in own:
+            if start in seen:
+                continue
+            seen.add(start)
+            stack, labels, points, has_base = [start], set(), 0, False
+            while stack:
+                cx, cy = stack.pop()
+                pic = new_map[(cx, cy)]
+                if _POINTS[pic] == 5:
+                    has_base = True
+                elif not any(
+                    cells.get((cx + dx, cy + dy)) is enemy or new_map.get((cx + dx, cy + dy)) is enemy
+                    for dx, dy in NEIGHBOURS
+                ):
+                    points += _POINTS[pic]
+                for dx, dy in NEIGHBOURS:
+                    n = (cx + dx, cy + dy)
+                    if n in label:
+                        labels.add(label[n])
+                    elif n in new_map and _FRIEND[new_map[n]] is f and n not in seen:
+                        seen.add(n)
+                        stack.append(n)
+            groups.append((labels, points + (5 if has_base else 0)))
+        if not groups and not adjust:
+            return 0
+        consumed: set[int] = set()
+        best = 0
+        for labels, points in groups:
+            best = max(best, points + sum(scores[i] + adjust.get(i, 0) for i in labels))
+            consumed |= labels
+        for i, delta in adjust.items():
+            if i not in consumed:
+                best = max(best, scores[i] + delta)
+        for i, score in enumerate(scores):
+            if i not in consumed and i not in adjust:
+                best = max(best, score)
+                break
+        return best - (scores[0] if scores else 0)
+
+
+class BuilderBot(Bot):
+    """Grows its best sections, keeps them open, blocks opponents and uses extra actions greedily."""
+
+    name = "builder"
+    OPPONENT_WEIGHT = 0.8  # how much an opponent's point counts against one of its own
+    SHORTLIST = 10  # tiles considered for Swap and Replace (the ones touching the best sections)
+
+    def choose(
+        self, observation: Observation, legal_actions: Sequence[Action], deadline: timedelta
+    ) -> Action:
+        phase = observation.phase
+        if phase is Phase.CHOOSE:
+            return self.choose_faction(observation, legal_actions)
+        board = board_of(observation)
+        if phase is Phase.PLAY:
+            hand = [a.tile_id for a in legal_actions if isinstance(a, SelectTile)]
+            if hand:
+                _, tile_id, _ = self.best_play(observation, board, hand)
+                return SelectTile(tile_id)
+            moves = [a for a in legal_actions if isinstance(a, MoveBase)]
+            if moves:
+                return self.best_base_move(observation, board, moves)
+            return PassTurn()
+        if phase is Phase.PLACE:
+            _, _, place = self.best_play(observation, board, [observation.pending[0]])
+            return place
+        if phase is Phase.MOVE:
+            return self.best_full(observation, board, legal_actions, self.after_move)
+        if phase is Phase.ACTION:
+            return self.best_extra(observation, board, legal_actions)
+        if phase is Phase.SWAP:
+            plan = getattr(self, "plan", None)
+            if plan and plan[0] == observation.pending[0] and SwapWith(plan[1]) in legal_actions:
+                return SwapWith(plan[1])
+            return self.best_full(observation, board, legal_actions, self.after_swap)
+        if phase is Phase.ORIENT:
+            return self.best_full(observation, board, legal_actions, self.after_orient)
+        if phase is Phase.REPLACE:
+            return self.best_full(observation, board, legal_actions, self.after_put)
+        return legal_actions[0]
+
+    # -- evaluation ----------------------------------------------------------------------------
+
+    def mine(self, obs: Observation) -> tuple[Faction, ...]:
+        return obs.factions
+
+    def theirs(self, obs: Observation) -> list[tuple[Faction, ...]]:
+        return [p.factions for p in obs.players if p.seat != obs.seat]
+
+    def value(self, obs: Observation, board: tuple[Placement, ...]) -> float:
+        """Returns own points minus the strongest opponent's (weighted) on ``board``."""
+        scores = faction_scores(board)
+        own = sum(scores[f] for f in self.mine(obs))
+        other = max((sum(scores[f] for f in fs) for fs in self.theirs(obs)), default=0)
+        return own - self.OPPONENT_WEIGHT * other
+
+    def choose_faction(self, obs: Observation, legal: Sequence[Action]) -> Action:
+        """Picks a faction, spreading seats over the list to avoid clashes."""
+        options = [a for a in legal if isinstance(a, ChooseFaction)]
+        return options[(obs.seat + len(obs.factions)) % len(options)]
+
+    def best_play(
+        self, obs: Observation, board: tuple[Placement, ...], hand: list[int]
+    ) -> tuple[float, int, PlaceTile]:
+        """Returns (value, tile, placement) of the best tile play from ``hand``."""
+        secs = Sections(board)
+        mine = self.mine(obs)
+        theirs = self.theirs(obs)
+        positions = [(p.x, p.y) for p in board]
+        spots = frontier(positions) if positions else [(0, 0)]
+        occupied = set(positions)
+        best: tuple[float, int, PlaceTile] | None = None
+        for tile_id in hand:
+            is_base = TILES[tile_id].base is not None
+            # Spending a tile rich in own pictures costs a little future potential.
+            richness = sum(_FRIEND[p] in mine for p in PICTURES[tile_id]) * 0.05
+            for x, y in spots:
+                for r in rotations(tile_id):
+                    new = tile_cells(tile_id, x, y, r)
+                    own = sum(secs.gain(new, f) for f in mine)
+                    other = max((sum(secs.gain(new, f) for f in fs) for fs in theirs), default=0)
+                    score = own - self.OPPONENT_WEIGHT * other
+                    score += 0.1 * self.openness(new, x, y, occupied, mine) - richness
+                    if is_base and own <= 0:
+                        score -= 1.0  # a base is worth most where it joins a section
+                    key = (score, -tile_id, -y, -x, -r)
+                    if best is None or key > (best[0], -best[1], -best[2].y, -best[2].x, -best[2].rotation):
+                        best = (score, tile_id, PlaceTile(x, y, r))
+        assert best is not None
+        return best
+
+    @staticmethod
+    def openness(
+        new: list[tuple[Cell, Picture]], x: int, y: int, occupied: set[tuple[int, int]], mine: tuple
+    ) -> int:
+        """Returns how many own pictures of the new tile face a free neighbouring position."""
+        count = 0
+        for (cx, cy), pic in new:
+            if _FRIEND[pic] not in mine:
+                continue
+            side_x = x + (1 if cx % 2 else -1)
+            side_y = y + (1 if cy % 2 else -1)
+            count += ((side_x, y) not in occupied) + ((x, side_y) not in occupied)
+        return count
+
+    def best_full(self, obs, board, legal, after) -> Action:
+        """Returns the legal action whose resulting board has the highest value (first on ties)."""
+        return max(legal, key=lambda a: self.value(obs, after(obs, board, a)))
+
+    def best_base_move(self, obs: Observation, board: tuple[Placement, ...], moves: list[MoveBase]) -> Action:
+        """Returns the base move whose best new position raises the value most, else passes."""
+        best: Action = PassTurn()
+        best_value = self.value(obs, board) + 1e-9
+        for move in moves:
+            old = next(p for p in board if p.tile_id == move.tile_id)
+            rest = [(p.x, p.y) for p in board if p is not old]
+            for x, y in frontier(rest):
+                if (x, y) != (old.x, old.y):
+                    v = self.value(obs, self.after_move(obs, board, PlaceTile(x, y, 0), move.tile_id))
+                    if v > best_value:
+                        best, best_value = move, v
+        return best
+
+    # -- what-if boards --------------------------------------------------------------------------
+
+    @staticmethod
+    def after_move(obs, board, action: PlaceTile, tile_id: int | None = None):
+        moving = tile_id if tile_id is not None else obs.pending[0]
+        rest = [p for p in board if p.tile_id != moving]
+        return tuple(sorted((*rest, Placement(action.y, action.x, moving, 0))))
+
+    @staticmethod
+    def after_rotate(board, tile_id: int, rotation: int):
+        return tuple(Placement(p.y, p.x, p.tile_id, rotation) if p.tile_id == tile_id else p for p in board)
+
+    @staticmethod
+    def swapped(board, a: int, b: int, ra: int | None = None, rb: int | None = None):
+        pa = next(p for p in board if p.tile_id == a)
+        pb = next(p for p in board if p.tile_id == b)
+        out = []
+        for p in board:
+            if p.tile_id == a:
+                out.append(Placement(pb.y, pb.x, a, pa.rotation if ra is None else ra))
+            elif p.tile_id == b:
+                out.append(Placement(pa.y, pa.x, b, pb.rotation if rb is None else rb))
+            else:
+                out.append(p)
+        return tuple(sorted(out))
+
+    def after_swap(self, obs, board, action: SwapWith):
+        return self.swapped(board, obs.pending[0], action.tile_id)
+
+    def after_orient(self, obs, board, action: OrientSwapped):
+        a, b = obs.pending
+        return tuple(
+            Placement(
+                p.y, p.x, p.tile_id, action.first_rotation if p.tile_id == a else action.second_rotation
+            )
+            if p.tile_id in (a, b)
+            else p
+            for p in board
+        )
+
+    def after_put(self, obs, board, action: PutTile):
+        taken = obs.pending[0]
+        return tuple(
+            Placement(p.y, p.x, action.tile_id, action.rotation) if p.tile_id == taken else p for p in board
+        )
+
+    # -- extra actions ---------------------------------------------------------------------------
+
+    def shortlist(self, obs: Observation, board: tuple[Placement, ...]) -> list[int]:
+        """Returns the tiles that matter most: those holding or touching the factions' best sections."""
+        cells = picture_cells(board)
+        weight: dict[int, float] = {}
+        where = {}
+        for p in board:
+            for c, _ in tile_cells(p.tile_id, p.x, p.y, p.rotation):
+                where[c] = p.tile_id
+        in_play = [f for fs in (self.mine(obs), *self.theirs(obs)) for f in fs]
+        for f in in_play:
+            found = sections(cells, f)
+            if not found:
+                continue
+            for c in found[0].cells:
+                for dx, dy in ((0, 0), *NEIGHBOURS):
+                    n = (c[0] + dx, c[1] + dy)
+                    if n in where:
+                        weight[where[n]] = weight.get(where[n], 0) + 1
+        ranked = sorted(weight, key=lambda t: (-weight[t], t))
+        return ranked[: self.SHORTLIST]
+
+    def best_extra(self, obs: Observation, board: tuple[Placement, ...], legal: Sequence[Action]) -> Action:
+        """Returns the extra action (or SkipAction) that raises the board value most."""
+        base_value = self.value(obs, board)
+        best: Action = SkipAction()
+        best_value = base_value + 1e-9
+        if obs.icon is Icon.ROTATE:
+            for a in legal:
+                if isinstance(a, RotateTile):
+                    v = self.value(obs, self.after_rotate(board, a.tile_id, a.rotation))
+                    if v > best_value:
+                        best, best_value = a, v
+        elif obs.icon is Icon.SWAP:
+            short = self.shortlist(obs, board)
+            mine = self.mine(obs)
+            rich = sorted(
+                (p.tile_id for p in board),
+                key=lambda t: (-sum(_FRIEND[q] in mine for q in PICTURES[t]), t),
+            )[:6]
+            pool = sorted(set(short) | set(rich))
+            for i, a in enumerate(pool):
+                for b in pool[i + 1 :]:
+                    for ra in rotations(a):
+                        v = self.value(obs, self.swapped(board, a, b, ra=ra))
+                        if v > best_value:
+                            best, best_value = SwapFirst(a), v
+                            self.plan = (a, b)
+        elif obs.icon is Icon.REPLACE:
+            takeable = {a.tile_id for a in legal if isinstance(a, TakeTile)}
+            for taken in [t for t in self.shortlist(obs, board) if t in takeable][:8]:
+                for tile in obs.hand:
+                    for r in rotations(tile.id):
+                        put = PutTile(tile.id, r)
+                        v = self.value(obs, self.after_put_taken(board, taken, put))
+                        if v > best_value:
+                            best, best_value = TakeTile(taken), v
+        return best
+
+    @staticmethod
+    def after_put_taken(board, taken: int, put: PutTile):
+        return tuple(
+            Placement(p.y, p.x, put.tile_id, put.rotation) if p.tile_id == taken else p for p in board
+        )
+
+
+BOTS: dict[str, type[Bot]] = {"random": RandomBot, "builder": BuilderBot}

@@ -1,0 +1,907 @@
+"""Pirates, Ninjas, Robots & Zombies: grow the best-scoring connected section of your characters.
+
+Rules as implemented: docs/rules/pnrz.md. In short: each player picks one faction (two with 2 players)
+and takes its base tile. Square tiles, each showing four pictures (one per quadrant), are laid edge to
+edge on an unbounded grid. A turn plays one tile from the hand next to the play area and draws one, or
+moves one of one's own bases. Tiles with a centre icon grant one extra action: Rotate a tile, Swap two
+tiles, or Replace a tile with one from the hand. Once the last tile is drawn everyone has one last turn;
+then each faction scores its best section (characters 1, bonus items 3, base 5; a character or bonus
+item beside its faction's arch-enemy scores nothing).
+
+Geometry (Design Detail): tile positions are integer ``(x, y)`` with y growing downwards. A tile's
+quadrants are numbered clockwise from the top left (0 NW, 1 NE, 2 SE, 3 SW); rotating a tile by
+``r`` quarter turns clockwise shows its printed quadrant ``i`` at position ``(i + r) % 4``. Pictures
+live on a grid twice as fine: quadrant ``(dx, dy)`` of the tile at ``(x, y)`` is the picture cell
+``(2x + dx, 2y + dy)``, so pictures on neighbouring tiles touch exactly when their cells do.
+
+=====================  =========================================================
+players                2 to 4 (with 2, each player owns two factions)
+decisions              simultaneous (faction choice), then sequential turns; an extra action is a
+                       follow-up decision of the same player (Swap takes two: the pair, then the
+                       orientations)
+chance                 seeded clash draws when players choose the same faction; one seeded shuffle
+information            imperfect: hands and the draw pile are hidden (only their sizes are public)
+length                 58 tile plays at most, plus one last turn each; capped at 300 turns
+tiles                  54 game tiles (our list: arena/games/data/pnrz_tiles.txt) + 4 base tiles
+=====================  =========================================================
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Iterable, Mapping
+from enum import IntEnum
+from pathlib import Path
+
+from arena.games.base import Game, GameSpec, IllegalActionError
+from arena.games.rng import derive
+
+HAND_SIZE = 3  # game tiles dealt to each player
+MAX_TURNS = 300  # guard: a game where players only move bases ends (and is scored) here
+MAX_CHOICE_ROUNDS = 4  # every choice round grants at least one of the 4 factions
+TILES_FILE = Path(__file__).with_name("data") / "pnrz_tiles.txt"
+
+
+class Faction(IntEnum):
+    PIRATE = 1
+    NINJA = 2
+    ROBOT = 3
+    ZOMBIE = 4
+
+
+class Kind(IntEnum):
+    CHARACTER = 0  # 1 point
+    BONUS = 1  # 3 points
+    ENEMY = 2  # the faction's arch-enemy: negates its characters and bonus items beside it
+    BASE = 3  # 5 points, once per section
+
+
+class Picture(IntEnum):
+    """One quadrant's picture. ``(value - 1) % 4`` gives the faction, ``(value - 1) // 4`` the kind."""
+
+    PIRATE = 1
+    NINJA = 2
+    ROBOT = 3
+    ZOMBIE = 4
+    TREASURE_CHEST = 5
+    THROWING_STAR = 6
+    BATTERY = 7
+    BRAIN = 8
+    KRAKEN = 9
+    DRAGON = 10
+    SOLDIERS = 11
+    HUNTER = 12
+    PIRATE_SHIP = 13
+    CASTLE = 14
+    FACTORY = 15
+    GRAVEYARD = 16
+
+    @property
+    def faction(self) -> Faction:
+        return Faction((self.value - 1) % 4 + 1)
+
+    @property
+    def kind(self) -> Kind:
+        return Kind((self.value - 1) // 4)
+
+
+POINTS = {Kind.CHARACTER: 1, Kind.BONUS: 3, Kind.ENEMY: 0, Kind.BASE: 5}
+ENEMY = {f: Picture(8 + f.value) for f in Faction}  # each faction's arch-enemy
+_FRIEND = {p: None if p.kind is Kind.ENEMY else p.faction for p in Picture}  # whose section it joins
+_POINTS = {p: POINTS[p.kind] for p in Picture}
+LETTER = dict(zip(Picture, "PNRZT*BMKDXHSCFG", strict=True))  # one-letter codes (board, render)
+FROM_LETTER = {letter: picture for picture, letter in LETTER.items()}
+
+
+class Icon(IntEnum):
+    NONE = 1
+    ROTATE = 2
+    SWAP = 3
+    REPLACE = 4
+
+
+class Phase(IntEnum):
+    CHOOSE = 1  # seats still needing a faction choose one, all at once
+    PLAY = 2  # the current seat selects a tile from its hand, moves a base or passes
+    PLACE = 3  # the current seat puts the selected tile at a position, in a rotation
+    MOVE = 4  # the current seat puts the base it chose to move at its new position
+    ACTION = 5  # the current seat uses (or skips) the extra action of the tile it just placed
+    SWAP = 6  # Swap: the current seat picks the second tile to swap with the first
+    ORIENT = 7  # Swap: the current seat sets the rotations of the two swapped tiles
+    REPLACE = 8  # Replace: the current seat puts a hand tile where the taken tile is
+    OVER = 9
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Tile:
+    id: int  # 1..54 game tiles, 55..58 the bases of Pirates, Ninjas, Robots, Zombies
+    pictures: str  # the 4 quadrants as printed (NW, NE, SE, SW), one LETTER each, e.g. "PK*Z"
+    icon: Icon
+
+    @property
+    def base(self) -> Faction | None:
+        """Returns the faction whose base this tile is, or None for a game tile."""
+        first = FROM_LETTER[self.pictures[0]]
+        return first.faction if first.kind is Kind.BASE else None
+
+
+_NAMES = {
+    "chest": Picture.TREASURE_CHEST,
+    "star": Picture.THROWING_STAR,
+    "ship": Picture.PIRATE_SHIP,
+    **{p.name.lower(): p for p in Picture},
+}
+
+
+def load_tiles(path: Path = TILES_FILE) -> tuple[Tile, ...]:
+    """Returns the game tiles listed in the data file (see its header for the format)."""
+    tiles = []
+    for line in path.read_text().splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        number, *names, icon = line.split()
+        pictures = "".join(LETTER[_NAMES[name]] for name in names)
+        tiles.append(Tile(int(number), pictures, Icon.NONE if icon == "-" else Icon[icon.upper()]))
+    return tuple(tiles)
+
+
+GAME_TILES: tuple[Tile, ...] = load_tiles()
+BASE_TILES: dict[Faction, Tile] = {
+    f: Tile(len(GAME_TILES) + f.value, LETTER[Picture(12 + f.value)] * 4, Icon.NONE) for f in Faction
+}
+TILES: dict[int, Tile] = {t.id: t for t in (*GAME_TILES, *BASE_TILES.values())}
+PICTURES: dict[int, tuple[Picture, ...]] = {
+    t.id: tuple(FROM_LETTER[c] for c in t.pictures) for t in TILES.values()
+}  # tile id -> its 4 pictures as printed
+QUADRANT_OFFSETS = ((0, 0), (1, 0), (1, 1), (0, 1))  # NW, NE, SE, SW
+NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
+
+def rotations(tile_id: int) -> tuple[int, ...]:
+    """Returns the distinct rotations of a tile: (0,) for a base (all four quadrants alike), else 0..3."""
+    return (0,) if TILES[tile_id].base else (0, 1, 2, 3)
+
+
+# Board ------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Placement:
+    """A tile in play (engine form; the observation shows ``PlacedTile`` with the tile's pictures)."""
+
+    y: int
+    x: int
+    tile_id: int
+    rotation: int  # quarter turns clockwise, 0..3
+
+
+Board = tuple[Placement, ...]  # sorted by (y, x)
+
+
+def picture_at(tile_id: int, rotation: int, position: int) -> Picture:
+    """Returns the picture shown at quadrant ``position`` (0 NW .. 3 SW) of a rotated tile."""
+    return PICTURES[tile_id][(position - rotation) % 4]
+
+
+def tile_cells(tile_id: int, x: int, y: int, rotation: int) -> list[tuple[tuple[int, int], Picture]]:
+    """Returns the four (picture cell, picture) pairs of a tile placed at (x, y) with a rotation."""
+    pictures = PICTURES[tile_id]
+    return [
+        ((2 * x + dx, 2 * y + dy), pictures[(q - rotation) % 4])
+        for q, (dx, dy) in enumerate(QUADRANT_OFFSETS)
+    ]
+
+
+def picture_cells(board: Iterable[Placement]) -> dict[tuple[int, int], Picture]:
+    """Returns every picture in play by picture cell."""
+    cells: dict[tuple[int, int], Picture] = {}
+    for p in board:
+        cells.update(tile_cells(p.tile_id, p.x, p.y, p.rotation))
+    return cells
+
+
+@dataclasses.dataclass(frozen=True)
+class Section:
+    """A set of one faction's pictures (characters, bonus items, base) connected orthogonally."""
+
+    faction: Faction
+    cells: frozenset[tuple[int, int]]
+    score: int  # counted points: negated pictures excluded, the base counted once
+
+
+def sections(cells: Mapping[tuple[int, int], Picture], faction: Faction) -> list[Section]:
+    """Returns the faction's sections in play, highest score first (ties: larger, then by cell)."""
+    own = {c for c, p in cells.items() if _FRIEND[p] is faction}
+    enemy = ENEMY[faction]
+    found = []
+    seen: set[tuple[int, int]] = set()
+    for start in sorted(own):
+        if start in seen:
+            continue
+        seen.add(start)
+        stack, members = [start], []
+        while stack:
+            cx, cy = stack.pop()
+            members.append((cx, cy))
+            for nxt in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1)):
+                if nxt in own and nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        score, has_base = 0, False
+        for cx, cy in members:
+            points = _POINTS[cells[(cx, cy)]]
+            if points == 5:
+                has_base = True
+            elif not any(
+                cells.get(n) is enemy for n in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1))
+            ):
+                score += points
+        found.append(Section(faction, frozenset(members), score + (5 if has_base else 0)))
+    found.sort(key=lambda s: (-s.score, -len(s.cells), min(s.cells)))
+    return found
+
+
+@functools.lru_cache(maxsize=512)
+def faction_scores(board: Board) -> dict[Faction, int]:
+    """Returns each faction's score: the points of its highest-scoring section (0 without one).
+
+    Cached by board (callers must not mutate the returned dict).
+    """
+    return cell_scores(picture_cells(board))
+
+
+def cell_scores(cells: Mapping[tuple[int, int], Picture]) -> dict[Faction, int]:
+    """Returns each faction's best-section score on a picture grid (picture cell -> picture)."""
+    return {f: max((s.score for s in sections(cells, f)), default=0) for f in Faction}
+
+
+def frontier(positions: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Returns the empty positions sharing a full side with a tile at ``positions``, sorted (y, x)."""
+    taken = set(positions)
+    free = {(x + dx, y + dy) for x, y in taken for dx, dy in NEIGHBOURS if (x + dx, y + dy) not in taken}
+    return sorted(free, key=lambda p: (p[1], p[0]))
+
+
+def is_connected(positions: Iterable[tuple[int, int]]) -> bool:
+    """Returns whether the tile positions form one orthogonally connected area (True when empty)."""
+    todo = set(positions)
+    if not todo:
+        return True
+    stack = [todo.pop()]
+    while stack:
+        x, y = stack.pop()
+        for dx, dy in NEIGHBOURS:
+            nxt = (x + dx, y + dy)
+            if nxt in todo:
+                todo.remove(nxt)
+                stack.append(nxt)
+    return not todo
+
+
+# Observation ------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class PlacedTile:
+    """A tile in play as seen: its id, position, rotation and the pictures it shows after rotation.
+
+    Design Detail: ``shown`` spells the four pictures as one-letter codes (``LETTER``) rather than a
+    repeated enum, which keeps a full board cheap to encode in every observation.
+    """
+
+    tile_id: int
+    x: int
+    y: int
+    rotation: int
+    shown: str  # NW, NE, SE, SW after rotation, one LETTER each, e.g. "PK*F"
+
+
+@dataclasses.dataclass(frozen=True)
+class Player:
+    seat: int
+    factions: tuple[Faction, ...]
+    hand_size: int
+    score: int
+
+
+@dataclasses.dataclass(frozen=True)
+class FactionScore:
+    faction: Faction
+    score: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Observation:
+    seat: int
+    phase: Phase
+    current: int | None
+    turn: int
+    factions: tuple[Faction, ...]
+    hand: tuple[Tile, ...]
+    board: tuple[PlacedTile, ...]
+    players: tuple[Player, ...]
+    pile_size: int
+    available: tuple[Faction, ...]
+    icon: Icon
+    pending: tuple[int, ...]
+    final_turns_left: int | None
+    faction_scores: tuple[FactionScore, ...]
+
+
+# Actions ----------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class ChooseFaction:
+    faction: Faction
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class SelectTile:
+    tile_id: int  # a tile from the hand, to be placed by the PlaceTile that follows
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class PlaceTile:
+    x: int
+    y: int
+    rotation: int
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class MoveBase:
+    tile_id: int  # one of the seat's bases in play, put at a new position by the PlaceTile that follows
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class PassTurn:
+    pass
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class RotateTile:
+    tile_id: int
+    rotation: int  # the new rotation, different from the current one
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class SwapFirst:
+    tile_id: int  # the first tile of the swap
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class SwapWith:
+    tile_id: int  # the second tile of the swap
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class OrientSwapped:
+    first_rotation: int
+    second_rotation: int
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class TakeTile:
+    tile_id: int  # the tile in play that goes into the hand
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class PutTile:
+    tile_id: int  # the tile from the hand put where the taken tile was
+    rotation: int
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class SkipAction:
+    pass
+
+
+Action = (
+    ChooseFaction
+    | SelectTile
+    | PlaceTile
+    | MoveBase
+    | PassTurn
+    | RotateTile
+    | SwapFirst
+    | SwapWith
+    | OrientSwapped
+    | TakeTile
+    | PutTile
+    | SkipAction
+)
+
+# Events -----------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Pick:
+    seat: int
+    faction: Faction
+
+
+@dataclasses.dataclass(frozen=True)
+class FactionsChosen:
+    round: int
+    picks: tuple[Pick, ...]
+    granted: tuple[Pick, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class TilesDealt:
+    pile_size: int
+    unused: tuple[Faction, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class TilePlaced:
+    seat: int
+    tile: Tile
+    x: int
+    y: int
+    rotation: int
+
+
+@dataclasses.dataclass(frozen=True)
+class TileDrawn:
+    seat: int
+    pile_size: int
+
+
+@dataclasses.dataclass(frozen=True)
+class BaseMoved:
+    seat: int
+    tile_id: int
+    from_x: int
+    from_y: int
+    x: int
+    y: int
+
+
+@dataclasses.dataclass(frozen=True)
+class TileRotated:
+    seat: int
+    tile_id: int
+    rotation: int
+
+
+@dataclasses.dataclass(frozen=True)
+class TilesSwapped:
+    seat: int
+    first_id: int
+    second_id: int
+
+
+@dataclasses.dataclass(frozen=True)
+class TilesOriented:
+    seat: int
+    first_rotation: int
+    second_rotation: int
+
+
+@dataclasses.dataclass(frozen=True)
+class TileReplaced:
+    seat: int
+    taken_id: int
+    tile: Tile
+    rotation: int
+
+
+@dataclasses.dataclass(frozen=True)
+class ActionSkipped:
+    seat: int
+
+
+@dataclasses.dataclass(frozen=True)
+class TurnPassed:
+    seat: int
+
+
+Event = (
+    FactionsChosen
+    | TilesDealt
+    | TilePlaced
+    | TileDrawn
+    | BaseMoved
+    | TileRotated
+    | TilesSwapped
+    | TilesOriented
+    | TileReplaced
+    | ActionSkipped
+    | TurnPassed
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class PnrzState:
+    """The whole table. Hands, pile and board hold tile ids (``TILES`` maps them to tiles)."""
+
+    seed: int
+    num_players: int
+    phase: Phase = Phase.CHOOSE
+    factions: tuple[tuple[Faction, ...], ...] = ()
+    choice_round: int = 1
+    hands: tuple[tuple[int, ...], ...] = ()
+    pile: tuple[int, ...] = ()  # top first
+    board: Board = ()
+    out: tuple[int, ...] = ()  # the base left out of a 3-player game
+    current: int = 0
+    icon: Icon = Icon.NONE  # the extra action on offer in the ACTION phase
+    pending: tuple[int, ...] = ()  # the tile ids of the decision in progress (see Observation.pending)
+    final_turns: int | None = None  # turns left once the pile is empty
+    turn: int = 0  # turns completed
+    last_events: tuple[Event, ...] = ()
+
+    def needs(self, seat: int) -> int:
+        """Returns how many more factions ``seat`` must choose."""
+        return (2 if self.num_players == 2 else 1) - len(self.factions[seat])
+
+    def available(self) -> tuple[Faction, ...]:
+        """Returns the factions nobody has chosen."""
+        taken = {f for fs in self.factions for f in fs}
+        return tuple(f for f in Faction if f not in taken)
+
+    def owner(self, faction: Faction) -> int | None:
+        """Returns the seat playing ``faction``, or None."""
+        return next((s for s, fs in enumerate(self.factions) if faction in fs), None)
+
+    def placement(self, tile_id: int) -> Placement:
+        """Returns where tile ``tile_id`` is in play; raises IllegalActionError if it is not."""
+        for p in self.board:
+            if p.tile_id == tile_id:
+                return p
+        raise IllegalActionError(f"tile {tile_id} is not in play")
+
+
+@functools.lru_cache(maxsize=4096)
+def _seen(p: Placement) -> PlacedTile:
+    printed = TILES[p.tile_id].pictures
+    shown = "".join(printed[(q - p.rotation) % 4] for q in range(4))
+    return PlacedTile(p.tile_id, p.x, p.y, p.rotation, shown)
+
+
+def _replace_at(items: tuple, index: int, value: object) -> tuple:
+    return (*items[:index], value, *items[index + 1 :])
+
+
+def _sorted_board(placements: Iterable[Placement]) -> Board:
+    return tuple(sorted(placements))
+
+
+class Pnrz(Game[PnrzState, Action]):
+    spec = GameSpec(
+        name="pnrz",
+        wire_name="pnrz",
+        title="Pirates, Ninjas, Robots & Zombies",
+        min_players=2,
+        max_players=4,
+        simultaneous=True,
+        chance=True,
+        perfect_information=False,
+        max_steps=MAX_CHOICE_ROUNDS + 3 * MAX_TURNS,
+        description="Lay four-picture tiles on an open grid; score your faction's best connected section.",
+        aliases=("pirates-ninjas-robots-zombies",),
+    )
+    observation_type = Observation
+    action_type = Action
+    event_type = Event
+
+    def initial_state(self, num_players: int, seed: int) -> PnrzState:
+        """Returns the table before anyone has chosen a faction (no tile dealt yet)."""
+        self.check_players(num_players)
+        return PnrzState(
+            seed=seed, num_players=num_players, factions=((),) * num_players, hands=((),) * num_players
+        )
+
+    # -- who acts, and how --------------------------------------------------------------------
+
+    def to_move(self, state: PnrzState) -> tuple[int, ...]:
+        if state.phase is Phase.OVER:
+            return ()
+        if state.phase is Phase.CHOOSE:
+            return tuple(s for s in range(state.num_players) if state.needs(s) > 0)
+        return (state.current,)
+
+    def legal_actions(self, state: PnrzState, seat: int) -> tuple[Action, ...]:
+        if seat not in self.to_move(state):
+            return ()
+        phase = state.phase
+        if phase is Phase.CHOOSE:
+            return tuple(ChooseFaction(f) for f in state.available())
+        if phase is Phase.PLAY:
+            hand = state.hands[seat]
+            pass_turn = () if hand else (PassTurn(),)
+            movable = (MoveBase(t) for t in self.movable_bases(state, seat))
+            return (*(SelectTile(t) for t in hand), *movable, *pass_turn)
+        if phase is Phase.MOVE:
+            return tuple(PlaceTile(x, y, 0) for x, y in self.base_spots(state, state.pending[0]))
+        if phase is Phase.PLACE:
+            positions = [(p.x, p.y) for p in state.board]
+            spots = frontier(positions) if positions else [(0, 0)]
+            return tuple(PlaceTile(x, y, r) for x, y in spots for r in rotations(state.pending[0]))
+        if phase is Phase.ACTION:
+            return (*self._extra_actions(state, seat), SkipAction())
+        if phase is Phase.SWAP:
+            return tuple(SwapWith(t) for t in sorted(p.tile_id for p in state.board) if t != state.pending[0])
+        if phase is Phase.ORIENT:
+            first, second = state.pending
+            return tuple(OrientSwapped(a, b) for a in rotations(first) for b in rotations(second))
+        assert phase is Phase.REPLACE
+        return tuple(PutTile(t, r) for t in state.hands[seat] for r in rotations(t))
+
+    def movable_bases(self, state: PnrzState, seat: int) -> list[int]:
+        """Returns the seat's bases in play that may move: the area stays connected without them."""
+        return [
+            p.tile_id
+            for p in state.board
+            if TILES[p.tile_id].base in state.factions[seat] and self.base_spots(state, p.tile_id)
+        ]
+
+    def base_spots(self, state: PnrzState, tile_id: int) -> list[tuple[int, int]]:
+        """Returns the new positions a base in play may move to (none if the area would split)."""
+        old = state.placement(tile_id)
+        rest = [(q.x, q.y) for q in state.board if q is not old]
+        if not rest or not is_connected(rest):
+            return []
+        return [spot for spot in frontier(rest) if spot != (old.x, old.y)]
+
+    def _extra_actions(self, state: PnrzState, seat: int) -> list[Action]:
+        """Returns the first decisions of the extra action on offer (without SkipAction)."""
+        ids = sorted(p.tile_id for p in state.board)
+        if state.icon is Icon.ROTATE:
+            rotation = {p.tile_id: p.rotation for p in state.board}
+            return [
+                RotateTile(t, r) for t in ids if TILES[t].base is None for r in range(4) if r != rotation[t]
+            ]
+        if state.icon is Icon.SWAP:
+            return [SwapFirst(t) for t in ids] if len(ids) >= 2 else []
+        if state.icon is Icon.REPLACE:
+            if not state.hands[seat]:
+                return []
+            mine = set(state.factions[seat])
+            return [TakeTile(t) for t in ids if TILES[t].base is None or TILES[t].base in mine]
+        return []
+
+    # -- applying -----------------------------------------------------------------------------
+
+    def _apply_unchecked(self, state: PnrzState, actions: Mapping[int, Action]) -> PnrzState:
+        state = dataclasses.replace(state, last_events=())
+        if state.phase is Phase.CHOOSE:
+            return self._choose(state, actions)
+        ((seat, action),) = actions.items()
+        if seat != state.current:
+            raise IllegalActionError(f"seat {state.current} is to move, not seat {seat}")
+        if isinstance(action, SelectTile):
+            if action.tile_id not in state.hands[seat]:
+                raise IllegalActionError(f"tile {action.tile_id} is not in seat {seat}'s hand")
+            return dataclasses.replace(state, phase=Phase.PLACE, pending=(action.tile_id,))
+        if isinstance(action, MoveBase):
+            state.placement(action.tile_id)
+            return dataclasses.replace(state, phase=Phase.MOVE, pending=(action.tile_id,))
+        if isinstance(action, PlaceTile) and state.phase is Phase.MOVE:
+            old = state.placement(state.pending[0])
+            board = _sorted_board(
+                (*(p for p in state.board if p is not old), Placement(action.y, action.x, old.tile_id, 0))
+            )
+            event = BaseMoved(seat, old.tile_id, old.x, old.y, action.x, action.y)
+            return self._end_turn(dataclasses.replace(state, board=board, last_events=(event,)), drew=False)
+        if isinstance(action, PlaceTile):
+            return self._place(state, seat, action)
+        if isinstance(action, PassTurn):
+            return self._end_turn(dataclasses.replace(state, last_events=(TurnPassed(seat),)), drew=False)
+        if isinstance(action, RotateTile):
+            old = state.placement(action.tile_id)
+            board = _sorted_board(
+                dataclasses.replace(p, rotation=action.rotation) if p is old else p for p in state.board
+            )
+            event = TileRotated(seat, action.tile_id, action.rotation)
+            return self._end_turn(dataclasses.replace(state, board=board, last_events=(event,)), drew=True)
+        if isinstance(action, SwapFirst):
+            state.placement(action.tile_id)
+            return dataclasses.replace(state, phase=Phase.SWAP, pending=(action.tile_id,))
+        if isinstance(action, SwapWith):
+            return self._swap(state, seat, state.pending[0], action.tile_id)
+        if isinstance(action, OrientSwapped):
+            rotation = dict(zip(state.pending, (action.first_rotation, action.second_rotation), strict=True))
+            board = _sorted_board(
+                dataclasses.replace(p, rotation=rotation[p.tile_id]) if p.tile_id in rotation else p
+                for p in state.board
+            )
+            event = TilesOriented(seat, action.first_rotation, action.second_rotation)
+            return self._end_turn(dataclasses.replace(state, board=board, last_events=(event,)), drew=True)
+        if isinstance(action, TakeTile):
+            state.placement(action.tile_id)
+            return dataclasses.replace(state, phase=Phase.REPLACE, pending=(action.tile_id,))
+        if isinstance(action, PutTile):
+            return self._replace(state, seat, action)
+        if isinstance(action, SkipAction):
+            return self._end_turn(dataclasses.replace(state, last_events=(ActionSkipped(seat),)), drew=True)
+        raise IllegalActionError(f"{action!r} is not a pnrz action")
+
+    def _choose(self, state: PnrzState, actions: Mapping[int, Action]) -> PnrzState:
+        """Grants the faction choices of one round; a clash is settled by a seeded draw."""
+        by_faction: dict[Faction, list[int]] = {}
+        picks = []
+        for seat in sorted(actions):
+            action = actions[seat]
+            if not isinstance(action, ChooseFaction):
+                raise IllegalActionError(f"seat {seat} must choose a faction, not {action!r}")
+            by_faction.setdefault(action.faction, []).append(seat)
+            picks.append(Pick(seat, action.faction))
+        factions = list(state.factions)
+        granted = []
+        for faction in sorted(by_faction):
+            seats = by_faction[faction]
+            draw = derive(state.seed, "clash", state.choice_round, int(faction))
+            winner = seats[0] if len(seats) == 1 else draw.choice(seats)
+            factions[winner] = (*factions[winner], faction)
+            granted.append(Pick(winner, faction))
+        state = dataclasses.replace(state, factions=tuple(factions))
+        # A seat left alone needing exactly as many factions as are left gets them without choosing.
+        needing = [s for s in range(state.num_players) if state.needs(s) > 0]
+        if len(needing) == 1 and state.needs(needing[0]) == len(state.available()):
+            seat, rest = needing[0], state.available()
+            granted.extend(Pick(seat, f) for f in rest)
+            factions[seat] = (*factions[seat], *rest)
+            state = dataclasses.replace(state, factions=tuple(factions))
+        event = FactionsChosen(state.choice_round, tuple(picks), tuple(granted))
+        state = dataclasses.replace(state, choice_round=state.choice_round + 1, last_events=(event,))
+        if any(state.needs(s) > 0 for s in range(state.num_players)):
+            return state
+        return self._deal(state)
+
+    def _deal(self, state: PnrzState) -> PnrzState:
+        """Shuffles the game tiles, deals 3 to each seat and adds each seat's base tile(s) to its hand."""
+        deck = [t.id for t in GAME_TILES]
+        derive(state.seed, "shuffle").shuffle(deck)
+        hands = tuple(
+            tuple(sorted((*deck[s * HAND_SIZE : (s + 1) * HAND_SIZE], *(BASE_TILES[f].id for f in fs))))
+            for s, fs in enumerate(state.factions)
+        )
+        unused = state.available()
+        pile = tuple(deck[state.num_players * HAND_SIZE :])
+        event = TilesDealt(len(pile), unused)
+        return dataclasses.replace(
+            state,
+            phase=Phase.PLAY,
+            hands=hands,
+            pile=pile,
+            out=tuple(BASE_TILES[f].id for f in unused),
+            current=0,
+            last_events=(*state.last_events, event),
+        )
+
+    def _place(self, state: PnrzState, seat: int, action: PlaceTile) -> PnrzState:
+        tile = TILES[state.pending[0]]
+        hand = tuple(t for t in state.hands[seat] if t != tile.id)
+        board = _sorted_board((*state.board, Placement(action.y, action.x, tile.id, action.rotation)))
+        event = TilePlaced(seat, tile, action.x, action.y, action.rotation)
+        state = dataclasses.replace(
+            state, hands=_replace_at(state.hands, seat, hand), board=board, pending=(), last_events=(event,)
+        )
+        if tile.icon is not Icon.NONE:
+            offered = dataclasses.replace(state, phase=Phase.ACTION, icon=tile.icon)
+            if self._extra_actions(offered, seat):
+                return offered
+        return self._end_turn(state, drew=True)
+
+    def _swap(self, state: PnrzState, seat: int, first: int, second: int) -> PnrzState:
+        a, b = state.placement(first), state.placement(second)
+        moved = {
+            a.tile_id: dataclasses.replace(a, x=b.x, y=b.y),
+            b.tile_id: dataclasses.replace(b, x=a.x, y=a.y),
+        }
+        board = _sorted_board(moved.get(p.tile_id, p) for p in state.board)
+        event = TilesSwapped(seat, first, second)
+        state = dataclasses.replace(state, board=board, last_events=(event,))
+        if len(rotations(first)) * len(rotations(second)) == 1:
+            return self._end_turn(state, drew=True)
+        return dataclasses.replace(state, phase=Phase.ORIENT, pending=(first, second))
+
+    def _replace(self, state: PnrzState, seat: int, action: PutTile) -> PnrzState:
+        old = state.placement(state.pending[0])
+        if action.tile_id not in state.hands[seat]:
+            raise IllegalActionError(f"tile {action.tile_id} is not in seat {seat}'s hand")
+        new = Placement(old.y, old.x, action.tile_id, action.rotation)
+        board = _sorted_board(new if p is old else p for p in state.board)
+        hand = tuple(sorted((*(t for t in state.hands[seat] if t != action.tile_id), old.tile_id)))
+        event = TileReplaced(seat, old.tile_id, TILES[action.tile_id], action.rotation)
+        state = dataclasses.replace(
+            state, board=board, hands=_replace_at(state.hands, seat, hand), last_events=(event,)
+        )
+        return self._end_turn(state, drew=True)
+
+    def _end_turn(self, state: PnrzState, drew: bool) -> PnrzState:
+        """Draws a tile after a tile play (if any are left), counts down the last turns, passes on."""
+        seat = state.current
+        hands, pile, events = state.hands, state.pile, state.last_events
+        final = state.final_turns
+        if final is not None:
+            final -= 1
+        elif drew and pile:
+            hands = _replace_at(hands, seat, tuple(sorted((*hands[seat], pile[0]))))
+            pile = pile[1:]
+            events = (*events, TileDrawn(seat, len(pile)))
+            if not pile:
+                final = state.num_players  # everyone, starting with the next seat, has one last turn
+        turn = state.turn + 1
+        over = final == 0 or turn >= MAX_TURNS
+        return dataclasses.replace(
+            state,
+            phase=Phase.OVER if over else Phase.PLAY,
+            hands=hands,
+            pile=pile,
+            current=(seat + 1) % state.num_players,
+            icon=Icon.NONE,
+            pending=(),
+            final_turns=final,
+            turn=turn,
+            last_events=events,
+        )
+
+    # -- outcome and views ----------------------------------------------------------------------
+
+    def is_terminal(self, state: PnrzState) -> bool:
+        return state.phase is Phase.OVER
+
+    def termination(self, state: PnrzState) -> str:
+        return "turn_cap" if state.phase is Phase.OVER and state.final_turns != 0 else "normal"
+
+    def faction_scores(self, state: PnrzState) -> dict[Faction, int]:
+        """Returns each faction's best-section score on the current board."""
+        return dict(faction_scores(state.board))
+
+    def scores(self, state: PnrzState) -> tuple[int, ...]:
+        by_faction = faction_scores(state.board)
+        return tuple(sum(by_faction[f] for f in fs) for fs in state.factions)
+
+    def observe(self, state: PnrzState, seat: int) -> Observation:
+        by_faction = faction_scores(state.board)
+        players = tuple(
+            Player(s, fs, len(state.hands[s]), sum(by_faction[f] for f in fs))
+            for s, fs in enumerate(state.factions)
+        )
+        in_game = [f for fs in state.factions for f in fs]
+        return Observation(
+            seat=seat,
+            phase=state.phase,
+            current=None if state.phase in (Phase.CHOOSE, Phase.OVER) else state.current,
+            turn=state.turn,
+            factions=state.factions[seat],
+            hand=tuple(TILES[t] for t in state.hands[seat]),
+            board=tuple(_seen(p) for p in state.board),
+            players=players,
+            pile_size=len(state.pile),
+            available=state.available(),
+            icon=state.icon,
+            pending=state.pending if state.phase is not Phase.PLACE or seat == state.current else (),
+            final_turns_left=state.final_turns,
+            faction_scores=tuple(FactionScore(f, by_faction[f]) for f in sorted(in_game)),
+        )
+
+    def events(self, state: PnrzState) -> tuple[Event, ...]:
+        return state.last_events
+
+    def hidden_from(self, state: PnrzState, seat: int) -> frozenset[Tile]:
+        """Returns the tiles in the other hands and in the draw pile."""
+        others = (t for s, hand in enumerate(state.hands) if s != seat for t in hand)
+        return frozenset(TILES[t] for t in (*others, *state.pile))
+
+    def render(self, state: PnrzState) -> str:
+        """Returns the picture grid (one letter per picture, see LETTER) and the scores."""
+        head = f"turn {state.turn} {state.phase.name.lower()}  pile {len(state.pile)}  scores " + " ".join(
+            f"seat{s}={v}" for s, v in enumerate(self.scores(state))
+        )
+        cells = picture_cells(state.board)
+        if not cells:
+            return head
+        xs, ys = [c[0] for c in cells], [c[1] for c in cells]
+        rows = [
+            "".join(LETTER[cells[(x, y)]] if (x, y) in cells else "." for x in range(min(xs), max(xs) + 1))
+            for y in range(min(ys), max(ys) + 1)
+        ]
+        return "\n".join([head, *rows])
+
+
+GAME = Pnrz()
