@@ -33,6 +33,7 @@ import types
 import typing
 from typing import Any
 
+from google.protobuf import message_factory
 from google.protobuf.message import Message
 
 from arena.games.base import Game
@@ -108,76 +109,150 @@ def _is_oneof(py_type: Any) -> bool:
 
 
 # -- protobuf -------------------------------------------------------------------------------------
+#
+# Design detail: the converters are compiled once per (dataclass, message type) pair into small Python
+# functions (plain attribute reads and writes, no per-field introspection), because observations are
+# encoded on every decision and a reflective walk cost several times the gRPC round trip.
+
+
+def _message_class(descriptor: Any) -> type:
+    return message_factory.GetMessageClass(descriptor)
+
+
+def _enum_converter(enum_type: type) -> Any:
+    members = {int(m): m for m in enum_type}
+    name = enum_type.__name__
+
+    def convert(raw: int) -> Any:
+        member = members.get(raw)
+        if member is None:
+            raise CodecError(f"{raw} is not a valid {name}")
+        return member
+
+    return convert
+
+
+def _is_enum(py_type: Any) -> bool:
+    return isinstance(py_type, type) and issubclass(py_type, enum.IntEnum)
+
+
+@functools.cache
+def _encoder(py_type: Any, message_type: type) -> Any:
+    """Returns ``encode(message, value)`` for values of ``py_type`` (a dataclass or a union of them)."""
+    if _is_oneof(py_type):
+        return _union_encoder(py_type, message_type)
+    by_name = message_type.DESCRIPTOR.fields_by_name
+    env: dict[str, Any] = {}
+    lines = ["def encode(msg, v):"]
+    for i, field in enumerate(_fields(py_type)):
+        if field.name not in by_name:
+            raise CodecError(f"{message_type.DESCRIPTOR.full_name} has no field {field.name!r}")
+        target = by_name[field.name].message_type
+        item = _item_type(field.py_type) if field.repeated else field.py_type
+        name = field.name
+        if target is not None:
+            env[f"e{i}"] = _encoder(item, _message_class(target))
+        if field.repeated and target is not None:
+            lines += [f"    add = msg.{name}.add", f"    for x in v.{name}:", f"        e{i}(add(), x)"]
+        elif field.repeated:
+            lines.append(f"    msg.{name}.extend(v.{name})")
+        elif target is not None:
+            lines += [
+                f"    x = v.{name}",
+                "    if x is not None:",
+                f"        s = msg.{name}",
+                "        s.SetInParent()",
+                f"        e{i}(s, x)",
+            ]
+        elif field.optional:
+            lines += [f"    x = v.{name}", "    if x is not None:", f"        msg.{name} = x"]
+        else:
+            lines.append(f"    msg.{name} = v.{name}")
+    if len(lines) == 1:
+        lines.append("    pass")
+    exec("\n".join(lines), env)  # code built above from dataclass field names only
+    return env["encode"]
+
+
+def _union_encoder(py_type: Any, message_type: type) -> Any:
+    by_name = message_type.DESCRIPTOR.fields_by_name
+    table = {}
+    for name, member in _union_by_name(py_type).items():
+        if name not in by_name:
+            raise CodecError(f"{message_type.DESCRIPTOR.full_name} has no kind {name!r}")
+        table[member] = (name, _encoder(member, _message_class(by_name[name].message_type)))
+
+    def encode(msg: Message, value: Any) -> None:
+        try:
+            name, encoder = table[type(value)]
+        except KeyError:
+            raise CodecError(f"{type(value).__name__} is not one of {py_type}") from None
+        sub = getattr(msg, name)
+        sub.SetInParent()
+        encoder(sub, value)
+
+    return encode
+
+
+@functools.cache
+def _decoder(py_type: Any, message_type: type) -> Any:
+    """Returns ``decode(message) -> value`` for ``py_type`` (a dataclass or a union of them)."""
+    if _is_oneof(py_type):
+        return _union_decoder(py_type, message_type)
+    cls = _members(py_type)[0]
+    by_name = message_type.DESCRIPTOR.fields_by_name
+    env: dict[str, Any] = {"cls": cls}
+    args = []
+    for i, field in enumerate(_fields(cls)):
+        if field.name not in by_name:
+            raise CodecError(f"{message_type.DESCRIPTOR.full_name} has no field {field.name!r}")
+        target = by_name[field.name].message_type
+        item = _item_type(field.py_type) if field.repeated else field.py_type
+        raw = f"m.{field.name}"
+        if target is not None:
+            env[f"d{i}"] = _decoder(item, _message_class(target))
+            one = f"d{i}"
+        elif _is_enum(item):
+            env[f"d{i}"] = _enum_converter(item)
+            one = f"d{i}"
+        else:
+            one = ""
+        if field.repeated:
+            expr = f"tuple(map({one}, {raw}))" if one else f"tuple({raw})"
+        else:
+            expr = f"{one}({raw})" if one else raw
+        if field.optional:
+            expr = f"({expr} if m.HasField({field.name!r}) else None)"
+        args.append(f"{field.name}={expr}")
+    exec(f"def decode(m):\n    return cls({', '.join(args)})", env)  # built from field names only
+    return env["decode"]
+
+
+def _union_decoder(py_type: Any, message_type: type) -> Any:
+    by_name = message_type.DESCRIPTOR.fields_by_name
+    table = {
+        name: _decoder(member, _message_class(by_name[name].message_type))
+        for name, member in _union_by_name(py_type).items()
+    }
+    full_name = message_type.DESCRIPTOR.full_name
+
+    def decode(msg: Message) -> Any:
+        which = msg.WhichOneof("kind")
+        if which is None:
+            raise CodecError(f"{full_name} has none of its kinds set")
+        return table[which](getattr(msg, which))
+
+    return decode
 
 
 def encode_into(message: Message, value: Any, py_type: Any) -> None:
     """Fills ``message`` from ``value``, a dataclass (or a member of the union ``py_type``)."""
-    if _is_oneof(py_type):
-        name = _snake(type(value).__name__)
-        if name not in _union_by_name(py_type):
-            raise CodecError(f"{type(value).__name__} is not one of {py_type}")
-        sub = getattr(message, name)
-        sub.SetInParent()
-        encode_into(sub, value, type(value))
-        return
-    for field in _fields(type(value)):
-        item = getattr(value, field.name)
-        if item is None:
-            continue
-        try:
-            descriptor = message.DESCRIPTOR.fields_by_name[field.name]
-        except KeyError:
-            raise CodecError(f"{message.DESCRIPTOR.full_name} has no field {field.name!r}") from None
-        target_is_message = descriptor.message_type is not None
-        if field.repeated:
-            repeated = getattr(message, field.name)
-            if target_is_message:
-                for element in item:
-                    encode_into(repeated.add(), element, _item_type(field.py_type))
-            else:
-                repeated.extend(_scalar(element) for element in item)
-        elif target_is_message:
-            sub = getattr(message, field.name)
-            sub.SetInParent()
-            encode_into(sub, item, field.py_type)
-        else:
-            setattr(message, field.name, _scalar(item))
-
-
-def _scalar(value: Any) -> Any:
-    return int(value) if isinstance(value, enum.IntEnum) else value
+    _encoder(py_type, type(message))(message, value)
 
 
 def decode(message: Message, py_type: Any) -> Any:
     """Returns the game object of type ``py_type`` that ``message`` describes; raises CodecError."""
-    if _is_oneof(py_type):
-        which = message.WhichOneof("kind")
-        if which is None:
-            raise CodecError(f"{message.DESCRIPTOR.full_name} has none of its kinds set")
-        return decode(getattr(message, which), _union_by_name(py_type)[which])
-    cls = _members(py_type)[0]
-    kwargs = {}
-    for field in _fields(cls):
-        if field.optional and not message.HasField(field.name):
-            kwargs[field.name] = None
-            continue
-        raw = getattr(message, field.name)
-        if field.repeated:
-            kwargs[field.name] = tuple(_decode_value(x, _item_type(field.py_type)) for x in raw)
-        else:
-            kwargs[field.name] = _decode_value(raw, field.py_type)
-    return cls(**kwargs)
-
-
-def _decode_value(raw: Any, py_type: Any) -> Any:
-    if isinstance(raw, Message):
-        return decode(raw, py_type)
-    if isinstance(py_type, type) and issubclass(py_type, enum.IntEnum):
-        try:
-            return py_type(raw)
-        except ValueError:
-            raise CodecError(f"{raw} is not a valid {py_type.__name__}") from None
-    return raw
+    return _decoder(py_type, type(message))(message)
 
 
 def observation_to_proto(game: Game, observation: Any) -> pb.Observation:
