@@ -63,17 +63,33 @@ def unique_names(specs: list[BotSpec]) -> list[str]:
     return names
 
 
+@dataclasses.dataclass(frozen=True)
+class SharedReferee:
+    """A referee server that several series share (each series then leaves it running)."""
+
+    registry: LeaseRegistry
+    port: int
+
+
 async def run_series(
     game: Game,
     specs: list[BotSpec],
     config: SeriesConfig,
     on_result: Callable[[GameResult], None] | None = None,
     on_step: Callable[[Any, list, tuple], None] | None = None,
+    referee: SharedReferee | None = None,
 ) -> list[GameResult]:
-    """Plays ``config.games`` games between the bots; returns each game's result."""
+    """Plays ``config.games`` games between the bots; returns each game's result.
+
+    Without ``referee``, the series starts its own server on loopback and stops it at the end.
+    """
     game.check_players(len(specs))
-    registry = LeaseRegistry()
-    server, port = await start_server(registry)
+    server = None
+    if referee is None:
+        registry = LeaseRegistry()
+        server, port = await start_server(registry)
+    else:
+        registry, port = referee.registry, referee.port
     log_dir = config.log_dir or Path(tempfile.mkdtemp(prefix="arena-bots-"))
     entries = [
         _Entry(spec, name, i) for i, (spec, name) in enumerate(zip(specs, unique_names(specs), strict=True))
@@ -91,7 +107,8 @@ async def run_series(
             if entry.lease:
                 registry.forget(entry.lease)
         await asyncio.gather(*(asyncio.to_thread(e.process.stop) for e in entries if e.process))
-        await server.stop(grace=0.5)
+        if server is not None:
+            await server.stop(grace=0.5)
     return results
 
 

@@ -1,0 +1,72 @@
+"""The transport floor: a bare grpcio bidirectional-streaming ping-pong between two processes.
+
+    pingpong.py serve BYTES     # prints its port, answers every message with BYTES bytes
+    pingpong.py client PORT N   # N round trips; prints microseconds per round trip
+
+Same shape as a match: the server (grpc.aio, like the referee) sends the large message, the client
+(sync grpc with a queue-fed request iterator, like the SDK) answers with a few bytes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import sys
+import time
+
+import grpc
+
+METHOD = "/bench.PingPong/Play"
+
+
+def _identity(data: bytes) -> bytes:
+    return data
+
+
+async def serve(payload: int) -> None:
+    reply = b"x" * payload
+
+    async def play(requests, context):
+        async for _ in requests:
+            yield reply
+
+    handler = grpc.method_handlers_generic_handler(
+        "bench.PingPong",
+        {"Play": grpc.stream_stream_rpc_method_handler(play, _identity, _identity)},
+    )
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    print(port, flush=True)
+    await server.wait_for_termination()
+
+
+def client(port: int, rounds: int) -> float:
+    outbox: queue.Queue[bytes | None] = queue.Queue()
+
+    def requests():
+        while (item := outbox.get()) is not None:
+            yield item
+
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        grpc.channel_ready_future(channel).result(timeout=30)
+        call = channel.stream_stream(METHOD, request_serializer=_identity, response_deserializer=_identity)
+        responses = call(requests())
+        for _ in range(50):  # warm up
+            outbox.put(b"ok")
+            next(responses)
+        start = time.perf_counter()
+        for _ in range(rounds):
+            outbox.put(b"ok")
+            next(responses)
+        elapsed = time.perf_counter() - start
+        outbox.put(None)
+    return 1e6 * elapsed / rounds
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "serve":
+        asyncio.run(serve(int(sys.argv[2])))
+    else:
+        print(f"{client(int(sys.argv[2]), int(sys.argv[3])):.2f}")

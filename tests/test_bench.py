@@ -1,0 +1,30 @@
+"""The benchmark keeps working: its quick mode runs every layer and writes every figure (no timing
+is asserted here: the machines are shared and noisy; `python bench/run.py` is for measuring)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from arena.games import GAMES
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.e2e
+
+
+def test_quick_benchmark_reports_every_layer() -> None:
+    proc = subprocess.run(
+        [sys.executable, "bench/run.py", "--quick"], cwd=REPO, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "referee: wall time per decision step" in proc.stdout
+    results = json.loads((REPO / "bench" / "results.json").read_text())
+    assert results["quick"] is True
+    assert sorted(results["engines"]) == sorted(GAMES)
+    for figures in results["engines"].values():
+        assert figures["playouts_per_s"] > 0 and figures["step_us"] > 0 and figures["encode_us"] > 0
+    assert results["round_trip_us"] > 0 and results["referee_step_us"] > 0
+    assert set(results["matches_per_s"]) == {"1", "2"}
