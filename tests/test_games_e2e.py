@@ -26,7 +26,18 @@ def lineups() -> list[tuple[str, list[str]]]:
 @pytest.mark.parametrize(("game", "bots"), lineups(), ids=lambda x: x if isinstance(x, str) else len(x))
 def test_full_games_through_the_referee(tmp_path: Path, game: str, bots: list[str]) -> None:
     proc = run_arena(
-        "match", game, *bots, "--games", "3", "--seed", "7", "--json", "--replay-dir", str(tmp_path)
+        "match",
+        game,
+        *bots,
+        "--games",
+        "3",
+        "--seed",
+        "7",
+        "--json",
+        "--replay-dir",
+        str(tmp_path),
+        "--deadline-ms",
+        "10000",  # generous: a strike here must mean a broken bot, not a busy machine
     )
     assert proc.returncode == 0, proc.stderr
     results = json_lines(proc.stdout)
