@@ -16,7 +16,6 @@ from arena.bots.pnrz import BuilderBot
 from arena.games import get_game
 from arena.games.pnrz import (
     BASE_TILES,
-    FROM_LETTER,
     GAME,
     GAME_TILES,
     MAX_TURNS,
@@ -24,12 +23,10 @@ from arena.games.pnrz import (
     ChooseFaction,
     Faction,
     Icon,
-    Kind,
     MoveBase,
     OrientSwapped,
     PassTurn,
     Phase,
-    Picture,
     Placement,
     PlaceTile,
     PnrzState,
@@ -40,9 +37,14 @@ from arena.games.pnrz import (
     SwapFirst,
     SwapWith,
     TakeTile,
-    cell_scores,
     is_connected,
     picture_cells,
+)
+from arena.games.pnrz_board import (
+    FROM_LETTER,
+    Kind,
+    Picture,
+    cell_scores,
     sections,
 )
 from tests.conftest import play_bots

@@ -15,11 +15,6 @@ from datetime import timedelta
 
 from arena.bots.common import RandomBot
 from arena.games.pnrz import (
-    _FRIEND,
-    _POINTS,
-    ENEMY,
-    NEIGHBOURS,
-    PICTURES,
     TILES,
     Action,
     ChooseFaction,
@@ -30,7 +25,6 @@ from arena.games.pnrz import (
     OrientSwapped,
     PassTurn,
     Phase,
-    Picture,
     Placement,
     PlaceTile,
     PutTile,
@@ -44,6 +38,14 @@ from arena.games.pnrz import (
     frontier,
     picture_cells,
     rotations,
+)
+from arena.games.pnrz_board import (
+    _FRIEND,
+    _POINTS,
+    ENEMY,
+    NEIGHBOURS,
+    PICTURES,
+    Picture,
     sections,
     tile_cells,
 )
