@@ -31,10 +31,13 @@ class GameResult:
     record: MatchRecord
     replay: Path | None
     notes: list[str]  # what went wrong with bots, for the person running the match
+    replay_text: str = ""  # the replay's JSON Lines
 
 
 @dataclasses.dataclass
-class _Entry:
+class BotEntry:
+    """One bot of a series or pool: its spec, its current process and lease, and what went wrong."""
+
     spec: BotSpec
     name: str  # unique display name
     index: int
@@ -92,12 +95,12 @@ async def run_series(
         registry, port = referee.registry, referee.port
     log_dir = config.log_dir or Path(tempfile.mkdtemp(prefix="arena-bots-"))
     entries = [
-        _Entry(spec, name, i) for i, (spec, name) in enumerate(zip(specs, unique_names(specs), strict=True))
+        BotEntry(spec, name, i) for i, (spec, name) in enumerate(zip(specs, unique_names(specs), strict=True))
     ]
     results = []
     try:
         for number in range(config.games):
-            await _connect_all(entries, registry, f"127.0.0.1:{port}", log_dir, config.join_timeout)
+            await connect_bots(entries, registry, f"127.0.0.1:{port}", log_dir, config.join_timeout)
             result = await _play_one(game, entries, number, config, on_step)
             results.append(result)
             if on_result:
@@ -112,8 +115,8 @@ async def run_series(
     return results
 
 
-async def _connect_all(
-    entries: list[_Entry], registry: LeaseRegistry, address: str, log_dir: Path, timeout: timedelta
+async def connect_bots(
+    entries: list[BotEntry], registry: LeaseRegistry, address: str, log_dir: Path, timeout: timedelta
 ) -> None:
     """(Re)starts every bot whose stream is not open and waits until each joined, exited or timed out."""
     starting = [e for e in entries if e.lease is None or not e.lease.connected]
@@ -135,7 +138,7 @@ async def _connect_all(
     await asyncio.gather(*(_await_join(e, timeout) for e in starting if e.process))
 
 
-async def _await_join(entry: _Entry, timeout: timedelta) -> None:
+async def _await_join(entry: BotEntry, timeout: timedelta) -> None:
     assert entry.lease is not None and entry.process is not None
     loop = asyncio.get_running_loop()
     until = loop.time() + timeout.total_seconds()
@@ -155,29 +158,41 @@ async def _await_join(entry: _Entry, timeout: timedelta) -> None:
 
 
 async def _play_one(
-    game: Game, entries: list[_Entry], number: int, config: SeriesConfig, on_step: Callable | None
+    game: Game, entries: list[BotEntry], number: int, config: SeriesConfig, on_step: Callable | None
 ) -> GameResult:
     n = len(entries)
     seated = [entries[(seat + number) % n] for seat in range(n)]  # seats rotate between games
     seed = config.seed + number
-    match_id = f"{game.spec.name}-{seed}"
+    return await play_match(
+        game, seated, seed, f"{game.spec.name}-{seed}", config.match, config.replay_dir, on_step
+    )
+
+
+async def play_match(
+    game: Game,
+    seated: list[BotEntry],
+    seed: int,
+    match_id: str,
+    config: MatchConfig,
+    replay_dir: Path | None,
+    on_step: Callable | None = None,
+) -> GameResult:
+    """Plays one match between already connected bot entries (seat i = seated[i])."""
     names = [e.name for e in seated]
-    deadline_ms = int(config.match.deadline / timedelta(milliseconds=1))
+    deadline_ms = int(config.deadline / timedelta(milliseconds=1))
     replay = ReplayWriter(
-        ReplayWriter.header(match_id, game.spec.name, seed, names, deadline_ms, config.match.max_strikes)
+        ReplayWriter.header(match_id, game.spec.name, seed, names, deadline_ms, config.max_strikes)
     )
     seats = [
         SeatState(seat, e.name, e.lease if e.lease is not None and e.lease.claimed else None)
         for seat, e in enumerate(seated)
     ]
-    record = await Match(game, seats, seed, match_id, config.match, replay, on_step).run()
+    record = await Match(game, seats, seed, match_id, config, replay, on_step).run()
     notes = [e.problem for e in seated if e.problem]
     for seat in seats:
         if seat.forfeit and seat.forfeit_reason == "disconnected":
             entry = seated[seat.seat]
             tail = entry.process.log_tail() if entry.process else ""
             notes.append(f"bot {seat.bot} disconnected during the game" + (f": {tail}" if tail else ""))
-    path = None
-    if config.replay_dir is not None:
-        path = replay.write(config.replay_dir / f"{match_id}.jsonl")
-    return GameResult(record, path, notes)
+    path = replay.write(replay_dir / f"{match_id}.jsonl") if replay_dir is not None else None
+    return GameResult(record, path, notes, replay.text())
