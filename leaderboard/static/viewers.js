@@ -27,7 +27,7 @@
         !Array.isArray(entries[0][1]) && /^[a-z_]+$/.test(entries[0][0])) {
       return `${lower(entries[0][0])} ${brief(entries[0][1])}`.trim();
     }
-    return entries.map(([k, v]) => `${k}=${brief(v)}`).join(" ");
+    return entries.filter(([, v]) => v !== null).map(([k, v]) => `${k}=${brief(v)}`).join(" ");
   }
 
   function panel(title, ...children) {
@@ -36,12 +36,12 @@
 
   // -- Ninjan ---------------------------------------------------------------------------------------
 
-  const SUIT = { ROCK: ["R", "✊"], PAPER: ["P", "✋"], SCISSORS: ["S", "✌"] };
+  const SUIT = { ROCK: ["R", "rock"], PAPER: ["P", "paper"], SCISSORS: ["S", "scis."] };
 
   function ninjanCard(card, extra = "") {
     const [letter, glyph] = SUIT[card.suit];
     return h("span", { class: `card suit-${card.suit.toLowerCase()} ${extra}`, "data-card": `${letter}${card.value}`,
-      title: `${lower(card.suit)} ${card.value}` }, h("span", { class: "glyph" }, glyph),
+      title: `${lower(card.suit)} ${card.value}` }, h("span", { class: "glyph" }, letter), h("span", { class: "suitname" }, glyph),
       h("span", { class: "value" }, String(card.value)));
   }
 
@@ -71,7 +71,7 @@
 
   const LETTERS = "PNRZT*BMKDXHSCFG"; // picture codes in the order of the engine's Picture enum
   const FACTIONS = ["PIRATE", "NINJA", "ROBOT", "ZOMBIE"];
-  const FACTION_COLOUR = { PIRATE: "#c53030", NINJA: "#2d3748", ROBOT: "#3182ce", ZOMBIE: "#38a169" };
+  const FACTION_COLOUR = { PIRATE: "#c53030", NINJA: "#6b46c1", ROBOT: "#3182ce", ZOMBIE: "#38a169" };
   const KIND = ["character", "bonus", "enemy", "base"];
   const GLYPH = ["", "★", "✖", "⌂"];
   const PICTURE_NAME = ["pirate", "ninja", "robot", "zombie", "treasure chest", "throwing star", "battery",
@@ -113,10 +113,9 @@
         "data-tile": tile.tile_id }, s("title", {}, `tile ${tile.tile_id} at (${tile.x}, ${tile.y}), rotation ${tile.rotation}`)));
     }
     for (const region of pub.regions) {
-      const colour = FACTION_COLOUR[region.faction];
       for (const [cx, cy] of region.cells) {
         svg.appendChild(s("rect", { x: (cx - 2 * minX) * size + 2, y: (cy - 2 * minY) * size + 2, width: size - 4,
-          height: size - 4, class: "region", stroke: colour, "data-faction": region.faction }));
+          height: size - 4, class: "region", "data-faction": region.faction }, s("title", {}, `${lower(region.faction)}: ${region.score} points`)));
       }
     }
     return h("div", { class: "boardbox" }, svg);
@@ -154,7 +153,7 @@
         pub.icon !== "NONE" ? ` · extra action: ${lower(pub.icon)}` : ""),
       h("div", { class: "split" }, pnrzBoard(pub), players),
       h("p", { class: "muted small" }, "Letters are characters (1 point), ★ bonus items (3), ⌂ bases (5), ",
-        "✖ arch-enemies; outlined pictures are each faction's best section, the one that scores."));
+        "✖ arch-enemies (black); pictures outlined in gold form each faction's best section, the one that scores."));
     for (const dot of node.querySelectorAll(".dot")) dot.style.background = dot.dataset.colour;
     return node;
   }
@@ -165,7 +164,7 @@
 
   function die(face, i) {
     let label = "", cls = "die";
-    if (face.symbol === "NINJA") { label = "忍".repeat(face.ninjas); cls += " ninja"; }
+    if (face.symbol === "NINJA") { label = "●".repeat(face.ninjas); cls += " ninja"; }
     if (face.symbol === "SMOKE") { label = "smoke"; cls += " smoke"; }
     if (face.symbol === "SWORD") { label = "⚔"; cls += " sword"; }
     if (face.symbol === "SHURIKEN") { label = "✴"; cls += " shuriken"; }
@@ -183,7 +182,7 @@
       const colour = c.component.replace("_NINJA", "");
       return h("span", { class: `token${c.holder === null ? " free" : ""}`, "data-component": c.component,
         "data-colour": NM_COLOUR[colour] || "" },
-      h("span", { class: "tokenface" }, c.component === "SWORD" ? "⚔" : "忍"),
+      h("span", { class: "tokenface" }, c.component === "SWORD" ? "⚔" : "N"),
       h("span", { class: "small" }, `${lower(c.component)}: `), h("b", {}, holder(c.holder)));
     }));
     const players = h("div", { class: "seats" }, pub.players.map((p) => h("section", {
@@ -323,11 +322,11 @@
 
     const button = (id, text, title, go) => h("button", { type: "button", id, title, onclick: go }, text);
     const controls = h("div", { class: "controls" },
-      button("first", "⏮", "first frame", () => show(0)),
+      button("first", "|◀", "first frame", () => show(0)),
       button("back", "◀ back", "step back (←)", () => show(index - 1)),
       play,
       button("forward", "forward ▶", "step forward (→)", () => show(index + 1)),
-      button("last", "⏭", "last frame", () => show(last)),
+      button("last", "▶|", "last frame", () => show(last)),
       slider, label, h("label", { class: "seatpick" }, "view: ", seat));
     const root = h("div", { class: "viewer", "data-game": replay.game }, controls, h("div", { class: "viewer-body" }, board, log));
     document.addEventListener("keydown", (event) => {
