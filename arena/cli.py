@@ -1,5 +1,6 @@
 """The ``arena`` command line: run matches, inspect replays, list games; tournaments and workers come
-from ``arena.cli_tournament``, the leaderboard (table, web page, screenshots) from ``arena.cli_leaderboard``."""
+from ``arena.cli_tournament``, the leaderboard (table, web page, screenshots) from
+``arena.cli_leaderboard``."""
 
 from __future__ import annotations
 

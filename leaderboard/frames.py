@@ -19,8 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from arena import codec
-from arena.games import get_game
-from arena.games import ninja_burger, pnrz
+from arena.games import get_game, ninja_burger, pnrz
 from arena.games.base import Game
 from arena.referee.replay import ReplayError, reproduce
 
