@@ -7,8 +7,9 @@ drives headless Chromium at it and writes PNGs. They are registered on the app o
 
 Design detail: ``leaderboard`` is a group whose first word is either a subcommand or a game name.
 ``GameOrCommand`` routes anything that is not a subcommand (a game, or an option such as ``--json``
-given before the game) to the hidden ``show`` command, so the old spelling keeps working unchanged
-and ``serve``/``screenshot`` need no separate top-level names.
+given before the game) to the hidden ``show`` command, whose context takes the group's place
+(``ShowCommand``), so the old spelling keeps working unchanged, help and errors included, and
+``serve``/``screenshot`` need no separate top-level names.
 """
 
 from __future__ import annotations
@@ -39,6 +40,16 @@ class GameOrCommand(typer.core.TyperGroup):
         return super().parse_args(ctx, args)
 
 
+class ShowCommand(typer.core.TyperCommand):
+    """The GAME form of ``arena leaderboard``: its context is named ``leaderboard`` and hangs off the
+    root, so usage lines and error hints read ``arena leaderboard ...`` as before the group existed."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        if parent is not None:
+            info_name, parent = parent.info_name, parent.parent
+        return super().make_context(info_name, args, parent=parent, **extra)
+
+
 def _say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
@@ -62,7 +73,7 @@ def register(app: typer.Typer, cli_error: type[Exception]) -> None:
         except RedisSetupError as exc:
             raise cli_error(str(exc)) from None
 
-    @group.command(SHOW, hidden=True)
+    @group.command(SHOW, hidden=True, cls=ShowCommand)
     def show_command(
         game: Annotated[str, typer.Argument(help="Game name: see 'arena games'.")],
         as_json: Annotated[bool, typer.Option("--json", help="Print the rows as one JSON array.")] = False,
