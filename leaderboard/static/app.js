@@ -86,8 +86,8 @@ function colourOf(names, name) {
 
 // A rating history chart: one line per bot, x = the game's match number, y = Elo.
 function historyChart(series, names, opts = {}) {
-  const width = opts.width || 720;
-  const height = opts.height || 260;
+  const width = opts.width || 1000;
+  const height = opts.height || 300;
   const pad = { left: 52, right: 16, top: 14, bottom: 34 };
   const points = Object.values(series).flat();
   if (!points.length) return h("p", { class: "muted" }, "No rated matches yet.");
@@ -270,7 +270,7 @@ async function matchesPage(main) {
     h("h1", {}, "Matches"),
     h("form", { class: "filters", method: "get", action: "/matches" }, select, input,
       h("button", { type: "submit" }, "filter")),
-    h("p", { class: "muted" }, `${rows.length} matches, newest first`),
+    h("p", { class: "muted" }, `${rows.length} matches, newest first within each game`),
     matchTable(rows, true));
 }
 

@@ -49,7 +49,7 @@
     const pub = frame.public;
     const piles = h("div", { class: "piles" }, pub.piles.map((pile, i) => h("div", { class: "pile", "data-pile": i },
       h("div", { class: "label" }, `pile ${i + 1}`),
-      h("div", { class: "stack" }, pile.cards.map((c, k) => ninjanCard(c, k === pile.cards.length - 1 ? "top" : ""))))));
+      h("div", { class: "stack" }, pile.cards.map((c, k) => ninjanCard(c, k === pile.cards.length - 1 ? "topcard" : ""))))));
     const revealed = pub.revealed.length ? h("div", { class: "revealed" }, "revealed: ",
       pub.revealed.map((p) => h("span", { class: `play${pub.resolving === p.seat ? " resolving" : ""}` },
         `${ctx.players[p.seat]} `, ninjanCard(p.card)))) : null;
@@ -175,8 +175,29 @@
     return node;
   }
 
+  // The round's result as the players would write it down: one line per seat of the tally.
+  function tallyTable(tally, ctx) {
+    const cols = ["before", "sword", "ninjas", "shuriken", "call", "after"];
+    return h("section", { class: "panel tally" },
+      h("h3", {}, `round ${tally.round} tallied: ended by ${lower(tally.ended_by)}`,
+        h("span", { class: "small" }, `${tally.ninja_total} ninjas · ${tally.swords} swords · ${tally.shurikens} shurikens`)),
+      h("table", { class: "tallytable" },
+        h("thead", {}, h("tr", {}, h("th", {}, "seat"), cols.map((c) => h("th", { class: "num" }, c)))),
+        h("tbody", {}, tally.lines.map((line) => h("tr", {}, h("td", {}, seatName(ctx, line.seat)),
+          cols.map((c) => h("td", { class: "num" }, String(line[c]))))))),
+      tally.game_over ? h("p", { class: "status" }, "game over") : null);
+  }
+
+  // The dice on the table: this round's roll, or the previous frame's while the tally is shown.
+  function shownDice(frame, ctx) {
+    if (frame.public.dice.length || ctx.index === 0) return frame.public.dice;
+    return ctx.replay.frames[ctx.index - 1].public.dice;
+  }
+
   function ninjaMaster(frame, ctx) {
     const pub = frame.public;
+    const dice = shownDice(frame, ctx);
+    const tally = frame.events.map((e) => e.round_tallied).find(Boolean);
     const holder = (seat) => (seat === null ? "free" : ctx.players[seat]);
     const components = h("div", { class: "tokens" }, pub.components.map((c) => {
       const colour = c.component.replace("_NINJA", "");
@@ -196,8 +217,9 @@
     const node = h("div", { class: "table ninja-master" },
       h("p", { class: "status" }, `round ${pub.round} · ${lower(pub.phase)} · tick ${pub.tick} of 6`,
         pub.playoff ? " · tie play-off" : "", " · first to 20 VP wins"),
-      h("div", { class: "dice" }, pub.dice.length ? pub.dice.map(die) : h("span", { class: "muted" }, "dice not rolled yet")),
-      components, players);
+      h("div", { class: "dice" }, dice.length ? dice.map(die) : h("span", { class: "muted" }, "dice not rolled yet"),
+        dice.length && !pub.dice.length ? h("span", { class: "muted small" }, "the dice of the round just tallied") : null),
+      components, tally ? tallyTable(tally, ctx) : null, players);
     for (const el of node.querySelectorAll("[data-colour]")) {
       if (el.dataset.colour) el.style.setProperty("--c", el.dataset.colour);
     }
@@ -259,11 +281,19 @@
         c.modifier ? ` (${c.modifier > 0 ? "+" : ""}${c.modifier})` : ""))),
       pub.plays.length ? h("p", {}, "played on this check: ",
         pub.plays.map((pl) => h("span", {}, `${ctx.players[pl.seat]}: `, fortune(pl.card), " "))) : null);
+    const rolls = frame.events.map((e) => e.check_rolled).filter(Boolean);
+    const ended = frame.events.map((e) => e.mission_ended).filter(Boolean);
+    const table = rolls.length || ended.length ? h("section", { class: "panel rolls" }, h("h3", {}, "At the table"),
+      rolls.map((r) => h("p", { class: `roll ${r.passed ? "passed" : "failed"}` }, `${seatName(ctx, r.seat)} rolls for ${lower(r.skill)}: `,
+        r.dice.length ? r.dice.map((d) => h("span", { class: "d6" }, String(d))) : "never fails",
+        ` total ${r.total} vs skill ${r.target}: ${r.passed ? "passed" : "failed"}`)),
+      ended.map((m) => h("p", { class: "status" }, `${seatName(ctx, m.seat)}: mission ${m.success ? "accomplished" : "failed"} `,
+        `(${m.honor >= 0 ? "+" : ""}${m.honor} honor, ${m.money >= 0 ? "+" : ""}$${m.money})`))) : null;
     return h("div", { class: "table ninja-burger" },
       h("p", { class: "status" }, `round ${pub.round} · ${lower(pub.phase)} · mission deck ${pub.mission_deck} · `,
         `fortune deck ${pub.fortune_deck}`, pub.order.length ? ` · order: ${pub.order.map((o) => ctx.players[o]).join(", ")}` : ""),
       h("p", { class: "honortrack" }, `total honor ${total}: the game ends at ${10 * n} or at ${4 * n}`),
-      active, players);
+      active, table, players);
   }
 
   const DRAW = { ninjan, pnrz, "ninja-master": ninjaMaster, "ninja-burger": ninjaBurger };
@@ -282,7 +312,7 @@
 
   function build(replay, match) {
     const players = replay.header.players.map((p) => p.bot);
-    const ctx = { seat: -1, players };
+    const ctx = { seat: -1, players, index: 0, replay };
     const last = replay.frames.length - 1;
     let index = 0;
     let timer = null;
@@ -298,6 +328,7 @@
 
     function show(i) {
       index = Math.max(0, Math.min(last, i));
+      ctx.index = index;
       const frame = replay.frames[index];
       slider.value = String(index);
       label.textContent = `frame ${index} / ${last}` + (index ? ` · decision step ${frame.step}` : " · start");
