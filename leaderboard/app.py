@@ -81,18 +81,22 @@ def game_name(name: str) -> str:
 
 
 def backend(request: Request) -> Backend:
+    """Returns the app's Backend (one per app, shared by every request)."""
     return request.app.state.backend
 
 
 def api_games(request: Request) -> Response:
+    """Returns every game with its title, player counts, recorded matches and rated bots."""
     return JSONResponse(data.games(backend(request).client))
 
 
 def api_stamp(request: Request) -> Response:
+    """Returns each game's count of recorded results: the pages poll it to know when to refresh."""
     return JSONResponse(data.stamp(backend(request).client))
 
 
 def api_leaderboard(request: Request) -> Response:
+    """Returns a game's rows (as ``arena leaderboard GAME --json``) and every bot's rating history."""
     b = backend(request)
     game = game_name(request.path_params["game"])
     results = data.load_results(b.client, game)
@@ -100,6 +104,7 @@ def api_leaderboard(request: Request) -> Response:
 
 
 def api_bot(request: Request) -> Response:
+    """Returns a bot's row, rating history, head-to-head table and recent matches in one game."""
     b = backend(request)
     game, bot = game_name(request.path_params["game"]), request.path_params["bot"]
     page = data.bot_page(b.client, b.rows, game, bot)
@@ -109,6 +114,7 @@ def api_bot(request: Request) -> Response:
 
 
 def api_matches(request: Request) -> Response:
+    """Returns the newest recorded matches, filtered by ``game`` and ``bot`` when given."""
     game = request.query_params.get("game") or None
     bot = request.query_params.get("bot") or None
     try:
@@ -120,6 +126,7 @@ def api_matches(request: Request) -> Response:
 
 
 def api_match(request: Request) -> Response:
+    """Returns one match's stored result."""
     match_id = request.path_params["match_id"]
     found = data.match(backend(request).client, match_id)
     if found is None:
@@ -128,6 +135,7 @@ def api_match(request: Request) -> Response:
 
 
 def api_replay(request: Request) -> Response:
+    """Returns one match's replay re-run into frames (see ``leaderboard.frames``)."""
     try:
         return JSONResponse(backend(request).replay(request.path_params["match_id"]))
     except ReplayError as exc:
@@ -135,14 +143,17 @@ def api_replay(request: Request) -> Response:
 
 
 def page(request: Request) -> Response:
+    """Returns the HTML shell every page shares; app.js draws the page the path names."""
     return FileResponse(STATIC / "index.html")
 
 
 async def not_found(request: Request, exc: Exception) -> Response:
+    """Returns a 404 naming what was not found."""
     return JSONResponse({"error": str(exc)}, status_code=404)
 
 
 async def security_headers(request: Request, call_next: Any) -> Response:
+    """Returns the response with the content policy that forbids inline script and style."""
     response = await call_next(request)
     response.headers.update(SECURITY_HEADERS)
     return response

@@ -100,6 +100,7 @@ def screenshots(base_url: str, folder: Path, newest: dict[str, str]) -> list[Pat
 
 
 def _shot(page: Any, path: Path) -> Path:
+    """Returns ``path`` after writing a full-page PNG of ``page`` there and closing the page."""
     page.screenshot(path=str(path), full_page=True)
     page.close()
     return path
