@@ -1,5 +1,6 @@
-"""The ``arena`` command line: run matches, inspect replays, list games; tournaments, workers and the
-leaderboard come from ``arena.cli_tournament``."""
+"""The ``arena`` command line: run matches, inspect replays, list games; tournaments and workers come
+from ``arena.cli_tournament``, the leaderboard (table, web page, screenshots) from
+``arena.cli_leaderboard``."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from arena import cli_tournament, codec
+from arena import cli_leaderboard, cli_tournament, codec
 from arena.games import GAMES, GameError, get_game
 from arena.referee.match import MatchConfig
 from arena.referee.processes import BotSpecError, resolve_bot
@@ -217,6 +218,7 @@ def replay_command(
 
 
 cli_tournament.register(app, CliError)
+cli_leaderboard.register(app, CliError)
 
 
 def main() -> None:

@@ -1,11 +1,11 @@
-"""The tournament commands of ``arena``: ``worker``, ``tournament`` (and ``tournament status``) and
-``leaderboard``. They are registered on the app of ``arena.cli`` by ``register``, which passes in the
-CLI's error type, so this module never imports ``arena.cli`` (that also runs as ``python -m``).
+"""The tournament commands of ``arena``: ``worker`` and ``tournament`` (and ``tournament status``); the
+``leaderboard`` commands live in ``arena.cli_leaderboard``. They are registered on the app of
+``arena.cli`` by ``register``, which passes in the CLI's error type, so this module never imports
+``arena.cli`` (that also runs as ``python -m``).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -106,25 +106,6 @@ def register(app: typer.Typer, cli_error: type[Exception]) -> None:
         run_tournament(
             spec, url, os.cpu_count() or 1 if workers is None else workers, idle_timeout, cli_error
         )
-
-    @app.command("leaderboard")
-    def leaderboard_command(
-        game: Annotated[str, typer.Argument(help="Game name: see 'arena games'.")],
-        as_json: Annotated[bool, typer.Option("--json", help="Print the rows as one JSON array.")] = False,
-        resamples: Annotated[int, typer.Option(min=10, help="Bootstrap resamples for the interval.")] = 200,
-        redis_: RedisOption = None,
-    ) -> None:
-        """Print GAME's Elo leaderboard from the recorded results."""
-        try:
-            name = get_game(game).spec.name
-        except GameError as exc:
-            raise cli_error(str(exc)) from None
-        url = redis_url(redis_)
-        rows = _rows(connect(url), url, name, resamples)
-        if as_json:
-            typer.echo(json.dumps([row.to_json() for row in rows], indent=2))
-        else:
-            typer.echo(format_leaderboard(name, rows))
 
 
 def _spec(

@@ -1,0 +1,188 @@
+"""The ASGI app: a JSON API over ``leaderboard.data`` and the HTML pages that use it.
+
+Why Starlette: the app is a handful of read-only routes, JSON responses and static files. Starlette
+gives exactly that (routing, ``StaticFiles``, gzip, a test client) as a small, well-kept ASGI library
+without an ORM or template engine to carry, and uvicorn serves it.
+
+Every page is the same HTML shell (``static/index.html``); ``static/app.js`` reads the path, fetches
+the API and builds the DOM with ``textContent`` only, so a bot-supplied string can never become
+markup. Pages poll ``/api/stamp`` and re-fetch when a result arrives, so a running tournament shows
+up without a reload.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+from pathlib import Path
+from typing import Any
+
+import redis
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.base import BaseHTTPMiddleware
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from arena.games import GameError, get_game
+from arena.queue.jobs import connect
+from arena.referee.replay import ReplayError
+from leaderboard import data, frames
+
+STATIC = Path(__file__).with_name("static")
+FRAME_CACHE_SIZE = 16  # re-run replays kept in memory (a replay never changes once recorded)
+SECURITY_HEADERS = {
+    # Design detail: no inline script or style is allowed, so even markup that slipped into the page
+    # could not run; the page's own files come from /static.
+    "Content-Security-Policy": "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'",
+    "X-Content-Type-Options": "nosniff",
+}
+
+
+class NotFound(Exception):
+    """The game, bot or match asked for does not exist."""
+
+
+class Backend:
+    """The app's state: the Redis client, the leaderboard row cache and the re-run replays."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.client = client
+        self.rows = data.RowCache()
+        self._frames: collections.OrderedDict[str, dict[str, Any]] = collections.OrderedDict()
+        self._lock = threading.Lock()  # handlers run in a thread pool
+
+    def replay(self, match_id: str) -> dict[str, Any]:
+        """Returns the match's replay as frames, re-running it only on the first request."""
+        with self._lock:
+            if match_id in self._frames:
+                self._frames.move_to_end(match_id)
+                return self._frames[match_id]
+        text = data.replay_text(self.client, match_id)
+        if text is None:
+            raise NotFound(f"no replay of match {match_id!r}")
+        replay = frames.frames(text)
+        with self._lock:
+            self._frames[match_id] = replay
+            while len(self._frames) > FRAME_CACHE_SIZE:
+                self._frames.popitem(last=False)
+        return replay
+
+
+def game_name(name: str) -> str:
+    """Returns the registered name of a game (aliases accepted); raises NotFound."""
+    try:
+        return get_game(name).spec.name
+    except GameError as exc:
+        raise NotFound(str(exc)) from None
+
+
+def backend(request: Request) -> Backend:
+    """Returns the app's Backend (one per app, shared by every request)."""
+    return request.app.state.backend
+
+
+def api_games(request: Request) -> Response:
+    """Returns every game with its title, player counts, recorded matches and rated bots."""
+    return JSONResponse(data.games(backend(request).client))
+
+
+def api_stamp(request: Request) -> Response:
+    """Returns each game's count of recorded results: the pages poll it to know when to refresh."""
+    return JSONResponse(data.stamp(backend(request).client))
+
+
+def api_leaderboard(request: Request) -> Response:
+    """Returns a game's rows (as ``arena leaderboard GAME --json``) and every bot's rating history."""
+    b = backend(request)
+    game = game_name(request.path_params["game"])
+    results = data.load_results(b.client, game)
+    return JSONResponse({"game": game, "rows": b.rows.rows(b.client, game), "history": data.history(results)})
+
+
+def api_bot(request: Request) -> Response:
+    """Returns a bot's row, rating history, head-to-head table and recent matches in one game."""
+    b = backend(request)
+    game, bot = game_name(request.path_params["game"]), request.path_params["bot"]
+    page = data.bot_page(b.client, b.rows, game, bot)
+    if page is None:
+        raise NotFound(f"no recorded match of {game} has a bot named {bot!r}")
+    return JSONResponse(page)
+
+
+def api_matches(request: Request) -> Response:
+    """Returns the newest recorded matches, filtered by ``game`` and ``bot`` when given."""
+    game = request.query_params.get("game") or None
+    bot = request.query_params.get("bot") or None
+    try:
+        limit = max(1, min(500, int(request.query_params.get("limit", "100"))))
+    except ValueError:
+        limit = 100
+    found = data.matches(backend(request).client, game_name(game) if game else None, bot, limit)
+    return JSONResponse(found)
+
+
+def api_match(request: Request) -> Response:
+    """Returns one match's stored result."""
+    match_id = request.path_params["match_id"]
+    found = data.match(backend(request).client, match_id)
+    if found is None:
+        raise NotFound(f"no recorded match {match_id!r}")
+    return JSONResponse(found)
+
+
+def api_replay(request: Request) -> Response:
+    """Returns one match's replay re-run into frames (see ``leaderboard.frames``)."""
+    try:
+        return JSONResponse(backend(request).replay(request.path_params["match_id"]))
+    except ReplayError as exc:
+        return JSONResponse({"error": f"the stored replay does not re-run: {exc}"}, status_code=500)
+
+
+def page(request: Request) -> Response:
+    """Returns the HTML shell every page shares; app.js draws the page the path names."""
+    return FileResponse(STATIC / "index.html")
+
+
+async def not_found(request: Request, exc: Exception) -> Response:
+    """Returns a 404 naming what was not found."""
+    return JSONResponse({"error": str(exc)}, status_code=404)
+
+
+async def security_headers(request: Request, call_next: Any) -> Response:
+    """Returns the response with the content policy that forbids inline script and style."""
+    response = await call_next(request)
+    response.headers.update(SECURITY_HEADERS)
+    return response
+
+
+def create_app(redis_url: str, client: redis.Redis | None = None) -> Starlette:
+    """Returns the app reading the tournament data at ``redis_url``."""
+    routes = [
+        Route("/api/games", api_games),
+        Route("/api/stamp", api_stamp),
+        Route("/api/leaderboard/{game}", api_leaderboard),
+        Route("/api/bots/{game}/{bot:path}", api_bot),
+        Route("/api/matches", api_matches),
+        Route("/api/matches/{match_id}", api_match),
+        Route("/api/matches/{match_id}/replay", api_replay),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        Route("/", page),
+        Route("/games/{game}", page),
+        Route("/games/{game}/bots/{bot:path}", page),
+        Route("/matches", page),
+        Route("/matches/{match_id}", page),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=[
+            Middleware(BaseHTTPMiddleware, dispatch=security_headers),
+            Middleware(GZipMiddleware, minimum_size=1000),
+        ],
+        exception_handlers={NotFound: not_found},
+    )
+    app.state.backend = Backend(client or connect(redis_url))
+    return app

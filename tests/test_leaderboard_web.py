@@ -1,0 +1,335 @@
+"""The leaderboard web app: its JSON API (Starlette's TestClient) and its pages in real headless Chromium.
+
+Everything runs against a redis-server this module starts on a free port (never the Redis on 6379),
+filled by a small real tournament (``arena tournament``) and by results written through the queue's
+own recording function (``arena.queue.store.record``), as a worker would. The browser is Debian's
+``/usr/bin/chromium`` driven by Playwright's Python package; nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from arena import codec
+from arena.games import get_game
+from arena.queue import keys, store
+from arena.queue.jobs import MatchJob, connect, retrying
+from arena.referee.replay import ReplayWriter, read_lines, reproduce
+from leaderboard import browser, data, frames
+from leaderboard.app import create_app
+from tests.conftest import random_playout, run_arena
+
+pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+needs_chromium = pytest.mark.skipif(not Path(browser.CHROMIUM).exists(), reason="needs Debian's chromium")
+
+HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=1">'
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("redis")
+    port = free_port()
+    proc = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder), "--save", ""],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    retrying(url, connect(url).ping, lambda _: None, attempts=100)
+    yield url
+    proc.kill()
+    proc.wait()
+
+
+def replay_of_random_game(game_name: str, seed: int, bots: list[str], match_id: str) -> tuple[str, Any]:
+    """Returns (replay text, MatchRecord) of a seeded random game, as the referee would write them."""
+    game = get_game(game_name)
+    header = ReplayWriter.header(match_id, game.spec.name, seed, bots, 2000, 3)
+    lines: list[dict] = [{"type": "header", **header}]
+    step = 0
+    for _, actions in random_playout(game, len(bots), seed):
+        for seat in sorted(actions):
+            action = codec.to_json(actions[seat], game.action_type)
+            lines.append({"type": "decision", "step": step, "seat": seat, "action": action, "by": "bot"})
+        step += 1 if actions else 0
+    reproduction = reproduce(lines)
+    return reproduction.text, reproduction.record
+
+
+def record_random_game(
+    client: redis.Redis, game_name: str, seed: int, bots: list[str], match_id: str
+) -> None:
+    """Records one game through the queue's own transaction, exactly as a worker does."""
+    text, record = replay_of_random_game(game_name, seed, bots, match_id)
+    job = MatchJob(match_id, record.game, seed, tuple(bots))
+    assert store.record(client, job, record, text, "0-1")
+
+
+@pytest.fixture(scope="module")
+def filled(redis_url: str) -> redis.Redis:
+    """A real two-match ninjan tournament, plus one recorded game of each other game."""
+    client = connect(redis_url)
+    client.flushall()
+    done = run_arena(
+        "tournament", "ninjan", "--bots", "greedy,random", "--workers", "2", "--redis", redis_url
+    )
+    assert done.returncode == 0, done.stderr
+    for seed, game in enumerate(("pnrz", "ninja-master", "ninja-burger"), 1):
+        record_random_game(client, game, seed, ["random", "other"], f"{game}-web-{seed}")
+    return client
+
+
+@pytest.fixture(scope="module")
+def api(filled: redis.Redis, redis_url: str) -> Any:
+    from starlette.testclient import TestClient
+
+    with TestClient(create_app(redis_url)) as test_client:
+        yield test_client
+
+
+def cli_rows(redis_url: str, game: str) -> list[dict]:
+    done = run_arena("leaderboard", game, "--json", "--redis", redis_url)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def newest_match(client: redis.Redis, game: str) -> str:
+    return data.matches(client, game, None, limit=1)[0]["match_id"]
+
+
+def states_of(replay_text: str) -> list[Any]:
+    """Returns the state before the game and after every apply, by re-running the replay."""
+    lines = [json.loads(x) for x in replay_text.splitlines()]
+    game = get_game(lines[0]["game"])
+    states = [game.initial_state(len(lines[0]["players"]), lines[0]["seed"])]
+    reproduce(lines, lambda state, *_: states.append(state))
+    return states
+
+
+# -- the JSON API ---------------------------------------------------------------------------------
+
+
+def test_api_games_and_leaderboard_match_the_cli(api: Any, redis_url: str) -> None:
+    games = {g["name"]: g for g in api.get("/api/games").json()}
+    assert set(games) == {"ninjan", "pnrz", "ninja-master", "ninja-burger"}
+    assert games["ninjan"]["matches"] == 2 and games["pnrz"]["matches"] == 1
+    board = api.get("/api/leaderboard/ninjan").json()
+    assert board["rows"] == cli_rows(redis_url, "ninjan")
+    assert {bot: points[-1][1] for bot, points in board["history"].items()} == {
+        r["bot"]: r["elo"] for r in board["rows"]
+    }
+    assert api.get("/api/leaderboard/nosuch").status_code == 404
+
+
+def test_api_matches_and_one_match(api: Any, filled: redis.Redis) -> None:
+    listed = api.get("/api/matches", params={"game": "ninjan", "bot": "greedy"}).json()
+    assert len(listed) == 2 and all("greedy" in {p["bot"] for p in m["players"]} for m in listed)
+    assert api.get("/api/matches", params={"bot": "nobody"}).json() == []
+    assert len(api.get("/api/matches").json()) == 5
+    one = api.get(f"/api/matches/{listed[0]['match_id']}").json()
+    assert one == json.loads(filled.get(keys.result(listed[0]["match_id"])))
+    assert api.get("/api/matches/nosuch").status_code == 404
+    assert api.get("/api/matches/nosuch/replay").status_code == 404
+
+
+def test_api_bot_page_has_history_and_head_to_head(api: Any) -> None:
+    page = api.get("/api/bots/ninjan/greedy").json()
+    assert page["row"]["bot"] == "greedy" and len(page["history"]) == 3
+    (h2h,) = page["head_to_head"]
+    assert h2h["opponent"] == "random" and h2h["games"] == 2
+    assert h2h["ahead"] + h2h["tied"] + h2h["behind"] == 2
+    assert api.get("/api/bots/ninjan/nobody").status_code == 404
+
+
+@pytest.mark.parametrize("game", ["ninjan", "pnrz", "ninja-master", "ninja-burger"])
+def test_api_replay_is_every_step_with_every_seat_view(api: Any, filled: redis.Redis, game: str) -> None:
+    match_id = newest_match(filled, game)
+    replay = api.get(f"/api/matches/{match_id}/replay").json()
+    text = filled.get(keys.replay(match_id))
+    engine = get_game(game)
+    states = states_of(text)
+    assert replay["reproduces"] and len(replay["frames"]) == len(states)
+    for frame, state in list(zip(replay["frames"], states, strict=True))[:: max(1, len(states) // 7)]:
+        seen = [codec.to_json(engine.observe(state, s), engine.observation_type) for s in range(2)]
+        assert frame["observations"] == seen
+        assert frame["public"] == frames.public_table(engine, state)
+        assert not set(frames.PRIVATE[game]) & set(frame["public"])
+    assert replay["frames"][-1]["scores"] == [p["score"] for p in replay["result"]["players"]]
+
+
+def test_pnrz_regions_are_the_scoring_sections(filled: redis.Redis) -> None:
+    from arena.games import pnrz
+
+    state = states_of(filled.get(keys.replay(newest_match(filled, "pnrz"))))[-1]
+    regions = frames.pnrz_regions(state)["regions"]
+    scores = pnrz.faction_scores(state.board)
+    assert {r["faction"]: r["score"] for r in regions} == {f.name: v for f, v in scores.items() if v > 0}
+
+
+def test_pages_are_one_shell_with_a_strict_content_policy(api: Any) -> None:
+    for path in ("/", "/games/ninjan", "/games/ninjan/bots/a%2Fb", "/matches", "/matches/x"):
+        response = api.get(path)
+        assert response.status_code == 200 and '<main id="app">' in response.text
+        assert "script-src 'self'" in response.headers["content-security-policy"]
+    assert "function h(" in api.get("/static/app.js").text
+    assert api.get("/static/viewers.js").status_code == 200 and api.get("/static/app.css").status_code == 200
+
+
+# -- in headless Chromium -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def site(filled: redis.Redis, redis_url: str) -> Iterator[tuple[str, Any]]:
+    with browser.serving(create_app(redis_url)) as base, browser.chromium() as chrome:
+        yield base, chrome
+
+
+def shown_rows(page: Any) -> list[dict[str, str]]:
+    cells = ("rank", "bot", "elo", "interval", "games", "score_rate")
+    return page.eval_on_selector_all(
+        "#leaderboard tbody tr",
+        "(rows, cells) => rows.map(r => Object.fromEntries("
+        "cells.map(c => [c, r.querySelector('td.' + c).textContent])))",
+        list(cells),
+    )
+
+
+def half_up(value: float) -> int:
+    """Returns ``value`` rounded as JavaScript's toFixed(0) rounds the page's numbers."""
+    return math.floor(value + 0.5)
+
+
+def expected_rows(rows: list[dict]) -> list[dict[str, str]]:
+    return [
+        {
+            "rank": str(r["rank"]),
+            "bot": r["bot"],
+            "elo": f"{r['elo']:.1f}",
+            "interval": f"{half_up(r['interval'][0])} – {half_up(r['interval'][1])}",
+            "games": str(r["games"]),
+            "score_rate": f"{100 * r['score_rate']:.1f}%",
+        }
+        for r in rows
+    ]
+
+
+@needs_chromium
+def test_browser_leaderboard_matches_the_cli_and_sorts(site: tuple[str, Any], redis_url: str) -> None:
+    base, chrome = site
+    page = browser.open_page(chrome, f"{base}/games/ninjan")
+    assert shown_rows(page) == expected_rows(cli_rows(redis_url, "ninjan"))
+    assert page.locator("figure.chartbox svg path.series").count() == 2
+    page.click("th[data-key='bot']")
+    bots = [r["bot"] for r in shown_rows(page)]
+    assert bots == sorted(bots)
+    page.click("th[data-key='elo']")
+    elos = [float(r["elo"]) for r in shown_rows(page)]
+    assert elos == sorted(elos, reverse=True)
+    page.close()
+
+
+def ninjan_shown(page: Any) -> dict[str, Any]:
+    """Returns the Ninjan table as drawn: piles, and per seat score, hand and collected cards."""
+    return page.evaluate(
+        """() => ({
+          piles: [...document.querySelectorAll('.pile')].map(p =>
+            [...p.querySelectorAll('.card')].map(c => c.dataset.card)),
+          seats: [...document.querySelectorAll('.seat')].map(s => ({
+            score: s.querySelector('.score').textContent,
+            hand: [...s.querySelectorAll('.hand .card')].map(c => c.dataset.card || 'back'),
+            collected: [...s.querySelectorAll('.collected .card')].map(c => c.dataset.card)})),
+        })"""
+    )
+
+
+@needs_chromium
+def test_browser_replay_steps_show_the_state_of_the_replay_file(
+    site: tuple[str, Any], filled: redis.Redis, tmp_path: Path
+) -> None:
+    base, chrome = site
+    page = browser.open_page(chrome, f"{base}/games/ninjan")
+    page.click("table.matches a.replay-link >> nth=0")
+    page.wait_for_selector(".viewer[data-frame='0']")
+    match_id = page.url.rsplit("/", 1)[1]
+    replay_file = tmp_path / "replay.jsonl"
+    replay_file.write_text(filled.get(keys.replay(match_id)), encoding="utf-8")
+    states = states_of(replay_file.read_text())
+    assert read_lines(replay_file)[0]["match_id"] == match_id
+    for _ in range(7):
+        page.click("#forward")
+    page.click("#back")
+    page.wait_for_selector(".viewer[data-frame='6']")
+    state, game = states[6], get_game("ninjan")
+    shown = ninjan_shown(page)
+    assert shown["piles"] == [[str(c) for c in pile] for pile in state.piles]
+    for seat, drawn in enumerate(shown["seats"]):
+        assert drawn["score"] == str(game.scores(state)[seat])
+        assert drawn["hand"] == [str(c) for c in state.hands[seat]]
+        assert drawn["collected"] == [str(c) for c in state.collected[seat]]
+    page.select_option("#seat", "1")
+    hidden = ninjan_shown(page)["seats"]
+    assert hidden[0]["hand"] == ["back"] * len(state.hands[0])
+    assert hidden[1]["hand"] == [str(c) for c in state.hands[1]]
+    page.click("#last")
+    page.wait_for_selector(f".viewer[data-frame='{len(states) - 1}']")
+    page.close()
+
+
+@needs_chromium
+def test_browser_shows_a_hostile_bot_name_as_text_and_updates_without_reload(
+    site: tuple[str, Any], filled: redis.Redis
+) -> None:
+    base, chrome = site
+    page = browser.open_page(chrome, f"{base}/games/ninjan")
+    page.evaluate("() => { window.sameDocument = 'yes'; }")
+    before = len(shown_rows(page))
+    record_random_game(filled, "ninjan", 77, [HOSTILE, "random"], "ninjan-hostile")
+    page.wait_for_function(f"() => document.querySelectorAll('#leaderboard tbody tr').length > {before}")
+    assert page.evaluate("() => window.sameDocument") == "yes"  # the page was updated, not reloaded
+    assert HOSTILE in [r["bot"] for r in shown_rows(page)]
+    assert page.evaluate("() => window.pwned") is None
+    assert page.locator("main script, main img").count() == 0
+    page.goto(f"{base}/matches/ninjan-hostile")
+    page.wait_for_selector(".viewer[data-frame='0']")
+    assert HOSTILE in page.locator(".seat h3").first.text_content()
+    assert page.evaluate("() => window.pwned") is None and page.locator("main script, main img").count() == 0
+    page.close()
+
+
+@needs_chromium
+def test_browser_draws_every_game_and_the_screenshot_command_writes_pngs(
+    site: tuple[str, Any], filled: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
+    base, chrome = site
+    drawn = {
+        "pnrz": "svg.board.pnrz .region",
+        "ninja-master": ".dice .die",
+        "ninja-burger": ".seat .ninjacard",
+    }
+    for game, selector in drawn.items():
+        page = browser.open_page(chrome, f"{base}/matches/{newest_match(filled, game)}")
+        page.click("#last")
+        page.wait_for_selector(selector)
+        page.close()
+    done = run_arena("leaderboard", "screenshot", str(tmp_path), "--redis", redis_url)
+    assert done.returncode == 0, done.stderr
+    names = {p.name for p in tmp_path.iterdir()}
+    for game in drawn.keys() | {"ninjan"}:
+        assert {f"leaderboard-{game}.png", f"replay-{game}.png"} <= names
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in tmp_path.iterdir())
