@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from arena import codec
-from arena.games import get_game, ninja_burger, pnrz
+from arena.games import get_game, ninja_burger, pnrz_board
 from arena.games.base import Game
 from arena.referee.replay import ReplayError, reproduce
 
@@ -54,11 +54,11 @@ def public_table(game: Game, state: Any) -> dict[str, Any]:
 
 def pnrz_regions(state: Any) -> dict[str, Any]:
     """Returns each faction's scored region: the picture cells of its best section, and its score."""
-    cells = pnrz.picture_cells(state.board)
+    cells = pnrz_board.picture_cells(state.board)
     in_game = sorted({f for fs in state.factions for f in fs})
     regions = []
     for faction in in_game:
-        best = next(iter(pnrz.sections(cells, faction)), None)
+        best = next(iter(pnrz_board.sections(cells, faction)), None)
         if best is not None and best.score > 0:
             shown = sorted([x, y] for x, y in best.cells)
             regions.append({"faction": faction.name, "score": best.score, "cells": shown})
