@@ -1,5 +1,5 @@
 """The ``arena`` command line: run matches, inspect replays, list games; tournaments, workers and the
-leaderboard come from ``arena.cli_tournament``."""
+leaderboard come from ``arena.cli_tournament``, bot submissions from ``arena.cli_bots``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from arena import cli_tournament, codec
+from arena import cli_bots, cli_tournament, codec
 from arena.games import GAMES, GameError, get_game
 from arena.referee.match import MatchConfig
 from arena.referee.processes import BotSpecError, resolve_bot
@@ -217,6 +217,7 @@ def replay_command(
 
 
 cli_tournament.register(app, CliError)
+cli_bots.register(app, CliError)
 
 
 def main() -> None:

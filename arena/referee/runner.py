@@ -51,6 +51,7 @@ class SeriesConfig:
     replay_dir: Path | None = None
     join_timeout: timedelta = DEFAULT_JOIN_TIMEOUT
     log_dir: Path | None = None
+    match_id: str = ""  # the match id in records and replays; default GAME-SEED (a series: -1, -2...)
 
 
 def unique_names(specs: list[BotSpec]) -> list[str]:
@@ -137,13 +138,20 @@ async def _await_join(entry: _Entry, timeout: timedelta) -> None:
             await asyncio.wait_for(entry.lease.joined.wait(), 0.05)
 
 
+def _match_id(game: Game, config: SeriesConfig, number: int) -> str:
+    """Returns the id of game ``number`` of the series: the configured id, else GAME-SEED."""
+    if not config.match_id:
+        return f"{game.spec.name}-{config.seed + number}"
+    return config.match_id if config.games == 1 else f"{config.match_id}-{number + 1}"
+
+
 async def _play_one(
     game: Game, entries: list[_Entry], number: int, config: SeriesConfig, on_step: Callable | None
 ) -> GameResult:
     n = len(entries)
     seated = [entries[(seat + number) % n] for seat in range(n)]  # seats rotate between games
     seed = config.seed + number
-    match_id = f"{game.spec.name}-{seed}"
+    match_id = _match_id(game, config, number)
     names = [e.name for e in seated]
     deadline_ms = int(config.match.deadline / timedelta(milliseconds=1))
     replay = ReplayWriter(
