@@ -232,23 +232,34 @@ def _follow(
     workers_gone: Callable[[], bool],
     cli_error: type[Exception],
 ) -> None:
-    """Shows a progress bar fed by the tournament's stream of finished matches until all are done."""
+    """Shows a progress bar until every match of the tournament is recorded or dead-lettered.
+
+    Design detail: the tournament's stream of finished matches only wakes the loop up; progress is
+    read from the tournament's counters, which change in the same transaction as the results. So if
+    Redis loses its last second of writes (a crash with ``appendfsync everysec``), the bar goes back
+    with the lost results and the command waits until the rerun matches are recorded again.
+    """
     from tqdm import tqdm
 
-    seen: set[str] = set()
-    last = "0-0"
+    last = "$"
     with tqdm(total=total, unit="match", file=sys.stderr, disable=None) as bar:
-        while len(seen) < total:
+        while True:
+            done = retrying(url, lambda: _done(client, tid), _say)
+            bar.update(done - bar.n)
+            if done >= total:
+                return
             stream = {keys.tournament_done(tid): last}
             read = retrying(url, lambda s=stream: client.xread(s, count=500, block=1000), _say)
             for _, entries in read or []:
-                for entry_id, fields in entries:
-                    last = entry_id
-                    if fields["match_id"] not in seen:
-                        seen.add(fields["match_id"])
-                        bar.update(1)
+                last = entries[-1][0]
             if not read and workers_gone():
-                raise cli_error(f"every local worker exited with {total - len(seen)} matches left; see above")
+                raise cli_error(f"every local worker exited with {total - done} matches left; see above")
+
+
+def _done(client: redis.Redis, tid: str) -> int:
+    """Returns how many of a tournament's matches are recorded or dead-lettered."""
+    recorded, dead = client.hmget(keys.tournament(tid), ["recorded", "dead"])
+    return int(recorded or 0) + int(dead or 0)
 
 
 def _rows(client: redis.Redis, url: str, game: str, resamples: int) -> list[Row]:

@@ -139,6 +139,7 @@ def retrying(
             tried += 1
             if attempts is not None and tried >= attempts:
                 raise
-            say(f"{who}: Redis at {shown_url(url)} is unreachable: {exc}; retrying in {wait:g}s")
+            reason = str(exc).rstrip(".")
+            say(f"{who}: Redis at {shown_url(url)} is unreachable: {reason}; retrying in {wait:g}s")
             time.sleep(wait)
             wait = min(wait * 2, BACKOFF_MAX)
