@@ -1,6 +1,6 @@
 """The ``arena`` command line: run matches, inspect replays, list games; tournaments and workers come
-from ``arena.cli_tournament``, the leaderboard (table, web page, screenshots) from
-``arena.cli_leaderboard``."""
+from ``arena.cli_tournament``, bot submissions from ``arena.cli_bots``, the leaderboard (table, web
+page, screenshots) from ``arena.cli_leaderboard``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from arena import cli_leaderboard, cli_tournament, codec
+from arena import cli_bots, cli_leaderboard, cli_tournament, codec
 from arena.games import GAMES, GameError, get_game
 from arena.referee.match import MatchConfig
 from arena.referee.processes import BotSpecError, resolve_bot
@@ -219,6 +219,7 @@ def replay_command(
 
 cli_tournament.register(app, CliError)
 cli_leaderboard.register(app, CliError)
+cli_bots.register(app, CliError)
 
 
 def main() -> None:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -17,9 +18,8 @@ from typing import Annotated
 import redis
 import typer
 
-from arena.bots import builtin_bots
 from arena.games import GameError, get_game
-from arena.queue import keys, store
+from arena.queue import keys, store, submissions
 from arena.queue.jobs import MAX_ATTEMPTS, connect, enqueue, ensure_group, retrying, shown_url
 from arena.queue.plan import FORMATS, TournamentSpec, plan
 from arena.queue.server import RedisSetupError, resolve_url
@@ -78,7 +78,8 @@ def register(app: typer.Typer, cli_error: type[Exception]) -> None:
             str, typer.Argument(help="Game name, or 'status' to show tournaments and the queue.")
         ],
         bots: Annotated[
-            str | None, typer.Option(help="Comma-separated built-in bot names, e.g. greedy,random.")
+            str | None,
+            typer.Option(help="Comma-separated bot names, submitted ('arena bots list') or built-in."),
         ] = None,
         format_: Annotated[
             str, typer.Option("--format", help=f"Tournament format: {', '.join(FORMATS)} (challenger first).")
@@ -103,6 +104,7 @@ def register(app: typer.Typer, cli_error: type[Exception]) -> None:
             return
         spec = _spec(game, bots, format_, players, rounds, seed, duplicate_deals, deadline_ms, cli_error)
         url = redis_url(redis_)
+        spec = _with_versions(spec, url, cli_error)
         run_tournament(
             spec, url, os.cpu_count() or 1 if workers is None else workers, idle_timeout, cli_error
         )
@@ -128,17 +130,23 @@ def _spec(
     names = tuple(b.strip() for b in (bots or "").split(",") if b.strip())
     if len(names) < 2:
         raise cli_error("--bots needs at least two comma-separated bot names, e.g. --bots greedy,random")
-    builtins = builtin_bots(name)
-    unknown = [b for b in names if b not in builtins]
-    if unknown:
-        raise cli_error(
-            f"unknown bot {unknown[0]!r} for {name}: built-in bots are {', '.join(sorted(builtins))} "
-            "(tournaments take built-in bots for now)"
-        )
     try:
         return TournamentSpec(name, names, format_, players, rounds, seed, duplicate, deadline_ms)
     except ValueError as exc:
         raise cli_error(str(exc)) from None
+
+
+def _with_versions(spec: TournamentSpec, url: str, cli_error: type[Exception]) -> TournamentSpec:
+    """Returns the spec with the version each bot plays (submitted, else built-in); raises
+    ``cli_error`` for a name that is neither."""
+    client = connect(url)
+    try:
+        versions = retrying(
+            url, lambda: tuple(submissions.resolve(client, spec.game, b) for b in spec.bots), _say
+        )
+    except submissions.SubmissionError as exc:
+        raise cli_error(str(exc)) from None
+    return dataclasses.replace(spec, versions=versions)
 
 
 def run_tournament(
@@ -205,30 +213,47 @@ def _follow(
     workers_gone: Callable[[], bool],
     cli_error: type[Exception],
 ) -> None:
-    """Shows a progress bar fed by the tournament's stream of finished matches until all are done."""
+    """Shows a progress bar until every match of the tournament is recorded or dead-lettered.
+
+    Design detail: the tournament's stream of finished matches only wakes the loop up; progress is
+    read from the tournament's counters, which change in the same transaction as the results. So if
+    Redis loses its last second of writes (a crash with ``appendfsync everysec``), the bar goes back
+    with the lost results and the command waits until the rerun matches are recorded again.
+    """
     from tqdm import tqdm
 
-    seen: set[str] = set()
-    last = "0-0"
+    last = "$"
     with tqdm(total=total, unit="match", file=sys.stderr, disable=None) as bar:
-        while len(seen) < total:
+        while True:
+            done = retrying(url, lambda: _done(client, tid), _say)
+            bar.update(done - bar.n)
+            if done >= total:
+                return
             stream = {keys.tournament_done(tid): last}
             read = retrying(url, lambda s=stream: client.xread(s, count=500, block=1000), _say)
             for _, entries in read or []:
-                for entry_id, fields in entries:
-                    last = entry_id
-                    if fields["match_id"] not in seen:
-                        seen.add(fields["match_id"])
-                        bar.update(1)
+                last = entries[-1][0]
             if not read and workers_gone():
-                raise cli_error(f"every local worker exited with {total - len(seen)} matches left; see above")
+                raise cli_error(f"every local worker exited with {total - done} matches left; see above")
+
+
+def _done(client: redis.Redis, tid: str) -> int:
+    """Returns how many of a tournament's matches are recorded or dead-lettered."""
+    recorded, dead = client.hmget(keys.tournament(tid), ["recorded", "dead"])
+    return int(recorded or 0) + int(dead or 0)
 
 
 def _rows(client: redis.Redis, url: str, game: str, resamples: int) -> list[Row]:
-    results, ratings = retrying(
-        url, lambda: (store.load_results(client, game), store.load_ratings(client, game)), _say
+    results, ratings, versions = retrying(
+        url,
+        lambda: (
+            store.load_results(client, game),
+            store.load_ratings(client, game),
+            store.load_versions(client, game),
+        ),
+        _say,
     )
-    return leaderboard(results, ratings, resamples=resamples)
+    return leaderboard(results, ratings, resamples=resamples, versions=versions)
 
 
 def format_leaderboard(game: str, rows: list[Row]) -> str:
@@ -237,13 +262,13 @@ def format_leaderboard(game: str, rows: list[Row]) -> str:
         return f"no recorded matches of {game} yet"
     lines = [
         f"{game} leaderboard ({sum(r.games for r in rows)} seats played; Elo from 1500, K=32)",
-        f"  {'rank':>4}  {'bot':<20} {'Elo':>7}  {'95% interval':<15} {'games':>6} "
+        f"  {'rank':>4}  {'bot':<20} {'version':<20} {'Elo':>7}  {'95% interval':<15} {'games':>6} "
         f"{'wins':>5} {'draws':>5} {'losses':>6} {'score':>6}",
     ]
     for r in rows:
         interval = f"{r.low:.0f}..{r.high:.0f}"
         lines.append(
-            f"  {r.rank:>4}  {r.bot:<20} {r.elo:>7.1f}  {interval:<15} {r.games:>6} "
+            f"  {r.rank:>4}  {r.bot:<20} {r.version or '-':<20} {r.elo:>7.1f}  {interval:<15} {r.games:>6} "
             f"{r.wins:>5} {r.draws:>5} {r.losses:>6} {100 * r.score_rate:>5.1f}%"
         )
     return "\n".join(lines)

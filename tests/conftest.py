@@ -7,6 +7,8 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
+
 from arena.games.base import Game
 
 
@@ -85,3 +87,78 @@ def json_lines(text: str) -> list[dict]:
     import json
 
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def free_port() -> int:
+    """Returns a TCP port on loopback that nothing listens on right now."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class RedisServer:
+    """A private redis-server on a free loopback port with its data in ``folder`` (never 6379).
+
+    ``stop`` and ``start`` again keep the port and the data folder, so with ``appendonly`` a restart
+    finds the data it had; ``kill`` stops it without the final write of a shutdown.
+    """
+
+    def __init__(self, folder: Any, appendonly: bool = False) -> None:
+        self.folder = folder
+        self.port = free_port()
+        self.appendonly = appendonly
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: Any = None
+
+    def start(self) -> None:
+        """Starts the server and returns once it answers PING (loading its data included)."""
+        import subprocess
+
+        import redis
+
+        argv = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder)]
+        argv += ["--save", "", "--appendonly", "yes" if self.appendonly else "no"]
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=1)
+        for _ in range(400):
+            try:
+                if client.ping():
+                    return
+            except redis.RedisError:
+                pass
+            if self.proc.poll() is not None:
+                break
+            __import__("time").sleep(0.05)
+        raise RuntimeError(f"redis-server on port {self.port} did not start")
+
+    def stop(self) -> None:
+        """Shuts the server down cleanly (SIGTERM: the append-only file is flushed)."""
+        self.proc.terminate()
+        self.proc.wait()
+
+    def kill(self) -> None:
+        """Kills the server at once (SIGKILL), as a crash would."""
+        self.proc.kill()
+        self.proc.wait()
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Returns the URL of a private redis-server for the module's tests."""
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    server.start()
+    yield server.url
+    server.kill()
+
+
+@pytest.fixture
+def client(redis_url: str) -> Any:
+    """Returns a client of the module's private Redis, flushed, with the workers' group created."""
+    from arena.queue.jobs import connect, ensure_group
+
+    c = connect(redis_url)
+    c.flushall()
+    ensure_group(c)
+    return c

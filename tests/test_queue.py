@@ -10,11 +10,10 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -22,47 +21,17 @@ import pytest
 import redis
 
 from arena.queue import keys, server, store
-from arena.queue.jobs import JobStatus, MatchJob, connect, enqueue, ensure_group, load_job, retrying
+from arena.queue.jobs import JobStatus, MatchJob, connect, enqueue, load_job, retrying
 from arena.queue.plan import TournamentSpec, plan, rotations
+from arena.queue.submissions import builtin_version
 from arena.queue.worker import Worker, WorkerConfig
 from arena.ratings import rebuild
 from arena.referee.replay import first_difference, reproduce
-from tests.conftest import REPO, json_lines, run_arena
+from tests.conftest import REPO, free_port, json_lines, run_arena
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 
 FAST = {"idle_timeout": timedelta(seconds=2), "block": timedelta(milliseconds=200)}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    folder = tmp_path_factory.mktemp("redis")
-    port = free_port()
-    proc = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder), "--save", ""],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    client = connect(url)
-    retrying(url, client.ping, lambda _: None, attempts=100)
-    yield url
-    proc.kill()
-    proc.wait()
-
-
-@pytest.fixture
-def client(redis_url: str) -> redis.Redis:
-    c = connect(redis_url)
-    c.flushall()
-    ensure_group(c)
-    return c
 
 
 def job(i: int, tournament: str = "") -> MatchJob:
@@ -222,17 +191,18 @@ def test_tournament_through_the_cli_ranks_greedy_above_random(redis_url: str, cl
     assert rows[0]["elo"] > 1500 > rows[1]["elo"] and rows[0]["games"] == rows[1]["games"] == 8
     assert rows[0]["interval"][0] <= rows[0]["elo"] <= rows[0]["interval"][1]
     assert rows[0]["score_rate"] > 0.5
-    check_recorded_exactly_once(
-        client, plan(TournamentSpec("ninjan", ("greedy", "random"), rounds=4, seed=3))
-    )
+    versions = tuple(builtin_version(b, ("ninjan",)) for b in ("greedy", "random"))
+    assert [r["version"] for r in rows] == list(versions)
+    spec = TournamentSpec("ninjan", ("greedy", "random"), rounds=4, seed=3, versions=versions)
+    check_recorded_exactly_once(client, plan(spec))
 
 
 def test_bad_tournament_input_gets_one_line(redis_url: str) -> None:
     proc = run_arena("tournament", "ninjan", "--bots", "greedy,nosuch", "--redis", redis_url)
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
-        "arena: error: unknown bot 'nosuch' for ninjan: built-in bots are greedy, random "
-        "(tournaments take built-in bots for now)"
+        "arena: error: unknown bot 'nosuch' for ninjan: not a submitted bot (see 'arena bots list') "
+        "nor a built-in one (greedy, random)"
     )
 
 

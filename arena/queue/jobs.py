@@ -32,7 +32,8 @@ class JobStatus(enum.StrEnum):
 
 @dataclasses.dataclass(frozen=True)
 class MatchJob:
-    """One match to play. ``bots`` are the built-in bot names, seat 0 first."""
+    """One match to play. ``bots`` are the bot names, seat 0 first; ``versions`` the version each seat
+    plays (see ``arena.queue.submissions``); a job without versions names built-in bots only."""
 
     match_id: str
     game: str
@@ -41,20 +42,24 @@ class MatchJob:
     deadline_ms: int = 2000
     max_strikes: int = 3
     tournament: str = ""
+    versions: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if len(set(self.bots)) != len(self.bots):
             raise ValueError(f"job {self.match_id}: a bot may hold only one seat: {list(self.bots)}")
+        if self.versions and len(self.versions) != len(self.bots):
+            raise ValueError(f"job {self.match_id}: one version per seat, got {list(self.versions)}")
 
     def to_json(self) -> str:
         """Returns the job as the JSON stored in its hash."""
-        return json.dumps({**dataclasses.asdict(self), "bots": list(self.bots)}, separators=(",", ":"))
+        fields = {**dataclasses.asdict(self), "bots": list(self.bots), "versions": list(self.versions)}
+        return json.dumps(fields, separators=(",", ":"))
 
     @staticmethod
     def from_json(text: str) -> MatchJob:
         """Returns the job that ``to_json`` produced."""
         data = json.loads(text)
-        return MatchJob(**{**data, "bots": tuple(data["bots"])})
+        return MatchJob(**{**data, "bots": tuple(data["bots"]), "versions": tuple(data.get("versions", ()))})
 
 
 # Design detail: the existence check and the XADD run as one Lua script, so two clients enqueueing the
@@ -113,11 +118,17 @@ def shown_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-def retrying(url: str, action: Callable[[], T], say: Callable[[str], None], attempts: int | None = None) -> T:
+def retrying(
+    url: str,
+    action: Callable[[], T],
+    say: Callable[[str], None],
+    attempts: int | None = None,
+    who: str = "arena",
+) -> T:
     """Returns ``action()``, retrying with exponential back-off while Redis is unreachable.
 
-    Each failed try prints one line naming the URL, the error and the wait. With ``attempts`` set the
-    last error is raised after that many tries; by default it retries for ever.
+    Each failed try prints one line starting with ``who`` and naming the URL, the error and the wait.
+    With ``attempts`` set the last error is raised after that many tries; by default it retries for ever.
     """
     wait = BACKOFF_FIRST
     tried = 0
@@ -128,6 +139,7 @@ def retrying(url: str, action: Callable[[], T], say: Callable[[str], None], atte
             tried += 1
             if attempts is not None and tried >= attempts:
                 raise
-            say(f"arena: Redis at {shown_url(url)} is unreachable: {exc}; retrying in {wait:g}s")
+            reason = str(exc).rstrip(".")
+            say(f"{who}: Redis at {shown_url(url)} is unreachable: {reason}; retrying in {wait:g}s")
             time.sleep(wait)
             wait = min(wait * 2, BACKOFF_MAX)

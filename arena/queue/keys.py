@@ -13,6 +13,7 @@ WORKERS_GROUP = "arena:workers"  # the consumer group every worker joins
 DEAD_STREAM = PREFIX + "dead"  # dead-letter stream: jobs that failed MAX_ATTEMPTS times, with the error
 RECORDED_SET = PREFIX + "recorded"  # match ids whose result is recorded (the idempotency check)
 TOURNAMENTS_SET = PREFIX + "tournaments"  # sorted set of tournament ids, scored by creation time
+BOTS_SET = PREFIX + "bots"  # names of the submitted bots
 
 
 def job(match_id: str) -> str:
@@ -54,3 +55,24 @@ def tournament_done(tournament_id: str) -> str:
     """Returns the key of a tournament's stream of finished jobs ({"match_id", "status"}), which
     feeds the progress bar."""
     return f"{PREFIX}tournament:{tournament_id}:done"
+
+
+def bot(name: str) -> str:
+    """Returns the key of a submitted bot's hash: games, kind, current version, secret hash, times."""
+    return f"{PREFIX}bot:{name}"
+
+
+def bot_versions(name: str) -> str:
+    """Returns the key of the set of every version a submitted bot has had (still runnable by jobs)."""
+    return f"{PREFIX}bot:{name}:versions"
+
+
+def bot_version(version: str) -> str:
+    """Returns the key of one immutable bot version's hash: kind, entry argv or built-in name, the
+    packed directory (base64 tar.gz), sizes. Content-addressed: the version is the hash of its content."""
+    return f"{PREFIX}bot-version:{version}"
+
+
+def played_versions(game: str) -> str:
+    """Returns the key of a game's hash bot -> version it played in its latest recorded match."""
+    return f"{PREFIX}played-versions:{game}"

@@ -5,8 +5,9 @@ challenger (the first bot); both play every seating rotation of each group, ``ro
 ``duplicate`` deals, all rotations of a group in a round share one seed, so each bot gets each seat's
 cards once and the luck of the deal cancels out.
 
-Design detail: the tournament id is a hash of everything that defines the plan, and match ids derive
-from it, so running the same tournament command twice enqueues nothing new and just resumes it.
+Design detail: the tournament id is a hash of everything that defines the plan (the bots' versions
+included), and match ids derive from it, so running the same tournament command twice enqueues nothing
+new and just resumes it, while a tournament after a bot was updated is a new one.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class TournamentSpec:
     duplicate: bool = False
     deadline_ms: int = 2000
     max_strikes: int = 3
+    versions: tuple[str, ...] = ()  # the version each bot plays, in the order of ``bots``
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -42,6 +44,8 @@ class TournamentSpec:
             raise ValueError(f"--players {self.players} needs at least {self.players} bots and is at least 2")
         if self.rounds < 1:
             raise ValueError("--rounds must be at least 1")
+        if self.versions and len(self.versions) != len(self.bots):
+            raise ValueError(f"one version per bot: {list(self.bots)} but {list(self.versions)}")
 
     @property
     def tournament_id(self) -> str:
@@ -70,6 +74,7 @@ def rotations(group: tuple[str, ...]) -> list[tuple[str, ...]]:
 def plan(spec: TournamentSpec) -> list[MatchJob]:
     """Returns the tournament's jobs: rounds x groups x rotations, each with its own match id."""
     tid = spec.tournament_id
+    version_of = dict(zip(spec.bots, spec.versions, strict=False))
     jobs = []
     for r in range(spec.rounds):
         for g, group in enumerate(groups(spec)):
@@ -84,6 +89,7 @@ def plan(spec: TournamentSpec) -> list[MatchJob]:
                         deadline_ms=spec.deadline_ms,
                         max_strikes=spec.max_strikes,
                         tournament=tid,
+                        versions=tuple(version_of[b] for b in seats) if version_of else (),
                     )
                 )
     return jobs

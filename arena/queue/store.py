@@ -1,11 +1,12 @@
 """What a finished job leaves in Redis, and the transactions that put it there exactly once.
 
-Design detail: ``record`` WATCHes the recorded-set and the game's ratings, reads the ratings, computes
-the new ones with ``arena.ratings.apply`` (the only Elo code), and then in one MULTI/EXEC adds the
-match id to the recorded set, stores result and replay, appends the result to the game's ordered list,
-writes the ratings, counts the update, and XACKs the job. If another worker recorded anything in the
-meantime EXEC fails and the whole read-compute-write is redone, so the ordered list is exactly the
-order in which updates were applied and ``rebuild`` over it reproduces the stored ratings bit for bit.
+Design detail: ``record`` WATCHes the recorded-set and the game's ratings, reads the ratings, computes the
+new ones with ``arena.ratings.apply`` (the only Elo code), and then in one MULTI/EXEC adds the match id to
+the recorded set, stores result and replay, appends the result to the game's ordered list, writes the
+ratings, counts the update, notes the versions the seats played, and XACKs the job. If another worker
+recorded anything in the meantime EXEC fails and the whole read-compute-write is redone, so the ordered
+list is exactly the order in which updates were applied and ``rebuild`` over it reproduces the stored
+ratings bit for bit.
 """
 
 from __future__ import annotations
@@ -72,6 +73,10 @@ def record(client: redis.Redis, job: MatchJob, match: MatchRecord, replay: str, 
                     keys.ratings(job.game), mapping={p.bot: repr(after[p.bot]) for p in result.placements}
                 )
                 pipe.incr(keys.rating_updates(job.game))
+                if job.versions:
+                    pipe.hset(
+                        keys.played_versions(job.game), mapping=dict(zip(job.bots, job.versions, strict=True))
+                    )
                 pipe.hset(keys.job(job.match_id), mapping={"status": JobStatus.RECORDED.value, "error": ""})
                 _finished(pipe, job, "recorded")
                 pipe.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, message_id)
@@ -126,6 +131,11 @@ def load_results(client: redis.Redis, game: str) -> list[Result]:
 def load_ratings(client: redis.Redis, game: str) -> dict[str, float]:
     """Returns a game's running Elo table as stored."""
     return {bot: float(value) for bot, value in client.hgetall(keys.ratings(game)).items()}
+
+
+def load_versions(client: redis.Redis, game: str) -> dict[str, str]:
+    """Returns, per bot, the version it played in its latest recorded match of ``game``."""
+    return dict(client.hgetall(keys.played_versions(game)))
 
 
 def save_tournament(client: redis.Redis, tournament_id: str, meta: Mapping[str, str | int]) -> bool:

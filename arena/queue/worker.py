@@ -3,7 +3,8 @@
 One job at a time: new jobs come from XREADGROUP; before each read the worker first claims one job
 that another consumer left unacknowledged for longer than the idle timeout (XAUTOCLAIM), so a killed
 worker's job is rerun by the next free worker. While a match runs, a heartbeat re-claims its own entry
-every third of the idle timeout, so a slow match is not taken away from a live worker.
+every third of the idle timeout, so a slow match is not taken away from a live worker. Submitted bots
+are fetched by version and unpacked once into the bot cache (see ``arena.queue.submissions``).
 """
 
 from __future__ import annotations
@@ -20,19 +21,23 @@ import uuid
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import TypeVar
 
 import redis
 
 from arena.bots import builtin_bots
 from arena.games import get_game
-from arena.queue import keys, store
+from arena.queue import keys, store, submissions
 from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, ensure_group, load_job, retrying
+from arena.queue.server import state_dir
 from arena.referee.match import MatchConfig, MatchRecord
-from arena.referee.processes import resolve_bot
+from arena.referee.processes import BotSpec, resolve_bot
 from arena.referee.runner import SeriesConfig, run_series
 
 DEFAULT_IDLE_TIMEOUT = timedelta(seconds=60)
 DEFAULT_BLOCK = timedelta(seconds=2)
+
+T = TypeVar("T")
 
 
 class JobError(Exception):
@@ -46,6 +51,7 @@ class WorkerConfig:
     block: timedelta = DEFAULT_BLOCK  # how long one XREADGROUP waits for a new job
     join_timeout: timedelta = timedelta(seconds=15)  # how long a bot may take to connect
     consumer: str = ""  # this worker's name in the consumer group; default host-pid-random
+    bot_cache: Path | None = None  # where submitted bots are unpacked; default $XDG_STATE_HOME/arena/bots
 
 
 def default_consumer() -> str:
@@ -76,15 +82,19 @@ class Worker:
 
     def run(self, burst: bool = False, max_jobs: int | None = None) -> int:
         """Handles jobs until stopped (or, with ``burst``, until none is left); returns how many."""
-        retrying(self.config.url, lambda: ensure_group(self.client), self.say)
+        self._retry(lambda: ensure_group(self.client))
         while max_jobs is None or self.handled < max_jobs:
-            took = retrying(self.config.url, self._take, self.say)
+            took = self._retry(self._take)
             if took is not None:
                 self._handle(*took)
                 self.handled += 1
-            elif burst and retrying(self.config.url, self._idle, self.say):
+            elif burst and self._retry(self._idle):
                 break
         return self.handled
+
+    def _retry(self, action: Callable[[], T]) -> T:
+        """Returns ``action()``, retried with back-off while Redis is unreachable, saying which worker."""
+        return retrying(self.config.url, action, self.say, who=f"arena: worker {self.consumer}")
 
     def _take(self) -> tuple[str, str] | None:
         """Returns (stream entry id, match id) of a stale job or a new one, or None after ``block``."""
@@ -115,29 +125,32 @@ class Worker:
 
     def _handle(self, entry_id: str, match_id: str) -> None:
         """Runs one job and records it, re-queues it or dead-letters it."""
-        url = self.config.url
-        job, fields = retrying(url, lambda: load_job(self.client, match_id), self.say)
+        job, fields = self._retry(lambda: load_job(self.client, match_id))
         if job is None or fields.get("status") in (JobStatus.RECORDED.value, JobStatus.DEAD.value):
-            retrying(url, lambda: self.client.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, entry_id), self.say)
+            self._retry(lambda: self.client.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, entry_id))
             return
-        attempts = retrying(url, lambda: self._start(match_id), self.say)
+        attempts = self._retry(lambda: self._start(match_id))
         if attempts > MAX_ATTEMPTS:
             error = fields.get("error") or f"the worker running it stopped {MAX_ATTEMPTS} times"
-            status = retrying(
-                url, lambda: store.fail(self.client, job, entry_id, error, attempts - 1), self.say
-            )
+            status = self._retry(lambda: store.fail(self.client, job, entry_id, error, attempts - 1))
             self.say(f"arena: worker: {match_id}: {status.value}: {error}")
             return
         try:
-            match, replay = asyncio.run(self._play_with_heartbeat(job, entry_id))
+            specs = self._retry(lambda: seat_specs(self.client, job, self.bot_cache))
+            match, replay = asyncio.run(self._play_with_heartbeat(job, specs, entry_id))
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
-            status = retrying(url, lambda: store.fail(self.client, job, entry_id, error, attempts), self.say)
+            status = self._retry(lambda: store.fail(self.client, job, entry_id, error, attempts))
             self.say(f"arena: worker: {match_id}: attempt {attempts} failed ({error}); job is {status.value}")
             return
-        new = retrying(url, lambda: store.record(self.client, job, match, replay, entry_id), self.say)
+        new = self._retry(lambda: store.record(self.client, job, match, replay, entry_id))
         if self.verbose:
             self.say(f"arena: worker: {match_id}: {'recorded' if new else 'already recorded'}")
+
+    @property
+    def bot_cache(self) -> Path:
+        """Returns the folder submitted bots are unpacked into."""
+        return self.config.bot_cache or state_dir() / "bots"
 
     def _start(self, match_id: str) -> int:
         """Marks the job running and returns its attempt number (1 for the first run)."""
@@ -146,11 +159,13 @@ class Worker:
             pipe.hset(keys.job(match_id), "status", JobStatus.RUNNING.value)
             return int(pipe.execute()[0])
 
-    async def _play_with_heartbeat(self, job: MatchJob, entry_id: str) -> tuple[MatchRecord, str]:
+    async def _play_with_heartbeat(
+        self, job: MatchJob, specs: list[BotSpec], entry_id: str
+    ) -> tuple[MatchRecord, str]:
         """Returns the played match while keeping the stream entry claimed by this worker."""
         beat = asyncio.create_task(self._heartbeat(entry_id))
         try:
-            return await play(job, self.config.join_timeout)
+            return await play(job, specs, self.config.join_timeout)
         finally:
             beat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -172,25 +187,42 @@ class Worker:
                 )
 
 
-async def play(job: MatchJob, join_timeout: timedelta) -> tuple[MatchRecord, str]:
-    """Plays a job's match through the referee; returns its record and replay text.
+def seat_specs(client: redis.Redis, job: MatchJob, cache: Path) -> list[BotSpec]:
+    """Returns how to run each seat of ``job``: built-in bots by name, or each seat's stored version.
 
-    Raises JobError for a job naming an unknown game or a bot that is not built in, and when a bot
-    never connected (an infrastructure problem, retried, rather than a loss to record).
+    Raises JobError for an unknown game, a bot that is not built in (for a job without versions), or
+    a version that is not stored.
     """
     try:
         engine = get_game(job.game)
     except ValueError as exc:
         raise JobError(str(exc)) from None
-    builtins = builtin_bots(engine.spec.name)
+    game = engine.spec.name
+    if job.versions:
+        try:
+            return [
+                submissions.bot_spec(client, game, bot, version, cache)
+                for bot, version in zip(job.bots, job.versions, strict=True)
+            ]
+        except submissions.SubmissionError as exc:
+            raise JobError(str(exc)) from None
+    builtins = builtin_bots(game)
     for bot in job.bots:
         if bot not in builtins:
             # Design detail: never resolve a job's bot as a file or shell command: anyone who can
             # write to Redis could otherwise run commands on every worker.
-            raise JobError(
-                f"{bot!r} is not a built-in bot of {engine.spec.name} ({', '.join(sorted(builtins))})"
-            )
-    specs = [resolve_bot(engine.spec.name, bot) for bot in job.bots]
+            raise JobError(f"{bot!r} is not a built-in bot of {game} ({', '.join(sorted(builtins))})")
+    return [resolve_bot(game, bot) for bot in job.bots]
+
+
+async def play(job: MatchJob, specs: list[BotSpec], join_timeout: timedelta) -> tuple[MatchRecord, str]:
+    """Plays a job's match through the referee; returns its record and replay text.
+
+    Raises JobError when a bot never connected (an infrastructure problem, retried, rather than a
+    loss to record).
+    """
+    if "/" in job.match_id or job.match_id.startswith("."):
+        raise JobError(f"match id {job.match_id!r} may not contain '/' or start with '.'")
     with tempfile.TemporaryDirectory(prefix="arena-worker-") as tmp:
         config = SeriesConfig(
             games=1,
@@ -199,25 +231,12 @@ async def play(job: MatchJob, join_timeout: timedelta) -> tuple[MatchRecord, str
             replay_dir=Path(tmp) / "replays",
             join_timeout=join_timeout,
             log_dir=Path(tmp) / "logs",
+            match_id=job.match_id,
         )
-        (result,) = await run_series(engine, specs, config)
+        (result,) = await run_series(get_game(job.game), specs, config)
         assert result.replay is not None
         replay = result.replay.read_text(encoding="utf-8")
-    lines = replay.splitlines()
-    never = [json.loads(x) for x in lines if '"never connected"' in x]
+    never = [json.loads(x) for x in replay.splitlines() if '"never connected"' in x]
     if never:
         raise JobError("; ".join(result.notes) or f"seats {[x['seat'] for x in never]} never connected")
-    return dataclasses.replace(result.record, match_id=job.match_id), _with_match_id(lines, job.match_id)
-
-
-def _with_match_id(lines: list[str], match_id: str) -> str:
-    """Returns the replay with the job's match id in its header.
-
-    Design detail: the series runner names a match after its seed; the header is rewritten with the
-    same compact JSON the replay writer uses, and ``reproduce`` copies the header, so the stored replay
-    still verifies byte for byte.
-    """
-    header = json.loads(lines[0])
-    header["match_id"] = match_id
-    first = json.dumps(header, separators=(",", ":"), ensure_ascii=False)
-    return "".join(line + "\n" for line in [first, *lines[1:]])
+    return result.record, replay

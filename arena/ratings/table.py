@@ -51,12 +51,14 @@ class Row:
     draws: int
     losses: int
     score_rate: float
+    version: str = ""  # the version the bot played in its latest match ("" if not known)
 
     def to_json(self) -> dict:
         """Returns the row as the ``arena leaderboard --json`` object."""
         return {
             "rank": self.rank,
             "bot": self.bot,
+            "version": self.version,
             "elo": round(self.elo, 1),
             "interval": [round(self.low, 1), round(self.high, 1)],
             "games": self.games,
@@ -120,8 +122,10 @@ def leaderboard(
     ratings: Mapping[str, float] | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    versions: Mapping[str, str] | None = None,
 ) -> list[Row]:
-    """Returns the rows, best Elo first; ``ratings`` defaults to the table rebuilt from ``results``."""
+    """Returns the rows, best Elo first; ``ratings`` defaults to the table rebuilt from ``results``;
+    ``versions`` gives each bot's version to show."""
     elo = dict(ratings) if ratings is not None else rebuild(results)
     counts = stats(results)
     intervals = bootstrap_intervals(results, resamples, seed)
@@ -131,5 +135,8 @@ def leaderboard(
         s = counts.get(bot, BotStats())
         rating = elo.get(bot, INITIAL_RATING)
         low, high = intervals.get(bot, (rating, rating))
-        rows.append(Row(rank, bot, rating, low, high, s.games, s.wins, s.draws, s.losses, s.score_rate))
+        version = (versions or {}).get(bot, "")
+        rows.append(
+            Row(rank, bot, rating, low, high, s.games, s.wins, s.draws, s.losses, s.score_rate, version)
+        )
     return rows

@@ -68,7 +68,7 @@ class BotPool:
         seed: int,
         match_id: str,
         config: MatchConfig,
-        replay_dir: Path | None = None,
+        replay_path: Path | None = None,
         on_step: Callable | None = None,
     ) -> GameResult:
         """Plays one match (seat i = specs[i], shown as names[i]) and returns its result."""
@@ -76,7 +76,7 @@ class BotPool:
         seated = [self._acquire(spec, name) for spec, name in zip(specs, names, strict=True)]
         await connect_bots(seated, self.registry, f"127.0.0.1:{self._port}", self.log_dir, self.join_timeout)
         try:
-            return await play_match(game, seated, seed, match_id, config, replay_dir, on_step)
+            return await play_match(game, seated, seed, match_id, config, replay_path, on_step)
         finally:
             await self._release(seated)
 

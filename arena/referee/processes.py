@@ -29,7 +29,8 @@ class BotSpecError(ValueError):
 class BotSpec:
     name: str  # display name
     argv: tuple[str, ...]  # the command; for a shell command, ("/bin/sh", "-c", text)
-    kind: str  # "builtin", "file" or "command"
+    kind: str  # "builtin", "file", "command" or "submitted"
+    cwd: Path | None = None  # the process's working directory; None: the referee's
 
 
 def resolve_bot(game: str, text: str) -> BotSpec:
@@ -74,6 +75,7 @@ class BotProcess:
                 stdout=log,
                 stderr=log,
                 start_new_session=True,
+                cwd=spec.cwd,
             )
 
     @property

@@ -54,6 +54,7 @@ class SeriesConfig:
     replay_dir: Path | None = None
     join_timeout: timedelta = DEFAULT_JOIN_TIMEOUT
     log_dir: Path | None = None
+    match_id: str = ""  # the match id in records and replays; default GAME-gameN (never the seed)
 
 
 def unique_names(specs: list[BotSpec]) -> list[str]:
@@ -157,15 +158,26 @@ async def _await_join(entry: BotEntry, timeout: timedelta) -> None:
             await asyncio.wait_for(entry.lease.joined.wait(), 0.05)
 
 
+def _match_id(game: Game, config: SeriesConfig, number: int) -> str:
+    """Returns the id of game ``number`` of the series: the configured id, else GAME-gameN.
+
+    Design detail: the id is sent to every bot, so it must not reveal the seed (from which every
+    hidden card and future roll is drawn).
+    """
+    if not config.match_id:
+        return f"{game.spec.name}-game{number + 1}"
+    return config.match_id if config.games == 1 else f"{config.match_id}-{number + 1}"
+
+
 async def _play_one(
     game: Game, entries: list[BotEntry], number: int, config: SeriesConfig, on_step: Callable | None
 ) -> GameResult:
     n = len(entries)
     seated = [entries[(seat + number) % n] for seat in range(n)]  # seats rotate between games
     seed = config.seed + number
-    return await play_match(
-        game, seated, seed, f"{game.spec.name}-{seed}", config.match, config.replay_dir, on_step
-    )
+    match_id = _match_id(game, config, number)
+    path = config.replay_dir / f"{game.spec.name}-{seed}.jsonl" if config.replay_dir is not None else None
+    return await play_match(game, seated, seed, match_id, config.match, path, on_step)
 
 
 async def play_match(
@@ -174,7 +186,7 @@ async def play_match(
     seed: int,
     match_id: str,
     config: MatchConfig,
-    replay_dir: Path | None,
+    replay_path: Path | None,
     on_step: Callable | None = None,
 ) -> GameResult:
     """Plays one match between already connected bot entries (seat i = seated[i])."""
@@ -194,5 +206,5 @@ async def play_match(
             entry = seated[seat.seat]
             tail = entry.process.log_tail() if entry.process else ""
             notes.append(f"bot {seat.bot} disconnected during the game" + (f": {tail}" if tail else ""))
-    path = replay.write(replay_dir / f"{match_id}.jsonl") if replay_dir is not None else None
+    path = replay.write(replay_path) if replay_path is not None else None
     return GameResult(record, path, notes, replay.text())

@@ -1,0 +1,12 @@
+# The arena image: the `arena` command with its dependencies, for the worker service of compose.yaml
+# (and for one-off commands: docker compose run --rm worker arena tournament ...).
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 XDG_STATE_HOME=/var/lib/arena
+WORKDIR /src
+COPY pyproject.toml README.md ./
+COPY arena ./arena
+RUN pip install --no-cache-dir . && useradd --create-home --home-dir /home/arena arena \
+    && mkdir -p /var/lib/arena && chown arena /var/lib/arena
+USER arena
+WORKDIR /home/arena
+CMD ["arena", "--help"]

@@ -1,0 +1,176 @@
+"""``arena bots submit|list|show|remove``: the bots a tournament can enter besides the built-in ones.
+
+Registered on the app of ``arena.cli`` by ``register`` (like ``arena.cli_tournament``), with the CLI's
+error type, so a bad submission prints one line and exits 2.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import redis
+import typer
+
+from arena.queue import submissions
+from arena.queue.jobs import connect, retrying
+from arena.queue.server import RedisSetupError, resolve_url
+from arena.queue.submissions import Submission, SubmissionError
+
+T = TypeVar("T")
+
+RedisOption = Annotated[
+    str | None,
+    typer.Option(
+        "--redis",
+        help="Redis URL [default: $ARENA_REDIS_URL, else localhost:6379, else a private redis-server].",
+    ),
+]
+SecretOption = Annotated[
+    str | None,
+    typer.Option(envvar="ARENA_BOT_SECRET", help="The owner secret printed when the bot was submitted."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def register(app: typer.Typer, cli_error: type[Exception]) -> None:
+    """Adds ``arena bots ...`` to ``app``; bad input raises ``cli_error`` (one line, exit 2)."""
+    bots = typer.Typer(
+        help="Submit, list, show and remove bots that tournaments can enter.", no_args_is_help=True
+    )
+    app.add_typer(bots, name="bots")
+
+    def call(option: str | None, action: Callable[[redis.Redis], T]) -> T:
+        """Returns ``action(client)`` on the configured Redis; submission errors become ``cli_error``."""
+        try:
+            url = resolve_url(option, _say)
+        except RedisSetupError as exc:
+            raise cli_error(str(exc)) from None
+        client = connect(url)
+        try:
+            return retrying(url, lambda: action(client), _say)
+        except SubmissionError as exc:
+            raise cli_error(str(exc)) from None
+
+    @bots.command("submit")
+    def submit_command(
+        name: Annotated[str, typer.Argument(help="The bot's name: lowercase letters, digits, - and _.")],
+        games: Annotated[str, typer.Option(help="Comma-separated games it plays, e.g. ninjan.")],
+        dir_: Annotated[
+            Path | None, typer.Option("--dir", help="Folder holding the bot; packed and stored.")
+        ] = None,
+        entry: Annotated[
+            str | None,
+            typer.Option(help="Command starting the bot inside --dir, e.g. 'python bot.py' (no shell)."),
+        ] = None,
+        builtin: Annotated[str | None, typer.Option(help="Submit a built-in bot under NAME.")] = None,
+        secret: SecretOption = None,
+        as_json: JsonOption = False,
+        redis_: RedisOption = None,
+    ) -> None:
+        """Submit a bot (a folder with an entry command, or a built-in bot), or a new version of one."""
+        game_list = [g.strip() for g in games.split(",") if g.strip()]
+        submission, new_secret = call(
+            redis_,
+            lambda c: submissions.submit(
+                c, name, game_list, directory=dir_, entry=entry, builtin=builtin, secret=secret
+            ),
+        )
+        if as_json:
+            typer.echo(json.dumps({**submission.to_json(), "secret": new_secret}))
+            return
+        typer.echo(f"{'submitted' if new_secret else 'updated'} {describe(submission)}")
+        if new_secret:
+            typer.echo(f"owner secret (shown only now; needed to update or remove {name}): {new_secret}")
+
+    @bots.command("list")
+    def list_command(
+        game: Annotated[str | None, typer.Option(help="Only bots that play this game.")] = None,
+        as_json: JsonOption = False,
+        redis_: RedisOption = None,
+    ) -> None:
+        """List the submitted bots."""
+        found = call(redis_, lambda c: submissions.list_all(c, game))
+        if as_json:
+            typer.echo(json.dumps([s.to_json() for s in found], indent=2))
+        else:
+            typer.echo(format_list(found))
+
+    @bots.command("show")
+    def show_command(
+        name: Annotated[str, typer.Argument(help="A submitted bot's name.")],
+        as_json: JsonOption = False,
+        redis_: RedisOption = None,
+    ) -> None:
+        """Show one submitted bot: games, kind, version, entry command, sizes, every version."""
+        found = call(redis_, lambda c: submissions.load(c, name))
+        if found is None:
+            raise cli_error(f"no submitted bot {name!r}: see 'arena bots list'")
+        typer.echo(json.dumps(found.to_json(), indent=2) if as_json else format_show(found))
+
+    @bots.command("remove")
+    def remove_command(
+        name: Annotated[str, typer.Argument(help="A submitted bot's name.")],
+        secret: SecretOption = None,
+        redis_: RedisOption = None,
+    ) -> None:
+        """Remove a submitted bot (needs its owner secret); its results stay on the leaderboard."""
+        if secret is None:
+            raise cli_error(f"removing {name} needs its owner secret: pass --secret")
+        gone = call(redis_, lambda c: submissions.remove(c, name, secret))
+        typer.echo(f"removed {name} ({gone} stored versions deleted)")
+
+
+def _size(n: int) -> str:
+    return f"{n} B" if n < 1024 else f"{n / 1024:.1f} KiB" if n < 2**20 else f"{n / 2**20:.1f} MiB"
+
+
+def _when(timestamp: float) -> str:
+    return datetime.datetime.fromtimestamp(timestamp, datetime.UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+def _what(s: Submission) -> str:
+    if s.kind == submissions.BUILTIN:
+        return f"built-in {s.builtin}"
+    files = f"{s.files} file" + ("" if s.files == 1 else "s")
+    return f"{files}, {_size(s.packed_bytes)} packed, entry: {' '.join(s.entry)}"
+
+
+def describe(s: Submission) -> str:
+    """Returns one line naming the bot, its version, games and what it runs."""
+    return f"{s.name} version {s.version} (plays {', '.join(s.games)}; {_what(s)})"
+
+
+def format_list(found: list[Submission]) -> str:
+    """Returns the ``arena bots list`` table."""
+    if not found:
+        return "no submitted bots yet: see 'arena bots submit --help'"
+    lines = [f"  {'bot':<20} {'version':<20} {'games':<24} {'updated':<20}  runs"]
+    for s in found:
+        lines.append(
+            f"  {s.name:<20} {s.version:<20} {','.join(s.games):<24} {_when(s.updated):<20}  {_what(s)}"
+        )
+    return "\n".join(lines)
+
+
+def format_show(s: Submission) -> str:
+    """Returns the ``arena bots show`` text."""
+    return "\n".join(
+        [
+            f"bot:      {s.name}",
+            f"games:    {', '.join(s.games)}",
+            f"version:  {s.version}",
+            f"runs:     {_what(s)}",
+            f"created:  {_when(s.created)}",
+            f"updated:  {_when(s.updated)}",
+            f"versions: {', '.join(s.versions)}",
+        ]
+    )

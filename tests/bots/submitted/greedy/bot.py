@@ -1,0 +1,6 @@
+"""A submitted Ninjan bot that plays exactly like the built-in greedy bot (for the end-to-end test)."""
+
+from arena.bots.ninjan import GreedyBot
+
+if __name__ == "__main__":
+    GreedyBot().run()

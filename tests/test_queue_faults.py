@@ -1,0 +1,165 @@
+"""Fault tests of the queue: Redis stopped, Redis crashed and restarted, and the network to Redis cut,
+each in the middle of a tournament run through the CLI with two local workers. After recovery every
+job is recorded exactly once: each match id once in the recorded set, one result and one rating update
+per job, nothing pending.
+
+Every test starts its own redis-server (``appendonly yes``) on a free port in a tmp dir, so a restart
+keeps port and data; the Redis on 6379 is never touched.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from arena.queue import keys
+from arena.queue.jobs import connect
+from arena.queue.plan import TournamentSpec, plan
+from arena.queue.submissions import builtin_version
+from tests.conftest import REPO, RedisServer
+from tests.test_queue import check_recorded_exactly_once, wait_until
+
+pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+
+BOTS = ("greedy", "random")
+ROUNDS = 6  # 12 matches
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RedisServer]:
+    folder = tmp_path / "redis"
+    folder.mkdir()
+    redis_server = RedisServer(folder, appendonly=True)
+    redis_server.start()
+    yield redis_server
+    if redis_server.proc.poll() is None:
+        redis_server.kill()
+
+
+def start_tournament(url: str, log: Path) -> subprocess.Popen:
+    """Starts ``arena tournament`` with two local workers; its stdout and stderr go to ``log``."""
+    argv = [sys.executable, "-m", "arena.cli", "tournament", "ninjan", "--bots", ",".join(BOTS)]
+    argv += ["--rounds", str(ROUNDS), "--seed", "11", "--workers", "2", "--idle-timeout", "3", "--redis", url]
+    with open(log, "wb") as out:
+        return subprocess.Popen(
+            argv, stdout=out, stderr=subprocess.STDOUT, cwd=REPO, stdin=subprocess.DEVNULL
+        )
+
+
+def tournament_jobs() -> list:
+    versions = tuple(builtin_version(b, ("ninjan",)) for b in BOTS)
+    return plan(TournamentSpec("ninjan", BOTS, rounds=ROUNDS, seed=11, versions=versions))
+
+
+def recorded(url: str) -> int:
+    return connect(url).scard(keys.RECORDED_SET)
+
+
+def unreachable_lines(log: Path, url: str, since: int = 0) -> tuple[list[str], list[str]]:
+    """Returns the CLI's and the workers' lines saying Redis at ``url`` is unreachable, written after
+    byte ``since`` of the log."""
+    lines = log.read_bytes()[since:].decode(errors="replace").splitlines()
+    said = [line for line in lines if f"Redis at {url} is unreachable" in line and "retrying in" in line]
+    return [x for x in said if x.startswith("arena: Redis")], [
+        x for x in said if x.startswith("arena: worker ")
+    ]
+
+
+def all_complain(log: Path, url: str, since: int = 0, cli_tries: int = 1) -> bool:
+    """Returns True once the CLI (``cli_tries`` times) and both workers said Redis is unreachable."""
+    cli, workers = unreachable_lines(log, url, since)
+    return len(cli) >= cli_tries and len({line.split()[2] for line in workers}) == 2
+
+
+def finish(proc: subprocess.Popen, log: Path, url: str) -> None:
+    """Waits for the tournament command and checks that every job is recorded exactly once."""
+    code = proc.wait(timeout=240)
+    output = log.read_text(errors="replace")
+    assert code == 0, output
+    assert "ninjan leaderboard (24 seats played" in output
+    check_recorded_exactly_once(connect(url), tournament_jobs())
+
+
+def test_redis_stopped_mid_run_is_named_retried_and_the_run_completes(
+    server: RedisServer, tmp_path: Path
+) -> None:
+    log = tmp_path / "cli.log"
+    proc = start_tournament(server.url, log)
+    wait_until(lambda: recorded(server.url) >= 2, "two recorded matches")
+    server.stop()
+    wait_until(lambda: all_complain(log, server.url, cli_tries=2), "the CLI and the workers to report it")
+    cli, workers = unreachable_lines(log, server.url)
+    assert cli[0].endswith("retrying in 0.5s") and cli[1].endswith("retrying in 1s")  # back-off
+    assert all(line.endswith("s") and "retrying in " in line for line in workers)
+    server.start()  # same port, same data folder
+    finish(proc, log, server.url)
+
+
+def test_redis_crashed_and_restarted_mid_run_loses_and_doubles_nothing(
+    server: RedisServer, tmp_path: Path
+) -> None:
+    log = tmp_path / "cli.log"
+    proc = start_tournament(server.url, log)
+    for at_least in (2, 6):
+        wait_until(lambda n=at_least: recorded(server.url) >= n, f"{at_least} recorded matches")
+        server.kill()  # no shutdown: at most the last second of writes is lost, and then rerun
+        server.start()
+    finish(proc, log, server.url)
+
+
+def test_network_to_redis_cut_mid_run_then_healed_records_each_job_once(
+    server: RedisServer, tmp_path: Path
+) -> None:
+    proxy = subprocess.Popen(
+        [sys.executable, str(REPO / "tests" / "tcp_proxy.py"), str(server.port)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = f"redis://127.0.0.1:{proxy.stdout.readline().strip()}/0"
+        log = tmp_path / "cli.log"
+        proc = start_tournament(url, log)
+        for at_least in (2, 6):
+            wait_until(lambda n=at_least: recorded(server.url) >= n, f"{at_least} recorded matches")
+            since = log.stat().st_size  # each cut must be reported afresh
+            proxy.send_signal(signal.SIGUSR1)
+            wait_until(
+                lambda s=since: all_complain(log, url, s), "the CLI and both workers to report the cut"
+            )
+            proxy.send_signal(signal.SIGUSR2)
+        finish(proc, log, server.url)
+    finally:
+        proxy.kill()
+        proxy.wait()
+
+
+def test_the_proxy_really_cuts(server: RedisServer) -> None:
+    proxy = subprocess.Popen(
+        [sys.executable, str(REPO / "tests" / "tcp_proxy.py"), str(server.port)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        client = connect(f"redis://127.0.0.1:{proxy.stdout.readline().strip()}/0")
+        assert client.ping()
+        proxy.send_signal(signal.SIGUSR1)
+        wait_until(lambda: not _answers(client), "the cut")
+        proxy.send_signal(signal.SIGUSR2)
+        wait_until(lambda: _answers(client), "the heal")
+    finally:
+        proxy.kill()
+        proxy.wait()
+
+
+def _answers(client: redis.Redis) -> bool:
+    try:
+        return bool(client.ping())
+    except redis.RedisError:
+        return False

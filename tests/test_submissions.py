@@ -1,0 +1,206 @@
+"""Bot submissions: names, packing, versions, owner secrets, the worker's cache, and the CLI.
+
+Against the private redis-server of ``tests.conftest`` (never the Redis on 6379).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import shutil
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+import redis
+
+from arena.queue import keys, submissions
+from arena.queue.submissions import SubmissionError
+from tests.conftest import REPO, run_arena
+
+pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+
+
+def bot_dir(tmp_path: Path, name: str = "tr") -> Path:
+    folder = tmp_path / name
+    (folder / "lib").mkdir(parents=True)
+    shutil.copy(REPO / "bots" / "python" / "take_richest.py", folder / "bot.py")
+    (folder / "lib" / "notes.txt").write_text("strategy notes\n")
+    return folder
+
+
+@pytest.mark.parametrize(
+    "name", ["", "A", "-x", "_x", "../x", "a/b", "a b", "a;rm", "a$(id)", "é", "x" * 41, ".hidden"]
+)
+def test_invalid_names_are_refused(name: str) -> None:
+    with pytest.raises(SubmissionError, match="invalid bot name"):
+        submissions.validate_name(name)
+
+
+def test_valid_names_pass() -> None:
+    for name in ["a", "0", "take-richest", "bot_2", "x" * 40]:
+        assert submissions.validate_name(name) == name
+
+
+def test_packing_is_deterministic_and_the_version_follows_the_content(tmp_path: Path) -> None:
+    folder = bot_dir(tmp_path)
+    first = submissions.pack(folder)
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "bot.cpython-311.pyc").write_bytes(b"\0")
+    os.utime(folder / "bot.py", (1, 1))
+    again = submissions.pack(folder)
+    assert again == first and first.files == 2
+    entry = ["python", "bot.py"]
+    version = submissions.directory_version(first.archive, entry)
+    assert submissions.VERSION_PATTERN.fullmatch(version)
+    assert submissions.directory_version(first.archive, ["python", "other.py"]) != version
+    (folder / "lib" / "notes.txt").write_text("changed\n")
+    assert submissions.directory_version(submissions.pack(folder).archive, entry) != version
+
+
+def test_oversized_directories_symlinks_and_empty_folders_are_refused(tmp_path: Path) -> None:
+    big = tmp_path / "big"
+    big.mkdir()
+    (big / "weights.bin").write_bytes(os.urandom(submissions.MAX_PACKED_BYTES + 1024))
+    with pytest.raises(SubmissionError, match=r"too big: at most 10 MiB packed"):
+        submissions.pack(big)
+    linked = bot_dir(tmp_path, "linked")
+    (linked / "passwd").symlink_to("/etc/passwd")
+    with pytest.raises(SubmissionError, match="passwd is a symbolic link"):
+        submissions.pack(linked)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SubmissionError, match="holds no files"):
+        submissions.pack(tmp_path / "empty")
+    with pytest.raises(SubmissionError, match="is not a directory"):
+        submissions.pack(tmp_path / "missing")
+
+
+def all_values(client: redis.Redis) -> str:
+    """Returns every string stored in Redis, concatenated (to look for a leaked secret)."""
+    out = []
+    for key in client.scan_iter("*"):
+        kind = client.type(key)
+        if kind == "string":
+            out.append(client.get(key))
+        elif kind == "hash":
+            out += [f"{k}={v}" for k, v in client.hgetall(key).items()]
+        elif kind == "set":
+            out += list(client.smembers(key))
+    return "\n".join(out)
+
+
+def test_submit_update_and_remove_need_the_owner_secret(client: redis.Redis, tmp_path: Path) -> None:
+    folder = bot_dir(tmp_path)
+    bot, secret = submissions.submit(client, "tr", ["ninjan"], directory=folder, entry="python bot.py")
+    assert secret and bot.kind == "directory" and bot.entry == ("python", "bot.py") and bot.files == 2
+    assert secret not in all_values(client)  # only its hash is stored
+    with pytest.raises(SubmissionError, match="pass its owner secret with --secret"):
+        submissions.submit(client, "tr", ["ninjan"], builtin="greedy")
+    with pytest.raises(SubmissionError, match="wrong owner secret"):
+        submissions.submit(client, "tr", ["ninjan"], builtin="greedy", secret="guess")
+    updated, none = submissions.submit(client, "tr", ["ninjan"], builtin="greedy", secret=secret)
+    assert (
+        none is None
+        and updated.kind == "builtin"
+        and updated.versions == tuple(sorted({bot.version, updated.version}))
+    )
+    assert updated.created == bot.created and [s.name for s in submissions.list_all(client)] == ["tr"]
+    assert submissions.list_all(client, "pnrz") == []
+    with pytest.raises(SubmissionError, match="wrong owner secret"):
+        submissions.remove(client, "tr", "guess")
+    assert submissions.remove(client, "tr", secret) == 2
+    assert submissions.load(client, "tr") is None and not client.keys("arena:bot*")
+
+
+def test_built_in_names_cannot_be_taken_and_unknown_games_are_named(client: redis.Redis) -> None:
+    with pytest.raises(SubmissionError, match="'greedy' is the name of a built-in bot of ninjan"):
+        submissions.submit(client, "greedy", ["ninjan"], builtin="random")
+    with pytest.raises(SubmissionError, match="'builder' is not a built-in bot of ninjan"):
+        submissions.submit(client, "b", ["ninjan"], builtin="builder")
+    with pytest.raises(SubmissionError, match="unknown game"):
+        submissions.submit(client, "b", ["chess"], builtin="random")
+    with pytest.raises(SubmissionError, match="--dir needs --entry"):
+        submissions.submit(client, "b", ["ninjan"], directory=Path("."))
+
+
+def test_a_worker_unpacks_a_version_once_and_runs_it_without_a_shell(
+    client: redis.Redis, tmp_path: Path
+) -> None:
+    folder = bot_dir(tmp_path)
+    bot, _ = submissions.submit(client, "tr", ["ninjan"], directory=folder, entry="python bot.py --x 'a b'")
+    cache = tmp_path / "cache"
+    spec = submissions.bot_spec(client, "ninjan", "tr", bot.version, cache)
+    assert spec.argv == (sys.executable, "bot.py", "--x", "a b") and spec.cwd == cache / bot.version
+    assert (spec.cwd / "bot.py").read_bytes() == (folder / "bot.py").read_bytes()
+    assert (spec.cwd / "lib" / "notes.txt").is_file() and [p.name for p in cache.iterdir()] == [bot.version]
+    client.hdel(keys.bot_version(bot.version), "archive")  # present in the cache: not fetched again
+    assert submissions.bot_spec(client, "ninjan", "tr", bot.version, cache) == spec
+    with pytest.raises(SubmissionError, match="has no stored files"):
+        submissions.bot_spec(client, "ninjan", "tr", bot.version, tmp_path / "other-cache")
+    with pytest.raises(SubmissionError, match="malformed version"):
+        submissions.bot_spec(client, "ninjan", "tr", "../../etc", cache)
+    with pytest.raises(SubmissionError, match="is not stored"):
+        submissions.bot_spec(client, "ninjan", "tr", "0" * 12, cache)
+
+
+def test_a_tampered_or_hostile_archive_is_not_unpacked(client: redis.Redis, tmp_path: Path) -> None:
+    bot, _ = submissions.submit(client, "tr", ["ninjan"], directory=bot_dir(tmp_path), entry="python bot.py")
+    client.hset(keys.bot_version(bot.version), "archive", base64.b64encode(b"other bytes").decode())
+    with pytest.raises(SubmissionError, match="does not match its content"):
+        submissions.bot_spec(client, "ninjan", "tr", bot.version, tmp_path / "cache")
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        link = tarfile.TarInfo("bot.py")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        tar.addfile(link)
+    archive, entry = buffer.getvalue(), ["python", "bot.py"]
+    version = submissions.directory_version(archive, entry)
+    client.hset(
+        keys.bot_version(version),
+        mapping={"kind": "directory", "entry": json.dumps(entry), "archive": base64.b64encode(archive)},
+    )
+    with pytest.raises(SubmissionError, match="links or special files"):
+        submissions.bot_spec(client, "ninjan", "evil", version, tmp_path / "cache")
+    assert not (tmp_path / "cache" / version).exists()
+
+
+def test_bots_cli_and_a_tournament_of_a_submitted_bot(
+    client: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
+    env = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    folder = bot_dir(tmp_path)
+    common = ["--redis", redis_url]
+    args = ["bots", "submit", "tr", "--games", "ninjan", "--dir", str(folder), "--entry", "python bot.py"]
+    proc = run_arena(*args, *common, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("submitted tr version ")
+    secret = proc.stdout.split("needed to update or remove tr): ")[1].strip()
+    again = run_arena(*args, *common, env=env)
+    assert again.returncode == 2
+    assert again.stderr == "arena: error: bot tr exists: pass its owner secret with --secret to update it\n"
+    listed = json.loads(run_arena("bots", "list", "--json", *common).stdout)
+    version = listed[0]["version"]
+    assert [b["name"] for b in listed] == ["tr"] and listed[0]["entry"] == ["python", "bot.py"]
+    shown = run_arena("bots", "show", "tr", *common)
+    assert f"version:  {version}" in shown.stdout
+    bad = run_arena("bots", "submit", "../x", "--games", "ninjan", "--builtin", "greedy", *common)
+    assert bad.returncode == 2 and bad.stderr.startswith("arena: error: invalid bot name '../x'")
+
+    tour = ["tournament", "ninjan", "--bots", "tr,random", "--rounds", "2", "--workers", "1", *common]
+    played = run_arena(*tour, env=env)
+    assert played.returncode == 0, played.stderr
+    board = json.loads(run_arena("leaderboard", "ninjan", "--json", *common).stdout)
+    versions = {row["bot"]: row["version"] for row in board}
+    assert versions == {"tr": version, "random": submissions.builtin_version("random", ("ninjan",))}
+    assert all(row["games"] == 4 for row in board)
+    assert (tmp_path / "state" / "arena" / "bots" / version / "bot.py").is_file()
+    assert version in played.stdout
+
+    wrong = run_arena("bots", "remove", "tr", "--secret", "guess", *common)
+    assert wrong.returncode == 2 and wrong.stderr == "arena: error: wrong owner secret for bot tr\n"
+    removed = run_arena("bots", "remove", "tr", *common, env={"ARENA_BOT_SECRET": secret})
+    assert removed.returncode == 0 and removed.stdout == "removed tr (1 stored versions deleted)\n"
+    assert json.loads(run_arena("bots", "list", "--json", *common).stdout) == []
