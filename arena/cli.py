@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import secrets
 import sys
 from datetime import timedelta
 from pathlib import Path
@@ -60,7 +61,10 @@ def match_command(
         list[str],
         typer.Argument(help="One bot per seat: a built-in name, a .py file, or a quoted shell command."),
     ],
-    seed: Annotated[int, typer.Option(help="Seed of the first game; game g uses seed + g.")] = 1,
+    seed: Annotated[
+        int | None,
+        typer.Option(help="Seed of the first game (game g uses seed + g) [default: a random one, shown]."),
+    ] = None,
     games: Annotated[
         int, typer.Option("--games", min=1, help="Number of games; seats rotate between games.")
     ] = 1,
@@ -84,6 +88,10 @@ def match_command(
         specs = [resolve_bot(engine.spec.name, bot) for bot in bots]
     except (GameError, BotSpecError) as exc:
         raise CliError(str(exc)) from None
+    if seed is None:
+        # Design detail: every hidden card and future roll is drawn from the seed, so an unguessable
+        # one is the default; a chosen seed is for reproducing a game.
+        seed = secrets.randbits(62)
     config = SeriesConfig(
         games=games,
         seed=seed,

@@ -183,3 +183,26 @@ def test_a_second_stream_for_a_taken_seat_is_refused() -> None:
     assert code == "ALREADY_EXISTS"
     assert "already connected" in details
     json.dumps(details)
+
+
+def test_no_message_to_a_bot_reveals_the_seed(tmp_path: Path) -> None:
+    """Every hidden card and future roll is drawn from the seed: no bot may learn it from the referee."""
+    seed = "987654321987"
+    log = tmp_path / "bot.jsonl"
+    log.touch()
+    proc = run_arena(
+        "match",
+        "ninjan",
+        f"{SCRIPTED} good",
+        "random",
+        "--json",
+        "--seed",
+        seed,
+        "--replay-dir",
+        str(tmp_path / "replays"),
+        env={"SCRIPTED_LOG": str(log)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    received = log.read_text()
+    assert '"matchStart"' in received and '"decision"' in received
+    assert seed not in received
