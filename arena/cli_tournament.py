@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -86,7 +87,10 @@ def register(app: typer.Typer, cli_error: type[Exception]) -> None:
         ] = "round-robin",
         players: Annotated[int, typer.Option(min=2, help="Bots per match.")] = 2,
         rounds: Annotated[int, typer.Option(min=1, help="Times every seating of every group is played.")] = 1,
-        seed: Annotated[int, typer.Option(help="Seed of the first match.")] = 1,
+        seed: Annotated[
+            int | None,
+            typer.Option(help="Seed of the first match [default: a random one, shown; pass it to resume]."),
+        ] = None,
         duplicate_deals: Annotated[
             bool, typer.Option(help="Play each deal once per seating rotation, so luck cancels out.")
         ] = False,
@@ -102,6 +106,10 @@ def register(app: typer.Typer, cli_error: type[Exception]) -> None:
         if game == "status":
             show_status(redis_url(redis_))
             return
+        if seed is None:
+            # Hidden cards and rolls are drawn from the seeds: by default bots cannot guess them.
+            seed = secrets.randbits(40)
+            _say(f"arena: seed {seed} (run the same command with --seed {seed} to resume this tournament)")
         spec = _spec(game, bots, format_, players, rounds, seed, duplicate_deals, deadline_ms, cli_error)
         url = redis_url(redis_)
         spec = _with_versions(spec, url, cli_error)
