@@ -106,13 +106,14 @@ def register(app: typer.Typer, cli_error: type[Exception]) -> None:
         if game == "status":
             show_status(redis_url(redis_))
             return
-        if seed is None:
-            # Hidden cards and rolls are drawn from the seeds: by default bots cannot guess them.
-            seed = secrets.randbits(40)
-            _say(f"arena: seed {seed} (run the same command with --seed {seed} to resume this tournament)")
+        chosen = seed is not None
+        # Hidden cards and rolls are drawn from the seeds: by default bots cannot guess them.
+        seed = seed if seed is not None else secrets.randbits(40)
         spec = _spec(game, bots, format_, players, rounds, seed, duplicate_deals, deadline_ms, cli_error)
         url = redis_url(redis_)
         spec = _with_versions(spec, url, cli_error)
+        if not chosen:
+            _say(f"arena: seed {seed} (run the same command with --seed {seed} to resume this tournament)")
         run_tournament(
             spec, url, os.cpu_count() or 1 if workers is None else workers, idle_timeout, cli_error
         )
