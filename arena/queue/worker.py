@@ -31,8 +31,9 @@ from arena.queue import keys, store, submissions
 from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, ensure_group, load_job, retrying
 from arena.queue.server import state_dir
 from arena.referee.match import MatchConfig, MatchRecord
+from arena.referee.pool import BotPool
 from arena.referee.processes import BotSpec, resolve_bot
-from arena.referee.runner import SeriesConfig, run_series
+from arena.referee.runner import unique_names
 
 DEFAULT_IDLE_TIMEOUT = timedelta(seconds=60)
 DEFAULT_BLOCK = timedelta(seconds=2)
@@ -79,18 +80,36 @@ class Worker:
         self.say = say
         self.verbose = verbose
         self.handled = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pool: BotPool | None = None
 
     def run(self, burst: bool = False, max_jobs: int | None = None) -> int:
-        """Handles jobs until stopped (or, with ``burst``, until none is left); returns how many."""
+        """Handles jobs until stopped (or, with ``burst``, until none is left); returns how many.
+
+        Design detail: one event loop, one referee server and one pool of warm bot processes serve
+        all of the worker's jobs, because starting bot processes costs far more than playing a match.
+        """
         self._retry(lambda: ensure_group(self.client))
-        while max_jobs is None or self.handled < max_jobs:
-            took = self._retry(self._take)
-            if took is not None:
-                self._handle(*took)
-                self.handled += 1
-            elif burst and self._retry(self._idle):
-                break
+        self._loop = asyncio.new_event_loop()
+        try:
+            self._pool = self._loop.run_until_complete(self._open_pool())
+            while max_jobs is None or self.handled < max_jobs:
+                took = self._retry(self._take)
+                if took is not None:
+                    self._handle(*took)
+                    self.handled += 1
+                elif burst and self._retry(self._idle):
+                    break
+        finally:
+            if self._pool is not None:
+                self._loop.run_until_complete(self._pool.__aexit__(None, None, None))
+            self._loop.close()
+            self._pool = self._loop = None
         return self.handled
+
+    async def _open_pool(self) -> BotPool:
+        log_dir = Path(tempfile.mkdtemp(prefix="arena-worker-"))
+        return await BotPool(log_dir, join_timeout=self.config.join_timeout).__aenter__()
 
     def _retry(self, action: Callable[[], T]) -> T:
         """Returns ``action()``, retried with back-off while Redis is unreachable, saying which worker."""
@@ -137,7 +156,8 @@ class Worker:
             return
         try:
             specs = self._retry(lambda: seat_specs(self.client, job, self.bot_cache))
-            match, replay = asyncio.run(self._play_with_heartbeat(job, specs, entry_id))
+            assert self._loop is not None
+            match, replay = self._loop.run_until_complete(self._play_with_heartbeat(job, specs, entry_id))
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
             status = self._retry(lambda: store.fail(self.client, job, entry_id, error, attempts))
@@ -165,7 +185,8 @@ class Worker:
         """Returns the played match while keeping the stream entry claimed by this worker."""
         beat = asyncio.create_task(self._heartbeat(entry_id))
         try:
-            return await play(job, specs, self.config.join_timeout)
+            assert self._pool is not None
+            return await play(job, specs, self._pool)
         finally:
             beat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -215,27 +236,17 @@ def seat_specs(client: redis.Redis, job: MatchJob, cache: Path) -> list[BotSpec]
     return [resolve_bot(game, bot) for bot in job.bots]
 
 
-async def play(job: MatchJob, specs: list[BotSpec], join_timeout: timedelta) -> tuple[MatchRecord, str]:
-    """Plays a job's match through the referee; returns its record and replay text.
+async def play(job: MatchJob, specs: list[BotSpec], pool: BotPool) -> tuple[MatchRecord, str]:
+    """Plays a job's match on the worker's referee, with warm bot processes; returns record and replay.
 
     Raises JobError when a bot never connected (an infrastructure problem, retried, rather than a
     loss to record).
     """
     if "/" in job.match_id or job.match_id.startswith("."):
         raise JobError(f"match id {job.match_id!r} may not contain '/' or start with '.'")
-    with tempfile.TemporaryDirectory(prefix="arena-worker-") as tmp:
-        config = SeriesConfig(
-            games=1,
-            seed=job.seed,
-            match=MatchConfig(deadline=timedelta(milliseconds=job.deadline_ms), max_strikes=job.max_strikes),
-            replay_dir=Path(tmp) / "replays",
-            join_timeout=join_timeout,
-            log_dir=Path(tmp) / "logs",
-            match_id=job.match_id,
-        )
-        (result,) = await run_series(get_game(job.game), specs, config)
-        assert result.replay is not None
-        replay = result.replay.read_text(encoding="utf-8")
+    config = MatchConfig(deadline=timedelta(milliseconds=job.deadline_ms), max_strikes=job.max_strikes)
+    result = await pool.play(get_game(job.game), specs, unique_names(specs), job.seed, job.match_id, config)
+    replay = result.replay_text
     never = [json.loads(x) for x in replay.splitlines() if '"never connected"' in x]
     if never:
         raise JobError("; ".join(result.notes) or f"seats {[x['seat'] for x in never]} never connected")
