@@ -19,7 +19,7 @@ from typing import Any
 from arena.games.base import Game
 from arena.referee.leases import Lease, LeaseRegistry
 from arena.referee.match import Match, MatchConfig, MatchRecord, SeatState
-from arena.referee.processes import BotProcess, BotSpec
+from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotProcess, BotSpec
 from arena.referee.replay import ReplayWriter
 from arena.referee.server import start_server
 
@@ -51,6 +51,7 @@ class SeriesConfig:
     replay_dir: Path | None = None
     join_timeout: timedelta = DEFAULT_JOIN_TIMEOUT
     log_dir: Path | None = None
+    bot_limits: BotLimits = DEFAULT_LIMITS  # resource limits of every bot process
 
 
 def unique_names(specs: list[BotSpec]) -> list[str]:
@@ -69,11 +70,20 @@ async def run_series(
     config: SeriesConfig,
     on_result: Callable[[GameResult], None] | None = None,
     on_step: Callable[[Any, list, tuple], None] | None = None,
+    referee: tuple[LeaseRegistry, int] | None = None,
 ) -> list[GameResult]:
-    """Plays ``config.games`` games between the bots; returns each game's result."""
+    """Plays ``config.games`` games between the bots; returns each game's result.
+
+    With ``referee`` (a registry and the port of a server started on it) the series plays on that
+    running referee, alongside whatever else it serves; otherwise on a private one.
+    """
     game.check_players(len(specs))
-    registry = LeaseRegistry()
-    server, port = await start_server(registry)
+    server = None
+    if referee is None:
+        registry = LeaseRegistry()
+        server, port = await start_server(registry)
+    else:
+        registry, port = referee
     log_dir = config.log_dir or Path(tempfile.mkdtemp(prefix="arena-bots-"))
     entries = [
         _Entry(spec, name, i) for i, (spec, name) in enumerate(zip(specs, unique_names(specs), strict=True))
@@ -81,7 +91,7 @@ async def run_series(
     results = []
     try:
         for number in range(config.games):
-            await _connect_all(entries, registry, f"127.0.0.1:{port}", log_dir, config.join_timeout)
+            await _connect_all(entries, registry, f"127.0.0.1:{port}", log_dir, config)
             result = await _play_one(game, entries, number, config, on_step)
             results.append(result)
             if on_result:
@@ -91,12 +101,13 @@ async def run_series(
             if entry.lease:
                 registry.forget(entry.lease)
         await asyncio.gather(*(asyncio.to_thread(e.process.stop) for e in entries if e.process))
-        await server.stop(grace=0.5)
+        if server is not None:
+            await server.stop(grace=0.5)
     return results
 
 
 async def _connect_all(
-    entries: list[_Entry], registry: LeaseRegistry, address: str, log_dir: Path, timeout: timedelta
+    entries: list[_Entry], registry: LeaseRegistry, address: str, log_dir: Path, config: SeriesConfig
 ) -> None:
     """(Re)starts every bot whose stream is not open and waits until each joined, exited or timed out."""
     starting = [e for e in entries if e.lease is None or not e.lease.connected]
@@ -110,12 +121,15 @@ async def _connect_all(
         log_path = log_dir / f"{entry.index}-{entry.spec.name}.log"
         try:
             entry.process = BotProcess(
-                entry.spec, {"ARENA_ADDRESS": address, "ARENA_TOKEN": entry.lease.token}, log_path
+                entry.spec,
+                {"ARENA_ADDRESS": address, "ARENA_TOKEN": entry.lease.token},
+                log_path,
+                config.bot_limits,
             )
         except OSError as exc:
             entry.process = None
             entry.problem = f"bot {entry.name} could not be started: {exc}"
-    await asyncio.gather(*(_await_join(e, timeout) for e in starting if e.process))
+    await asyncio.gather(*(_await_join(e, config.join_timeout) for e in starting if e.process))
 
 
 async def _await_join(entry: _Entry, timeout: timedelta) -> None:
