@@ -170,7 +170,7 @@ async def _play_one(
     record = await Match(game, seats, seed, match_id, config.match, replay, on_step).run()
     notes = [e.problem for e in seated if e.problem]
     for seat in seats:
-        if seat.forfeit and seat.forfeit_reason == "disconnected":
+        if seat.forfeit and seat.forfeit_reason.startswith("disconnected"):
             entry = seated[seat.seat]
             tail = entry.process.log_tail() if entry.process else ""
             notes.append(f"bot {seat.bot} disconnected during the game" + (f": {tail}" if tail else ""))
