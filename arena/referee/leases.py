@@ -8,7 +8,7 @@ A token can be claimed once: a second stream with it is refused, and a token is 
 ends, so a leaked token cannot be replayed later.
 
 Both queues are bounded, so a bot cannot grow the referee's memory: at most ``INBOUND_LIMIT`` answers
-wait to be read (the servicer drops the excess and tells the bot once per burst), and a bot that lets
+wait to be read (the servicer drops the excess and tells the bot once per request), and a bot that lets
 more than ``OUTBOUND_LIMIT`` messages pile up unread is disconnected.
 """
 
@@ -54,6 +54,7 @@ class Lease:
     released: bool = False
     client: str = ""
     problem: str = ""  # why the referee ended the stream, if it did
+    flood_reported: bool = False  # the bot was told its excess answers are dropped (until the next request)
 
     @property
     def connected(self) -> bool:
@@ -105,7 +106,8 @@ class Lease:
             self.joined.set()
 
     def drain_inbound(self) -> None:
-        """Drops answers left over from an earlier request."""
+        """Drops answers left over from an earlier request (a new request: a new flood is reported)."""
+        self.flood_reported = False
         while not self.inbound.empty():
             item = self.inbound.get_nowait()
             if item is DISCONNECTED:
@@ -141,6 +143,10 @@ class LeaseRegistry:
         lease.client = client[:64]
         lease.joined.set()
         return lease
+
+    def leases(self) -> list[Lease]:
+        """Returns the leases not yet forgotten (for tests and monitoring; tokens are secret)."""
+        return list(self._by_token.values())
 
     def forget(self, lease: Lease) -> None:
         """Releases a lease and drops it; its token is not accepted again."""

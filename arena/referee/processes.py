@@ -27,11 +27,16 @@ from arena.bots import builtin_bots
 
 MARKER_VARIABLE = "ARENA_BOT_INSTANCE"  # set in every bot's environment; its descendants inherit it
 MIB = 1 << 20
+SIGNAL_CAUSES = {  # what a bot's death by this signal usually means
+    "SIGXCPU": " (the CPU time limit, --bot-cpu-seconds)",
+    "SIGSEGV": " (perhaps the address space limit, --bot-memory-mb)",
+    "SIGABRT": " (perhaps the address space limit, --bot-memory-mb)",
+}
 
 
 @dataclasses.dataclass(frozen=True)
 class BotLimits:
-    """Resource limits the referee sets on every bot process (setrlimit, before exec).
+    """Resource limits the referee sets on every bot process (setrlimit, before the bot's exec).
 
     ``None`` leaves a limit as the referee's own. The limits apply per process (processes: per user)
     and last the bot's whole life, which is a whole series of games: the per-decision time is the
@@ -54,18 +59,44 @@ class BotLimits:
         ]
         return [(res, value) for res, value in pairs if value is not None]
 
-    def apply(self) -> None:
-        """Sets the limits on the calling process (run in the child between fork and exec).
-
-        The hard CPU limit is one second above the soft one: SIGXCPU first, SIGKILL if it is caught.
-        A limit is never raised above the referee's own hard limit (that would need privileges).
-        """
+    def settings(self) -> list[tuple[int, int, int]]:
+        """Returns (resource, soft, hard) for every limit that is set, never above the referee's own
+        hard limit (raising it would need privileges). The hard CPU limit is one second above the soft
+        one: SIGXCPU first, SIGKILL if the bot catches that."""
+        out = []
         for res, value in self.rlimits():
             hard = value + 1 if res == resource.RLIMIT_CPU else value
             ceiling = resource.getrlimit(res)[1]
             if ceiling != resource.RLIM_INFINITY:
                 value, hard = min(value, ceiling), min(hard, ceiling)
-            resource.setrlimit(res, (value, hard))
+            out.append((res, value, hard))
+        return out
+
+    def wrap(self, argv: tuple[str, ...]) -> tuple[str, ...]:
+        """Returns a command that sets the limits and then execs ``argv`` (same pid, same env).
+
+        Design Detail: not ``preexec_fn``. That makes subprocess fork() the multi-threaded referee
+        instead of vfork(); gRPC's fork handlers then restart its poller thread in the child, and
+        closing the inherited descriptors before exec made that thread abort ("epoll_wait error: Bad
+        file descriptor") in about one start in six. A ``python -S`` launcher costs ~20 ms per start.
+        """
+        numbers = [str(n) for setting in self.settings() for n in setting]
+        return (sys.executable, "-S", "-E", "-c", _LAUNCHER, str(len(numbers) // 3), *numbers, *argv)
+
+
+_LAUNCHER = """\
+import os, resource, sys
+count = int(sys.argv[1])
+numbers = [int(x) for x in sys.argv[2 : 2 + 3 * count]]
+for i in range(count):
+    resource.setrlimit(numbers[3 * i], (numbers[3 * i + 1], numbers[3 * i + 2]))
+argv = sys.argv[2 + 3 * count :]
+try:
+    os.execvp(argv[0], argv)
+except OSError as exc:
+    print(f"arena: cannot start bot {argv[0]!r}: {exc.strerror}", file=sys.stderr)
+    sys.exit(127)
+"""
 
 
 DEFAULT_LIMITS = BotLimits()
@@ -127,13 +158,12 @@ class BotProcess:
         self.marker = secrets.token_hex(8)  # inherited by every descendant: finds escaped children
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self.popen = subprocess.Popen(
-            spec.argv,
+            limits.wrap(spec.argv),
             env={**os.environ, **env, MARKER_VARIABLE: self.marker},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            preexec_fn=limits.apply,  # only setrlimit: nothing that could wait on a lock after fork
         )
         self._reader = threading.Thread(
             target=_copy_capped,
@@ -152,6 +182,19 @@ class BotProcess:
     def exit_code(self) -> int | None:
         """Returns the exit code, or None while the process runs (-N: killed by signal N)."""
         return self.popen.poll()
+
+    def exit_description(self) -> str:
+        """Returns how the process ended, naming the limit when a resource limit's signal killed it."""
+        code = self.popen.poll()
+        if code is None:
+            return "still running"
+        if code >= 0:
+            return f"exited with code {code}"
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            return f"killed by signal {-code}"
+        return f"killed by {name}" + SIGNAL_CAUSES.get(name, "")
 
     def log_tail(self, lines: int = 5) -> str:
         """Returns the last lines the bot printed, joined by ' | ' (each cut to 200 characters)."""

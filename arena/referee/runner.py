@@ -171,10 +171,23 @@ async def _play_one(
     notes = [e.problem for e in seated if e.problem]
     for seat in seats:
         if seat.forfeit and seat.forfeit_reason.startswith("disconnected"):
-            entry = seated[seat.seat]
-            tail = entry.process.log_tail() if entry.process else ""
-            notes.append(f"bot {seat.bot} disconnected during the game" + (f": {tail}" if tail else ""))
+            notes.append(await _disconnect_note(seat, seated[seat.seat]))
     path = None
     if config.replay_dir is not None:
         path = replay.write(config.replay_dir / f"{match_id}.jsonl")
     return GameResult(record, path, notes)
+
+
+async def _disconnect_note(seat: SeatState, entry: _Entry) -> str:
+    """Returns what to tell the person running the match about a bot that disconnected mid-game."""
+    text = f"bot {seat.bot} {seat.forfeit_reason} during the game"
+    if entry.process is None:
+        return text
+    for _ in range(20):  # the stream broke first; give the process a moment to be reaped
+        if entry.process.exit_code is not None:
+            break
+        await asyncio.sleep(0.05)
+    if entry.process.exit_code is not None:
+        text += f" ({entry.process.exit_description()})"
+    tail = entry.process.log_tail()
+    return text + (f": {tail}" if tail else "")

@@ -90,9 +90,8 @@ class RefereeServicer:
 
 
 async def _read_answers(request_iterator: AsyncIterator[bytes], lease: Lease) -> None:
-    """Puts the bot's answers on the lease (bounded: the excess is dropped with one Error per burst);
+    """Puts the bot's answers on the lease (bounded: the excess is dropped, one Error per request);
     a stray Join gets an error; unparsable bytes go to the match as Malformed; stream end disconnects."""
-    flooding = False
     try:
         async for data in request_iterator:
             message, problem = parse_bot_message(data)
@@ -105,9 +104,9 @@ async def _read_answers(request_iterator: AsyncIterator[bytes], lease: Lease) ->
                 )
                 continue
             accepted = lease.offer(message.answer if message is not None else Malformed(problem))
-            if not accepted and not flooding:
+            if not accepted and not lease.flood_reported:
+                lease.flood_reported = True
                 lease.send(_error(pb.ERROR_CODE_UNEXPECTED_MESSAGE, _flood_text()))
-            flooding = not accepted
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # the transport failed: treat it as a disconnect
@@ -119,7 +118,7 @@ async def _read_answers(request_iterator: AsyncIterator[bytes], lease: Lease) ->
 def _flood_text() -> str:
     return (
         f"too many messages: {INBOUND_LIMIT} answers are already waiting to be read, so this one and "
-        "the rest of this burst are dropped; send one Answer per DecisionRequest"
+        "the rest until the next DecisionRequest are dropped; send one Answer per DecisionRequest"
     )
 
 
