@@ -3,7 +3,8 @@
 usage: hostile.py MODE   (ARENA_ADDRESS, ARENA_TOKEN from the environment; HOSTILE_LOG: a file where
 every message the bot receives is appended as one JSON line, and its own notes as {"note": ...})
 
-The misbehaviour happens on the first decision (or at start); later decisions get index 0.
+The misbehaviour happens on the first decision of every match (or at start); later decisions get
+index 0.
 
 Answers: illegal (a well-formed Ninjan action that is not legal), bad-index, other-game (a populated
 Ninja Master action during Ninjan), garbage (bytes that are no BotMessage), truncated (a real Answer
@@ -186,6 +187,8 @@ def main(mode: str) -> int:
             kind = message.WhichOneof("kind")
             if kind == "match_start" and mode == "second-stream" and decisions == 0:
                 log.write({"note": "second", **first_status(channel, token, mode)})
+            if kind == "match_start":
+                decisions = 0  # misbehave again in every match of a series (bench/soak.py)
             if kind != "decision":
                 continue
             request = message.decision
