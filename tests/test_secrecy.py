@@ -72,10 +72,13 @@ class Observed(Match):
     and validated, or struck): from then on the other seats' messages may depend on it."""
 
     committed: set[tuple[int, int]]
+    changed: asyncio.Event  # set (and replaced) whenever ``committed`` grows
 
     async def _ask(self, seat: SeatState, state: Any, legal: Any) -> Any:
         action = await super()._ask(seat, state, legal)
         self.committed.add((self.step, seat.seat))
+        self.changed.set()
+        self.changed = asyncio.Event()
         return action
 
 
@@ -94,7 +97,7 @@ async def play_seat(
         order = orders.setdefault(step, sorted(acting, reverse=step % 2 == 1))
         earlier = order[: order.index(seat)]
         while not all((step, other) in match.committed for other in earlier):
-            await asyncio.sleep(0)
+            await match.changed.wait()
         assert len(lease.sent) == received, (
             f"seat {seat} was sent {len(lease.sent) - received} message(s) while its choice at step "
             f"{step} was open, after seats {earlier} had answered"
@@ -118,7 +121,7 @@ async def play_recorded(
     seats = [SeatState(seat, f"bot{seat}", lease) for seat, lease in enumerate(leases)]
     config = MatchConfig(deadline=timedelta(seconds=60), max_strikes=1000)
     match = match_class(tracked, seats, seed, f"secrecy-{num_players}", config)  # type: ignore[arg-type]
-    match.committed = set()
+    match.committed, match.changed = set(), asyncio.Event()
     orders: dict[int, list[int]] = {}
     rng = random.Random(seed)
     bots = [
@@ -165,7 +168,7 @@ SEED = 9_876_543_210  # large enough that its varint or digits cannot appear by 
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_no_message_to_a_seat_holds_another_seats_secret(name: str) -> None:
     game = get_game(name)
-    counts = sorted({game.spec.min_players, game.spec.max_players})
+    counts = sorted({game.spec.min_players, min(game.spec.max_players, 4)})  # 6-seat games take long
     checked = 0
     kinds_sent = set()
     for number, num_players in enumerate(counts):
