@@ -18,7 +18,7 @@ import typer
 from arena import cli_bots, cli_leaderboard, cli_tournament, codec
 from arena.games import GAMES, GameError, get_game
 from arena.referee.match import MatchConfig
-from arena.referee.processes import BotSpecError, resolve_bot
+from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpecError, resolve_bot
 from arena.referee.replay import ReplayError, first_difference, read_lines, reproduce
 from arena.referee.runner import GameResult, SeriesConfig, run_series
 
@@ -80,6 +80,23 @@ def match_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object per game on stdout.")
     ] = False,
+    bot_memory_mb: Annotated[
+        int, typer.Option(min=0, help="Address space per bot process, in MiB (RLIMIT_AS); 0: no limit.")
+    ] = DEFAULT_LIMITS.memory_mb or 0,
+    bot_cpu_seconds: Annotated[
+        int, typer.Option(min=0, help="CPU seconds per bot process over its life (RLIMIT_CPU); 0: no limit.")
+    ] = DEFAULT_LIMITS.cpu_seconds or 0,
+    bot_open_files: Annotated[
+        int, typer.Option(min=0, help="Open files per bot process (RLIMIT_NOFILE); 0: no limit.")
+    ] = DEFAULT_LIMITS.open_files or 0,
+    bot_processes: Annotated[
+        int,
+        typer.Option(min=0, help="Processes of the bots' user (RLIMIT_NPROC; root is exempt); 0: no limit."),
+    ] = DEFAULT_LIMITS.processes or 0,
+    bot_log_kb: Annotated[
+        int,
+        typer.Option(min=1, help="KiB of a bot's stdout and stderr kept in its log; the rest is dropped."),
+    ] = DEFAULT_LIMITS.log_bytes // 1024,
 ) -> None:
     """Play GAME between bots through the gRPC referee, and print the results."""
     try:
@@ -99,6 +116,13 @@ def match_command(
         replay_dir=replay_dir or state_dir() / "replays",
         log_dir=(replay_dir or state_dir() / "replays") / "logs",
         join_timeout=timedelta(seconds=join_timeout),
+        bot_limits=BotLimits(
+            memory_mb=bot_memory_mb or None,
+            cpu_seconds=bot_cpu_seconds or None,
+            open_files=bot_open_files or None,
+            processes=bot_processes or None,
+            log_bytes=bot_log_kb * 1024,
+        ),
     )
     from tqdm import tqdm
 

@@ -238,9 +238,10 @@ def _union_decoder(py_type: Any, message_type: type) -> Any:
 
     def decode(msg: Message) -> Any:
         which = msg.WhichOneof("kind")
-        if which is None:
-            raise CodecError(f"{full_name} has none of its kinds set")
-        return table[which](getattr(msg, which))
+        decoder = table.get(which) if which is not None else None
+        if decoder is None:
+            raise CodecError(f"{full_name} has {'none' if which is None else which!r} of its kinds set")
+        return decoder(getattr(msg, which))
 
     return decode
 

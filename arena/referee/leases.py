@@ -6,6 +6,10 @@ lease carries messages both ways: the match loop puts RefereeMessages on ``outbo
 streams them to the bot) and reads Answers from ``inbound`` (the servicer's reader puts them there).
 A token can be claimed once: a second stream with it is refused, and a token is dead after its lease
 ends, so a leaked token cannot be replayed later.
+
+Both queues are bounded, so a bot cannot grow the referee's memory: at most ``INBOUND_LIMIT`` answers
+wait to be read (the servicer drops the excess and tells the bot once per request), and a bot that lets
+more than ``OUTBOUND_LIMIT`` messages pile up unread is disconnected.
 """
 
 from __future__ import annotations
@@ -17,6 +21,15 @@ import secrets
 from arena.v1 import arena_pb2 as pb
 
 DISCONNECTED = object()  # put on ``inbound`` when the stream ends
+INBOUND_LIMIT = 16  # answers waiting to be read; a bot is asked one question at a time
+OUTBOUND_LIMIT = 4096  # messages waiting to be sent; a game's events between two decisions are far fewer
+
+
+@dataclasses.dataclass(frozen=True)
+class Malformed:
+    """Put on ``inbound`` in place of an answer that could not be parsed; the match strikes it."""
+
+    problem: str
 
 
 class LeaseError(Exception):
@@ -33,13 +46,15 @@ class Lease:
 
     name: str
     token: str = dataclasses.field(default_factory=lambda: secrets.token_urlsafe(18))
-    inbound: asyncio.Queue = dataclasses.field(default_factory=asyncio.Queue)
+    inbound: asyncio.Queue = dataclasses.field(default_factory=lambda: asyncio.Queue(INBOUND_LIMIT))
     outbound: asyncio.Queue = dataclasses.field(default_factory=asyncio.Queue)
     joined: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
     claimed: bool = False
     disconnected: bool = False
     released: bool = False
     client: str = ""
+    problem: str = ""  # why the referee ended the stream, if it did
+    flood_reported: bool = False  # the bot was told its excess answers are dropped (until the next request)
 
     @property
     def connected(self) -> bool:
@@ -47,14 +62,38 @@ class Lease:
         return self.claimed and not self.disconnected and not self.released
 
     def send(self, message: pb.RefereeMessage) -> None:
-        """Queues a message for the bot (dropped once the stream is gone)."""
-        if self.connected:
-            self.outbound.put_nowait(message)
+        """Queues a message for the bot (dropped once the stream is gone); cuts a bot that stopped reading."""
+        if not self.connected:
+            return
+        if self.outbound.qsize() >= OUTBOUND_LIMIT:
+            self.cut(
+                f"{OUTBOUND_LIMIT} messages to this bot are waiting unread: "
+                "read the stream while the match runs"
+            )
+            return
+        self.outbound.put_nowait(message)
+
+    def offer(self, answer: pb.Answer | Malformed) -> bool:
+        """Queues an answer for the match; returns False (and drops it) when the inbound queue is full."""
+        try:
+            self.inbound.put_nowait(answer)
+        except asyncio.QueueFull:
+            return False
+        return True
+
+    def cut(self, problem: str) -> None:
+        """Ends the stream from the referee's side: unsent messages are dropped, the bot gets ``problem``."""
+        self.problem = problem
+        while not self.outbound.empty():
+            self.outbound.get_nowait()
+        self.mark_disconnected()
 
     def mark_disconnected(self) -> None:
         """Records that the stream ended and wakes everyone waiting on it."""
         if not self.disconnected:
             self.disconnected = True
+            if self.inbound.full():  # make room: the disconnect matters more than a queued answer
+                self.inbound.get_nowait()
             self.inbound.put_nowait(DISCONNECTED)
             self.outbound.put_nowait(None)
             self.joined.set()
@@ -67,7 +106,8 @@ class Lease:
             self.joined.set()
 
     def drain_inbound(self) -> None:
-        """Drops answers left over from an earlier request."""
+        """Drops answers left over from an earlier request (a new request: a new flood is reported)."""
+        self.flood_reported = False
         while not self.inbound.empty():
             item = self.inbound.get_nowait()
             if item is DISCONNECTED:
@@ -103,6 +143,10 @@ class LeaseRegistry:
         lease.client = client[:64]
         lease.joined.set()
         return lease
+
+    def leases(self) -> list[Lease]:
+        """Returns the leases not yet forgotten (for tests and monitoring; tokens are secret)."""
+        return list(self._by_token.values())
 
     def forget(self, lease: Lease) -> None:
         """Releases a lease and drops it; its token is not accepted again."""

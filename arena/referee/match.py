@@ -18,7 +18,7 @@ from typing import Any
 from arena import codec
 from arena.games.base import Game, ranks_from_scores
 from arena.games.rng import derive
-from arena.referee.leases import DISCONNECTED, Lease
+from arena.referee.leases import DISCONNECTED, Lease, Malformed
 from arena.referee.replay import ReplayWriter
 from arena.results import PlayerResult
 from arena.v1 import arena_pb2 as pb
@@ -157,6 +157,7 @@ class Match:
         )
         loop = asyncio.get_running_loop()
         until = loop.time() + self.config.deadline.total_seconds()
+        stale_reported = False  # one Error per request: a flood of stale answers must not flood back
         while True:
             try:
                 answer = await asyncio.wait_for(lease.inbound.get(), max(0.0, until - loop.time()))
@@ -164,15 +165,23 @@ class Match:
                 self._strike(seat, pb.ERROR_CODE_TIMEOUT, f"no answer within {deadline_ms} ms", request_id)
                 return None
             if answer is DISCONNECTED:
-                self._forfeit(seat, "disconnected")
+                self._forfeit(seat, f"disconnected: {lease.problem}" if lease.problem else "disconnected")
+                return None
+            if isinstance(answer, Malformed):
+                self._strike(
+                    seat, pb.ERROR_CODE_MALFORMED, f"malformed message: {answer.problem}", request_id
+                )
                 return None
             if answer.request_id != request_id:
-                self._error(
-                    seat,
-                    pb.ERROR_CODE_STALE_ANSWER,
-                    f"answer to request {answer.request_id} ignored: request {request_id} is the open one",
-                    answer.request_id,
-                )
+                if not stale_reported:
+                    self._error(
+                        seat,
+                        pb.ERROR_CODE_STALE_ANSWER,
+                        f"answer to request {answer.request_id} ignored: "
+                        f"request {request_id} is the open one",
+                        answer.request_id,
+                    )
+                stale_reported = True
                 continue
             action, code, problem = self._validate(answer, legal)
             if action is None:

@@ -21,7 +21,7 @@ import grpc
 from arena.games.base import Game
 from arena.referee.leases import LeaseRegistry
 from arena.referee.match import MatchConfig
-from arena.referee.processes import BotSpec
+from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec
 from arena.referee.runner import DEFAULT_JOIN_TIMEOUT, BotEntry, GameResult, connect_bots, play_match
 from arena.referee.server import start_server
 
@@ -36,9 +36,14 @@ class BotPool:
     """Plays matches on one referee, reusing bot processes between them. Use ``async with``."""
 
     def __init__(
-        self, log_dir: Path, max_idle: int = 16, join_timeout: timedelta = DEFAULT_JOIN_TIMEOUT
+        self,
+        log_dir: Path,
+        max_idle: int = 16,
+        join_timeout: timedelta = DEFAULT_JOIN_TIMEOUT,
+        limits: BotLimits = DEFAULT_LIMITS,
     ) -> None:
         self.log_dir = log_dir
+        self.limits = limits
         self.max_idle = max_idle
         self.join_timeout = join_timeout
         self.registry = LeaseRegistry()
@@ -74,7 +79,8 @@ class BotPool:
         """Plays one match (seat i = specs[i], shown as names[i]) and returns its result."""
         game.check_players(len(specs))
         seated = [self._acquire(spec, name) for spec, name in zip(specs, names, strict=True)]
-        await connect_bots(seated, self.registry, f"127.0.0.1:{self._port}", self.log_dir, self.join_timeout)
+        address = f"127.0.0.1:{self._port}"
+        await connect_bots(seated, self.registry, address, self.log_dir, self.join_timeout, self.limits)
         try:
             return await play_match(game, seated, seed, match_id, config, replay_path, on_step)
         finally:

@@ -19,7 +19,7 @@ from typing import Any
 from arena.games.base import Game
 from arena.referee.leases import Lease, LeaseRegistry
 from arena.referee.match import Match, MatchConfig, MatchRecord, SeatState
-from arena.referee.processes import BotProcess, BotSpec
+from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotProcess, BotSpec
 from arena.referee.replay import ReplayWriter
 from arena.referee.server import start_server
 
@@ -55,6 +55,7 @@ class SeriesConfig:
     join_timeout: timedelta = DEFAULT_JOIN_TIMEOUT
     log_dir: Path | None = None
     match_id: str = ""  # the match id in records and replays; default GAME-gameN (never the seed)
+    bot_limits: BotLimits = DEFAULT_LIMITS  # resource limits of every bot process
 
 
 def unique_names(specs: list[BotSpec]) -> list[str]:
@@ -101,7 +102,9 @@ async def run_series(
     results = []
     try:
         for number in range(config.games):
-            await connect_bots(entries, registry, f"127.0.0.1:{port}", log_dir, config.join_timeout)
+            await connect_bots(
+                entries, registry, f"127.0.0.1:{port}", log_dir, config.join_timeout, config.bot_limits
+            )
             result = await _play_one(game, entries, number, config, on_step)
             results.append(result)
             if on_result:
@@ -117,7 +120,12 @@ async def run_series(
 
 
 async def connect_bots(
-    entries: list[BotEntry], registry: LeaseRegistry, address: str, log_dir: Path, timeout: timedelta
+    entries: list[BotEntry],
+    registry: LeaseRegistry,
+    address: str,
+    log_dir: Path,
+    timeout: timedelta,
+    limits: BotLimits = DEFAULT_LIMITS,
 ) -> None:
     """(Re)starts every bot whose stream is not open and waits until each joined, exited or timed out."""
     starting = [e for e in entries if e.lease is None or not e.lease.connected]
@@ -131,7 +139,10 @@ async def connect_bots(
         log_path = log_dir / f"{entry.index}-{entry.spec.name}.log"
         try:
             entry.process = BotProcess(
-                entry.spec, {"ARENA_ADDRESS": address, "ARENA_TOKEN": entry.lease.token}, log_path
+                entry.spec,
+                {"ARENA_ADDRESS": address, "ARENA_TOKEN": entry.lease.token},
+                log_path,
+                limits,
             )
         except OSError as exc:
             entry.process = None
@@ -202,9 +213,22 @@ async def play_match(
     record = await Match(game, seats, seed, match_id, config, replay, on_step).run()
     notes = [e.problem for e in seated if e.problem]
     for seat in seats:
-        if seat.forfeit and seat.forfeit_reason == "disconnected":
-            entry = seated[seat.seat]
-            tail = entry.process.log_tail() if entry.process else ""
-            notes.append(f"bot {seat.bot} disconnected during the game" + (f": {tail}" if tail else ""))
+        if seat.forfeit and seat.forfeit_reason.startswith("disconnected"):
+            notes.append(await _disconnect_note(seat, seated[seat.seat]))
     path = replay.write(replay_path) if replay_path is not None else None
     return GameResult(record, path, notes, replay.text())
+
+
+async def _disconnect_note(seat: SeatState, entry: BotEntry) -> str:
+    """Returns what to tell the person running the match about a bot that disconnected mid-game."""
+    text = f"bot {seat.bot} {seat.forfeit_reason} during the game"
+    if entry.process is None:
+        return text
+    for _ in range(20):  # the stream broke first; give the process a moment to be reaped
+        if entry.process.exit_code is not None:
+            break
+        await asyncio.sleep(0.05)
+    if entry.process.exit_code is not None:
+        text += f" ({entry.process.exit_description()})"
+    tail = entry.process.log_tail()
+    return text + (f": {tail}" if tail else "")

@@ -4,6 +4,11 @@ Matches are driven elsewhere (arena/referee/match.py); the servicer only authent
 Join token, streams the lease's outbound messages to the bot and puts the bot's answers on the lease's
 inbound queue. It also serves the standard health service and server reflection, so ``grpcurl`` and
 container health checks work against it.
+
+Design Detail: Play is registered with a raw-bytes request deserializer and parses each BotMessage
+itself. Bytes that are not a BotMessage then get an Error (or, as the first message, a status) that
+says so, instead of gRPC's generic "Exception deserializing request" that ends the stream. Messages
+over ``MAX_MESSAGE_BYTES`` are refused by gRPC itself with RESOURCE_EXHAUSTED before they are read.
 """
 
 from __future__ import annotations
@@ -14,33 +19,55 @@ import logging
 from collections.abc import AsyncIterator
 
 import grpc
+from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from arena.referee.leases import Lease, LeaseError, LeaseRegistry
+from arena.referee.leases import INBOUND_LIMIT, Lease, LeaseError, LeaseRegistry, Malformed
 from arena.v1 import arena_pb2 as pb
-from arena.v1 import arena_pb2_grpc
 
 log = logging.getLogger(__name__)
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Referee"].full_name
-MAX_MESSAGE_BYTES = 1 << 20  # largest message a bot may send; real answers are a few bytes
+# The largest message a bot may send (grpc.max_receive_message_length): 64 KiB. A real answer is a few
+# bytes, and the largest legal Action of any game is under 100 bytes.
+MAX_MESSAGE_BYTES = 64 * 1024
 
 
-class RefereeServicer(arena_pb2_grpc.RefereeServicer):
+def parse_bot_message(data: bytes) -> tuple[pb.BotMessage | None, str]:
+    """Returns (the message, "") or (None, what is wrong with the bytes)."""
+    try:
+        message = pb.BotMessage.FromString(data)
+    except DecodeError as exc:
+        return None, f"{len(data)} bytes that are not a valid arena.v1.BotMessage ({exc})"
+    if message.WhichOneof("kind") is None:
+        return None, f"a BotMessage of {len(data)} bytes with neither join nor answer set"
+    return message, ""
+
+
+def _error(code: int, text: str) -> pb.RefereeMessage:
+    return pb.RefereeMessage(error=pb.Error(code=code, message=text))
+
+
+class RefereeServicer:
+    """The Referee service; ``Play`` receives raw bytes (see the module's Design Detail)."""
+
     def __init__(self, registry: LeaseRegistry) -> None:
         self.registry = registry
 
     async def Play(
-        self, request_iterator: AsyncIterator[pb.BotMessage], context: grpc.aio.ServicerContext
+        self, request_iterator: AsyncIterator[bytes], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.RefereeMessage]:
         """Authenticates the stream with its Join, then relays the lease's messages both ways."""
-        first = await anext(aiter(request_iterator), None)
-        if first is None:
+        data = await anext(aiter(request_iterator), None)
+        if data is None:
             return
-        if first.WhichOneof("kind") != "join":
+        first, problem = parse_bot_message(data)
+        if first is None or first.WhichOneof("kind") != "join":
+            got = problem or "an Answer"
             await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, "the first message of a stream must be Join(token)"
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"the first message of a stream must be Join(token), got {got}",
             )
         try:
             lease = self.registry.claim(first.join.token, first.join.client)
@@ -58,29 +85,51 @@ class RefereeServicer(arena_pb2_grpc.RefereeServicer):
             with contextlib.suppress(asyncio.CancelledError):
                 await reader
             lease.mark_disconnected()
+        if lease.problem:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, lease.problem)
 
 
-async def _read_answers(request_iterator: AsyncIterator[pb.BotMessage], lease: Lease) -> None:
-    """Puts the bot's answers on the lease; a stray Join gets an error; stream end disconnects."""
+async def _read_answers(request_iterator: AsyncIterator[bytes], lease: Lease) -> None:
+    """Puts the bot's answers on the lease (bounded: the excess is dropped, one Error per request);
+    a stray Join gets an error; unparsable bytes go to the match as Malformed; stream end disconnects."""
     try:
-        async for message in request_iterator:
-            if message.WhichOneof("kind") == "answer":
-                lease.inbound.put_nowait(message.answer)
-            else:
+        async for data in request_iterator:
+            message, problem = parse_bot_message(data)
+            if message is not None and message.WhichOneof("kind") == "join":
                 lease.send(
-                    pb.RefereeMessage(
-                        error=pb.Error(
-                            code=pb.ERROR_CODE_UNEXPECTED_MESSAGE,
-                            message="only the first message of a stream may be Join; send Answers now",
-                        )
+                    _error(
+                        pb.ERROR_CODE_UNEXPECTED_MESSAGE,
+                        "only the first message of a stream may be Join; send Answers now",
                     )
                 )
+                continue
+            accepted = lease.offer(message.answer if message is not None else Malformed(problem))
+            if not accepted and not lease.flood_reported:
+                lease.flood_reported = True
+                lease.send(_error(pb.ERROR_CODE_UNEXPECTED_MESSAGE, _flood_text()))
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # the transport failed: treat it as a disconnect
         log.debug("stream of %s ended: %s", lease.name, exc)
     finally:
         lease.mark_disconnected()
+
+
+def _flood_text() -> str:
+    return (
+        f"too many messages: {INBOUND_LIMIT} answers are already waiting to be read, so this one and "
+        "the rest until the next DecisionRequest are dropped; send one Answer per DecisionRequest"
+    )
+
+
+def _referee_handler(servicer: RefereeServicer) -> grpc.GenericRpcHandler:
+    """Returns the handler of arena.v1.Referee with Play taking raw request bytes."""
+    play = grpc.stream_stream_rpc_method_handler(
+        servicer.Play,
+        request_deserializer=None,
+        response_serializer=pb.RefereeMessage.SerializeToString,
+    )
+    return grpc.method_handlers_generic_handler(SERVICE_NAME, {"Play": play})
 
 
 async def start_server(registry: LeaseRegistry, address: str = "127.0.0.1:0") -> tuple[grpc.aio.Server, int]:
@@ -91,7 +140,7 @@ async def start_server(registry: LeaseRegistry, address: str = "127.0.0.1:0") ->
             ("grpc.so_reuseport", 0),
         ]
     )
-    arena_pb2_grpc.add_RefereeServicer_to_server(RefereeServicer(registry), server)
+    server.add_generic_rpc_handlers((_referee_handler(RefereeServicer(registry)),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
