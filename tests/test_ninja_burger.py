@@ -16,6 +16,7 @@ import pytest
 from arena.bots.common import RandomBot
 from arena.bots.ninja_burger import BOTS, NinjaBot, cdf
 from arena.games import get_game
+from arena.games.base import IllegalActionError
 from arena.games.ninja_burger import (
     GAME,
     Ability,
@@ -23,6 +24,7 @@ from arena.games.ninja_burger import (
     Check,
     CheckRolled,
     ChooseNinja,
+    ChooseSkill,
     ChooseSkills,
     Decline,
     Effect,
@@ -299,17 +301,56 @@ def test_an_unlisted_skill_uses_other_stuff() -> None:
     assert ninja(15, Skill.STEALTH, other=7).skill(Skill.STEALTH) == 15
 
 
-def test_a_choice_check_asks_the_active_player_for_the_skill() -> None:
+def test_a_choice_check_asks_for_the_skill_right_before_its_roll() -> None:
     choice = mission(
         ((Skill.STEALTH, Skill.DRIVING), 20), (Skill.ANIMALS, 20), ((Skill.SWIMMING, Skill.CLIMBING), 20)
     )
     state = meet(at_meeting(2, honor=(7, 6), missions=(choice, EASY)))
     assert state.phase is Phase.CHOOSE_SKILL and GAME.to_move(state) == (0,)
-    legal = GAME.legal_actions(state, 0)
-    assert len(legal) == 4 and ChooseSkills((Skill.DRIVING, Skill.CLIMBING)) in legal
-    state = GAME.apply(state, {0: ChooseSkills((Skill.DRIVING, Skill.CLIMBING))})
+    assert GAME.legal_actions(state, 0) == (ChooseSkill(Skill.STEALTH), ChooseSkill(Skill.DRIVING))
+    assert not events_of(state, CheckRolled) and GAME.observe(state, 1).plan == ()
+    state = GAME.apply(state, {0: ChooseSkill(Skill.DRIVING)})
     rolls = events_of(state, CheckRolled, 0)
-    assert [r.skill for r in rolls] == [Skill.DRIVING, Skill.ANIMALS, Skill.CLIMBING]
+    assert [r.skill for r in rolls] == [Skill.DRIVING, Skill.ANIMALS]  # one-skill checks need no choice
+    assert state.phase is Phase.CHOOSE_SKILL and state.check_index == 2
+    assert GAME.legal_actions(state, 0) == (ChooseSkill(Skill.CLIMBING), ChooseSkill(Skill.SWIMMING))
+    assert GAME.observe(state, 1).plan == (Skill.DRIVING, Skill.ANIMALS)
+    state = GAME.apply(state, {0: ChooseSkill(Skill.CLIMBING)})
+    assert [r.skill for r in events_of(state, CheckRolled, 0)] == [Skill.CLIMBING]
+    assert events_of(state, MissionEnded, 0)[0].success
+
+
+def test_the_skill_is_chosen_after_the_fortune_window() -> None:
+    """Cards are played before the choice, so an item bought in the window can decide the skill."""
+    trip = fortune(Effect.PENALTY, value=2, id=845)
+    hook = fortune(Effect.ITEM, value=2, skill=Skill.CLIMBING, price=50, id=833)
+    choice = mission(((Skill.STEALTH, Skill.CLIMBING), 0))
+    state = _window(hands=((hook,), (trip,)), active_mission=choice)
+    assert GAME.to_move(state) == (1,) and state.phase is Phase.WINDOW  # the opponent first
+    state = GAME.apply(state, {1: PlayFortune(845)})
+    assert GAME.to_move(state) == (0,) and state.phase is Phase.WINDOW  # then the active player
+    state = GAME.apply(state, {0: PlayFortune(833)})
+    assert state.phase is Phase.CHOOSE_SKILL and not events_of(state, CheckRolled)
+    state = GAME.apply(state, {0: ChooseSkill(Skill.CLIMBING)})
+    (roll,) = events_of(state, CheckRolled, 0)
+    assert roll.skill is Skill.CLIMBING and roll.total == sum(roll.dice) + 2 - 2  # penalty, then hook
+
+
+def test_a_reroll_keeps_the_chosen_skill() -> None:
+    again = fortune(Effect.REROLL, id=852)
+    choice = mission(((Skill.STEALTH, Skill.CLIMBING), -30))  # the roll always fails
+    state = _window(hands=((again,), ()), active_mission=choice)
+    state = GAME.apply(state, {0: ChooseSkill(Skill.CLIMBING)})
+    assert state.phase is Phase.REROLL
+    state = GAME.apply(state, {0: PlayFortune(852)})
+    assert [r.skill for r in events_of(state, CheckRolled, 0)] == [Skill.CLIMBING]
+
+
+def test_the_retired_per_mission_choice_is_never_legal() -> None:
+    choice = mission(((Skill.STEALTH, Skill.DRIVING), 20))
+    state = meet(at_meeting(2, honor=(7, 6), missions=(choice, EASY)))
+    with pytest.raises(IllegalActionError):
+        GAME.apply(state, {0: ChooseSkills((Skill.STEALTH,))})
 
 
 def test_a_failed_check_skips_the_remaining_checks() -> None:
