@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -44,9 +45,12 @@ from arena.games.ninja_burger import (
     mission_cards,
     ninja_cards,
 )
+from arena.games.ninja_burger import END_HIGH, END_LOW
 from arena.sdk import Bot
 
 MONEY_PER_HONOR = 300  # how many dollars the bot trades for one honor point
+LEAD_BIAS, LEAD_SLOPE = 0.9, 0.4  # logit of winning ~ bias + slope * (own honor - best rival's honor)
+HONOR_AT_PAR = 0.09  # how much one honor point moves that chance near a level game
 
 
 @functools.cache
@@ -138,6 +142,21 @@ def ninja_value(ninja: NinjaCard) -> float:
     return average_values(ninja)[0] + salary
 
 
+def standing(seat: int, honor: Sequence[int]) -> float:
+    """Returns the chance that ``seat`` finishes first alone from ``honor`` (by seat), in honor points.
+
+    Design Detail: a position that ends the game (total honor at 10x the players or 4x) is won or lost
+    outright; any other is a logistic curve in the lead over the best rival, fitted to games of this
+    bot against random ones. Dividing by ``HONOR_AT_PAR`` keeps it in the units of every other value
+    here, so one scale serves the mission stakes, the card values and the thresholds.
+    """
+    n, total = len(honor), sum(honor)
+    lead = honor[seat] - max(h for s, h in enumerate(honor) if s != seat)
+    if total >= END_HIGH * n or total <= END_LOW * n:
+        return (1.0 if lead > 0 else 0.0) / HONOR_AT_PAR
+    return 1 / (1 + math.exp(-(LEAD_BIAS + LEAD_SLOPE * lead))) / HONOR_AT_PAR
+
+
 @functools.cache
 def _ninjas_by_id() -> dict[int, NinjaCard]:
     return {card.id: card for card in ninja_cards()}
@@ -196,17 +215,17 @@ class NinjaBot(Bot):
     name = "ninja"
     HOLD = {  # honor a card is worth kept in hand, by effect (its expected gain in a later window)
         Effect.BONUS: 0.25,
-        Effect.REROLL: 0.1,
+        Effect.REROLL: 1.0,
         Effect.ITEM: 0.05,
-        Effect.PENALTY: 0.15,
-        Effect.EXTRA_CHECK: 0.15,
+        Effect.PENALTY: 1.0,
+        Effect.EXTRA_CHECK: 1.0,
         Effect.FINE: 0.1,
     }
+    TRADE_SIGN = 1
     CARD_VALUE = 0.35  # honor a fortune card drawn at the meeting is worth
     ERRAND_RATE = 12 / 56
     ATTEND_RATE = 0.5  # assumed chance that another player attends
-    MISSIONS_LEFT = 6  # future missions a permanent item is assumed to help
-    THREAT_MARGIN = 2  # a rival within this much honor below the bot is worth hindering
+    MISSIONS_LEFT = 12  # future missions a permanent item is assumed to help
 
     def choose(
         self, observation: Observation, legal_actions: Sequence[Action], deadline: timedelta
@@ -257,17 +276,27 @@ class NinjaBot(Bot):
         if unseen_value(ninja, tuple(sorted(items, key=lambda c: c.id))) <= keep:
             return Decline()
         targets = [a for a in legal_actions if isinstance(a, ForceTrade)]
-        return max(targets, key=lambda a: (obs.players[a.target].honor, -a.target))
+        return max(targets, key=lambda a: (self.TRADE_SIGN * obs.players[a.target].honor, -a.target))
 
     # -- its own mission ---------------------------------------------------------------------------
 
     def stake(self, obs: Observation, seat: int) -> float:
-        """Returns what the current check decides for ``seat``: the swing from penalty to reward,
-        times the chance of passing the checks after it."""
+        """Returns what the current check of ``seat``'s mission is worth to the bot: its standing after
+        the mission succeeds minus after it fails, times the chance of passing the checks after it.
+
+        Positive on its own mission; on a rival's usually negative (what hindering it is worth).
+        """
         mission = obs.players[seat].mission
         assert mission is not None and obs.check_index is not None
+        honor = [p.honor for p in obs.players]
+        won, lost = list(honor), list(honor)
+        won[seat] += mission.reward_honor
+        lost[seat] -= min(mission.penalty_honor, honor[seat])
+        swing = standing(obs.seat, won) - standing(obs.seat, lost)
+        if seat == obs.seat:
+            swing += (mission.reward_money + mission.penalty_money) / MONEY_PER_HONOR
         rest = mission_chance(self.ninja(obs, seat), obs.checks[obs.check_index + 1 :], items_of(obs, seat))
-        return (win_value(mission) + lose_value(mission)) * rest
+        return swing * rest
 
     def choose_skill(self, obs: Observation, legal_actions: Sequence[Action]) -> Action:
         """Returns the skill with the best chance on this check (items and played cards included)."""
@@ -317,22 +346,21 @@ class NinjaBot(Bot):
 
     # -- opponents' missions -----------------------------------------------------------------------
 
-    def is_threat(self, obs: Observation, seat: int) -> bool:
-        """Returns whether ``seat`` could finish ahead of the bot: the top rival, or close to it."""
-        mine = obs.players[obs.seat].honor
-        top = max(p.honor for p in obs.players if p.seat != obs.seat)
-        honor = obs.players[seat].honor
-        return honor == top or honor >= mine - self.THREAT_MARGIN
-
     def hinder(self, obs: Observation, legal_actions: Sequence[Action]) -> Action:
-        """Plays the Interesting Times card that hurts a threatening rival most, beyond its hold value."""
+        """Plays the Interesting Times card whose harm to the bot's standing beats its hold value.
+
+        Design Detail: the harm is measured on the bot's standing, not on the victim's honor, so the
+        cards are saved for the leader (a rival far behind changes nothing) and are not played where a
+        failure would end the game with the bot behind.
+        """
         assert obs.active is not None and obs.check_index is not None
         victim = obs.players[obs.active]
-        if victim.mission is None or not self.is_threat(obs, obs.active):
+        if victim.mission is None:
             return Decline()
         ninja, items = self.ninja(obs, obs.active), items_of(obs, obs.active)
         now = current_chance(obs, ninja, items)
-        stake = self.stake(obs, obs.active)
+        stake = -self.stake(obs, obs.active)
+        top = max(p.honor for p in obs.players if p.seat != obs.seat)
         hand = {c.id: c for c in obs.hand}
         best, best_value = Decline(), 0.0
         for action in legal_actions:
@@ -346,7 +374,7 @@ class NinjaBot(Bot):
                 extra = check_chance(ninja, Check((card.skill,), card.value), items)
                 harm = now * (1 - extra) * stake
             else:
-                harm = min(card.value, victim.money) / MONEY_PER_HONOR
+                harm = min(card.value, victim.money) / MONEY_PER_HONOR * (victim.honor == top)
             harm -= self.HOLD[card.effect]
             if harm > best_value:
                 best, best_value = action, harm
