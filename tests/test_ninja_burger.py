@@ -660,11 +660,44 @@ def test_builtin_bots_are_registered() -> None:
 
 
 def test_ninja_bot_beats_random_by_a_clear_margin() -> None:
-    games, wins = 60, 0
+    """First alone (a shared first is no win) against 3 randoms, seats rotating.
+
+    A random seat among random seats is first alone in about a fifth of the games; 200 games of seeds
+    0-199 give the ninja about 71%, this sample of 80 other seeds 69%.
+    """
+    games, wins = 80, 0
     for g in range(games):
         seat = g % 4
         bots = [RandomBot() for _ in range(4)]
         bots[seat] = NinjaBot()
-        state = play_bots(GAME, bots, seed=10_000 + g)
-        wins += GAME.ranks(state)[seat] == 1
-    assert wins / games >= 0.55  # a random seat would win about 25%
+        ranks = GAME.ranks(play_bots(GAME, bots, seed=10_000 + g))
+        wins += ranks[seat] == 1 and ranks.count(1) == 1
+    assert wins / games >= 0.6
+
+
+def _bot_window(hand: tuple, honor: tuple[int, ...], missions: tuple) -> NinjaBurgerState:
+    """Returns the first fortune window of the round in which seat 2 (the bot) holds ``hand``."""
+    state = at_meeting(3, honor=honor, missions=missions, hands=((), (), hand), money=(0, 0, 0))
+    return meet(state)
+
+
+def test_ninja_bot_saves_interesting_times_for_the_leader() -> None:
+    trip = fortune(Effect.PENALTY, value=4, id=846)
+    fair = mission((Skill.STEALTH, 0), reward=(3, 0), penalty=(1, 0), id=902)
+    bot = NinjaBot()
+    leader = _bot_window((trip,), honor=(9, 3, 6), missions=(fair, EASY, EASY))
+    assert GAME.to_move(leader) == (2,) and GAME.observe(leader, 2).active == 0
+    assert bot.choose(GAME.observe(leader, 2), GAME.legal_actions(leader, 2), None) == PlayFortune(846)
+    # the same mission for a rival far behind (seat 0 leads with a mission that cannot fail)
+    trailing = GAME.apply(_bot_window((trip,), (9, 3, 6), (EASY, fair, EASY)), {2: Decline()})
+    assert GAME.to_move(trailing) == (2,) and GAME.observe(trailing, 2).active == 1
+    assert bot.choose(GAME.observe(trailing, 2), GAME.legal_actions(trailing, 2), None) == Decline()
+
+
+def test_ninja_bot_picks_the_skill_with_the_better_odds() -> None:
+    choice = mission(((Skill.STEALTH, Skill.DRIVING), 0), id=903)
+    kenji = next(c for c in ninja_cards() if c.name == "Wheelman Kenji")  # Driving 16, Stealth 8
+    state = meet(at_meeting(2, honor=(7, 6), ninjas=(kenji, ninja_cards()[0]), missions=(choice, EASY)))
+    assert state.phase is Phase.CHOOSE_SKILL
+    action = NinjaBot().choose(GAME.observe(state, 0), GAME.legal_actions(state, 0), None)
+    assert action == ChooseSkill(Skill.DRIVING)

@@ -91,9 +91,7 @@ def skill_chance(ninja: NinjaCard, skill: Skill, modifier: int, bonus: int) -> f
     return p
 
 
-def check_chance(
-    ninja: NinjaCard, check: Check, items: Sequence[FortuneCard] = (), bonus: int = 0
-) -> float:
+def check_chance(ninja: NinjaCard, check: Check, items: Sequence[FortuneCard] = (), bonus: int = 0) -> float:
     """Returns the chance of passing ``check`` with the best of its skills, ``bonus`` added."""
     return max(skill_chance(ninja, s, check.modifier, item_bonus(items, s) + bonus) for s in check.skills)
 
@@ -190,9 +188,7 @@ def current_skills(obs: Observation) -> tuple[Skill, ...]:
     return obs.checks[obs.check_index].skills
 
 
-def current_chance(
-    obs: Observation, ninja: NinjaCard, items: Sequence[FortuneCard], extra: int = 0
-) -> float:
+def current_chance(obs: Observation, ninja: NinjaCard, items: Sequence[FortuneCard], extra: int = 0) -> float:
     """Returns the active ninja's chance on the current check with the best skill it may still pick."""
     assert obs.check_index is not None
     check = obs.checks[obs.check_index]
@@ -221,7 +217,6 @@ class NinjaBot(Bot):
         Effect.EXTRA_CHECK: 1.0,
         Effect.FINE: 0.1,
     }
-    TRADE_SIGN = 1
     CARD_VALUE = 0.35  # honor a fortune card drawn at the meeting is worth
     ERRAND_RATE = 12 / 56
     ATTEND_RATE = 0.5  # assumed chance that another player attends
@@ -245,6 +240,15 @@ class NinjaBot(Bot):
         if obs.active == obs.seat:
             return self.help_myself(obs, legal_actions)
         return self.hinder(obs, legal_actions)
+
+    def hold(self, obs: Observation, effect: Effect) -> float:
+        """Returns what a card of ``effect`` is worth kept in hand.
+
+        Design Detail: the value is that of the card's best later use; holding several of a kind
+        divides it between them, since they will compete for the same few good moments.
+        """
+        same = sum(c.effect == effect for c in obs.hand)
+        return self.HOLD[effect] / max(1, same)
 
     @staticmethod
     def ninja(obs: Observation, seat: int) -> NinjaCard:
@@ -276,7 +280,7 @@ class NinjaBot(Bot):
         if unseen_value(ninja, tuple(sorted(items, key=lambda c: c.id))) <= keep:
             return Decline()
         targets = [a for a in legal_actions if isinstance(a, ForceTrade)]
-        return max(targets, key=lambda a: (self.TRADE_SIGN * obs.players[a.target].honor, -a.target))
+        return max(targets, key=lambda a: (obs.players[a.target].honor, -a.target))
 
     # -- its own mission ---------------------------------------------------------------------------
 
@@ -316,7 +320,7 @@ class NinjaBot(Bot):
         """Plays a reroll card when the mission it saves is worth more than keeping the card."""
         assert obs.check_index is not None
         p = current_chance(obs, self.ninja(obs, obs.seat), items_of(obs, obs.seat))
-        if p * self.stake(obs, obs.seat) > self.HOLD[Effect.REROLL]:
+        if p * self.stake(obs, obs.seat) > self.hold(obs, Effect.REROLL):
             return legal_actions[0]
         return Decline()
 
@@ -339,7 +343,7 @@ class NinjaBot(Bot):
                     key = tuple(sorted(items, key=lambda c: c.id))
                     gain += self.MISSIONS_LEFT * item_future_value(ninja, key, card)
                 gain -= card.price / MONEY_PER_HONOR
-            gain -= self.HOLD[card.effect]
+            gain -= self.hold(obs, card.effect)
             if gain > best_value:
                 best, best_value = action, gain
         return best
@@ -375,7 +379,7 @@ class NinjaBot(Bot):
                 harm = now * (1 - extra) * stake
             else:
                 harm = min(card.value, victim.money) / MONEY_PER_HONOR * (victim.honor == top)
-            harm -= self.HOLD[card.effect]
+            harm -= self.hold(obs, card.effect)
             if harm > best_value:
                 best, best_value = action, harm
         return best
