@@ -20,11 +20,14 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
+from typing import ClassVar
 
 from arena.bots.common import RandomBot
 from arena.games.ninja_burger import (
+    END_HIGH,
+    END_LOW,
     Ability,
     Action,
     Attend,
@@ -45,7 +48,6 @@ from arena.games.ninja_burger import (
     mission_cards,
     ninja_cards,
 )
-from arena.games.ninja_burger import END_HIGH, END_LOW
 from arena.sdk import Bot
 
 MONEY_PER_HONOR = 300  # how many dollars the bot trades for one honor point
@@ -209,7 +211,7 @@ class NinjaBot(Bot):
     """Plays for expected honor, with the exact 3d6 odds (see the module docstring)."""
 
     name = "ninja"
-    HOLD = {  # honor a card is worth kept in hand, by effect (its expected gain in a later window)
+    HOLD: ClassVar[Mapping[Effect, float]] = {  # honor a card kept in hand is worth, by effect
         Effect.BONUS: 0.25,
         Effect.REROLL: 1.0,
         Effect.ITEM: 0.05,
