@@ -2,17 +2,22 @@
 
 The ninja bot reasons with the exact distribution of 3d6: a check passes when the three dice total at
 most the ninja's skill plus the check's modifier plus the bonuses, so its chance is ``cdf(target)``
-below. Every decision compares expected honor (money converted at ``MONEY_PER_HONOR``), computed from
-the card lists (the decks' contents are public; their order is not):
+below. Decisions about the mission at hand (cards, rerolls, Interesting Times) weigh the change in
+the chance of passing by what the mission decides for the bot: its ``standing`` (the chance of
+finishing first alone) after a success minus after a failure, where a mission that ends the game is
+won or lost outright. The rest compares expected honor (money converted at ``MONEY_PER_HONOR``),
+from the card lists (the decks' contents are public; their order is not):
 
-- the ninja: the dealt card with the best average mission value;
+- the ninja: the dealt card with the best average mission value (the salary ability's money added);
 - the meeting: the fortune card is worth more than the expected loss of being handed an Errand;
 - the Errand trade: the unseen mission is worth more than the Errand, and the target is the rival
   with the most honor;
-- its own windows: the card (a Good Fortune bonus, a Ninja Stuff item) whose gain in expected honor
-  beats what the card is worth kept in hand; a check's skill, when it offers a choice, is the one
-  with the best chance after the window; rerolls whenever the mission is at stake;
-- opponents' windows: Interesting Times only on a rival who could finish ahead of it.
+- its own windows: the card (a Good Fortune bonus, a Ninja Stuff item) whose gain beats what the
+  card is worth kept in hand (an item counts its help in later missions and its price); a check's
+  skill, when it offers a choice, is the one with the best chance after the window; a reroll when
+  the mission's stake is worth more than the card;
+- opponents' windows: Interesting Times only where a rival's failure raises the bot's standing
+  enough, which saves them for the leader.
 """
 
 from __future__ import annotations
@@ -243,15 +248,6 @@ class NinjaBot(Bot):
             return self.help_myself(obs, legal_actions)
         return self.hinder(obs, legal_actions)
 
-    def hold(self, obs: Observation, effect: Effect) -> float:
-        """Returns what a card of ``effect`` is worth kept in hand.
-
-        Design Detail: the value is that of the card's best later use; holding several of a kind
-        divides it between them, since they will compete for the same few good moments.
-        """
-        same = sum(c.effect == effect for c in obs.hand)
-        return self.HOLD[effect] / max(1, same)
-
     @staticmethod
     def ninja(obs: Observation, seat: int) -> NinjaCard:
         """Returns the ninja card ``seat`` plays (the cards are public: arena/games/data)."""
@@ -322,7 +318,7 @@ class NinjaBot(Bot):
         """Plays a reroll card when the mission it saves is worth more than keeping the card."""
         assert obs.check_index is not None
         p = current_chance(obs, self.ninja(obs, obs.seat), items_of(obs, obs.seat))
-        if p * self.stake(obs, obs.seat) > self.hold(obs, Effect.REROLL):
+        if p * self.stake(obs, obs.seat) > self.HOLD[Effect.REROLL]:
             return legal_actions[0]
         return Decline()
 
@@ -345,7 +341,7 @@ class NinjaBot(Bot):
                     key = tuple(sorted(items, key=lambda c: c.id))
                     gain += self.MISSIONS_LEFT * item_future_value(ninja, key, card)
                 gain -= card.price / MONEY_PER_HONOR
-            gain -= self.hold(obs, card.effect)
+            gain -= self.HOLD[card.effect]
             if gain > best_value:
                 best, best_value = action, gain
         return best
@@ -381,7 +377,7 @@ class NinjaBot(Bot):
                 harm = now * (1 - extra) * stake
             else:
                 harm = min(card.value, victim.money) / MONEY_PER_HONOR * (victim.honor == top)
-            harm -= self.hold(obs, card.effect)
+            harm -= self.HOLD[card.effect]
             if harm > best_value:
                 best, best_value = action, harm
         return best
