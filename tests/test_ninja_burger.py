@@ -16,6 +16,7 @@ import pytest
 from arena.bots.common import RandomBot
 from arena.bots.ninja_burger import BOTS, NinjaBot, cdf
 from arena.games import get_game
+from arena.games.base import IllegalActionError
 from arena.games.ninja_burger import (
     GAME,
     Ability,
@@ -23,6 +24,7 @@ from arena.games.ninja_burger import (
     Check,
     CheckRolled,
     ChooseNinja,
+    ChooseSkill,
     ChooseSkills,
     Decline,
     Effect,
@@ -299,17 +301,56 @@ def test_an_unlisted_skill_uses_other_stuff() -> None:
     assert ninja(15, Skill.STEALTH, other=7).skill(Skill.STEALTH) == 15
 
 
-def test_a_choice_check_asks_the_active_player_for_the_skill() -> None:
+def test_a_choice_check_asks_for_the_skill_right_before_its_roll() -> None:
     choice = mission(
         ((Skill.STEALTH, Skill.DRIVING), 20), (Skill.ANIMALS, 20), ((Skill.SWIMMING, Skill.CLIMBING), 20)
     )
     state = meet(at_meeting(2, honor=(7, 6), missions=(choice, EASY)))
     assert state.phase is Phase.CHOOSE_SKILL and GAME.to_move(state) == (0,)
-    legal = GAME.legal_actions(state, 0)
-    assert len(legal) == 4 and ChooseSkills((Skill.DRIVING, Skill.CLIMBING)) in legal
-    state = GAME.apply(state, {0: ChooseSkills((Skill.DRIVING, Skill.CLIMBING))})
+    assert GAME.legal_actions(state, 0) == (ChooseSkill(Skill.STEALTH), ChooseSkill(Skill.DRIVING))
+    assert not events_of(state, CheckRolled) and GAME.observe(state, 1).plan == ()
+    state = GAME.apply(state, {0: ChooseSkill(Skill.DRIVING)})
     rolls = events_of(state, CheckRolled, 0)
-    assert [r.skill for r in rolls] == [Skill.DRIVING, Skill.ANIMALS, Skill.CLIMBING]
+    assert [r.skill for r in rolls] == [Skill.DRIVING, Skill.ANIMALS]  # one-skill checks need no choice
+    assert state.phase is Phase.CHOOSE_SKILL and state.check_index == 2
+    assert GAME.legal_actions(state, 0) == (ChooseSkill(Skill.CLIMBING), ChooseSkill(Skill.SWIMMING))
+    assert GAME.observe(state, 1).plan == (Skill.DRIVING, Skill.ANIMALS)
+    state = GAME.apply(state, {0: ChooseSkill(Skill.CLIMBING)})
+    assert [r.skill for r in events_of(state, CheckRolled, 0)] == [Skill.CLIMBING]
+    assert events_of(state, MissionEnded, 0)[0].success
+
+
+def test_the_skill_is_chosen_after_the_fortune_window() -> None:
+    """Cards are played before the choice, so an item bought in the window can decide the skill."""
+    trip = fortune(Effect.PENALTY, value=2, id=845)
+    hook = fortune(Effect.ITEM, value=2, skill=Skill.CLIMBING, price=50, id=833)
+    choice = mission(((Skill.STEALTH, Skill.CLIMBING), 0))
+    state = _window(hands=((hook,), (trip,)), active_mission=choice)
+    assert GAME.to_move(state) == (1,) and state.phase is Phase.WINDOW  # the opponent first
+    state = GAME.apply(state, {1: PlayFortune(845)})
+    assert GAME.to_move(state) == (0,) and state.phase is Phase.WINDOW  # then the active player
+    state = GAME.apply(state, {0: PlayFortune(833)})
+    assert state.phase is Phase.CHOOSE_SKILL and not events_of(state, CheckRolled)
+    state = GAME.apply(state, {0: ChooseSkill(Skill.CLIMBING)})
+    (roll,) = events_of(state, CheckRolled, 0)
+    assert roll.skill is Skill.CLIMBING and roll.total == sum(roll.dice) + 2 - 2  # penalty, then hook
+
+
+def test_a_reroll_keeps_the_chosen_skill() -> None:
+    again = fortune(Effect.REROLL, id=852)
+    choice = mission(((Skill.STEALTH, Skill.CLIMBING), -30))  # the roll always fails
+    state = _window(hands=((again,), ()), active_mission=choice)
+    state = GAME.apply(state, {0: ChooseSkill(Skill.CLIMBING)})
+    assert state.phase is Phase.REROLL
+    state = GAME.apply(state, {0: PlayFortune(852)})
+    assert [r.skill for r in events_of(state, CheckRolled, 0)] == [Skill.CLIMBING]
+
+
+def test_the_retired_per_mission_choice_is_never_legal() -> None:
+    choice = mission(((Skill.STEALTH, Skill.DRIVING), 20))
+    state = meet(at_meeting(2, honor=(7, 6), missions=(choice, EASY)))
+    with pytest.raises(IllegalActionError):
+        GAME.apply(state, {0: ChooseSkills((Skill.STEALTH,))})
 
 
 def test_a_failed_check_skips_the_remaining_checks() -> None:
@@ -619,11 +660,44 @@ def test_builtin_bots_are_registered() -> None:
 
 
 def test_ninja_bot_beats_random_by_a_clear_margin() -> None:
-    games, wins = 60, 0
+    """First alone (a shared first is no win) against 3 randoms, seats rotating.
+
+    A random seat among random seats is first alone in about a fifth of the games; 200 games of seeds
+    0-199 give the ninja about 71%, this sample of 80 other seeds 69%.
+    """
+    games, wins = 80, 0
     for g in range(games):
         seat = g % 4
         bots = [RandomBot() for _ in range(4)]
         bots[seat] = NinjaBot()
-        state = play_bots(GAME, bots, seed=10_000 + g)
-        wins += GAME.ranks(state)[seat] == 1
-    assert wins / games >= 0.55  # a random seat would win about 25%
+        ranks = GAME.ranks(play_bots(GAME, bots, seed=10_000 + g))
+        wins += ranks[seat] == 1 and ranks.count(1) == 1
+    assert wins / games >= 0.6
+
+
+def _bot_window(hand: tuple, honor: tuple[int, ...], missions: tuple) -> NinjaBurgerState:
+    """Returns the first fortune window of the round in which seat 2 (the bot) holds ``hand``."""
+    state = at_meeting(3, honor=honor, missions=missions, hands=((), (), hand), money=(0, 0, 0))
+    return meet(state)
+
+
+def test_ninja_bot_saves_interesting_times_for_the_leader() -> None:
+    trip = fortune(Effect.PENALTY, value=4, id=846)
+    fair = mission((Skill.STEALTH, 0), reward=(3, 0), penalty=(1, 0), id=902)
+    bot = NinjaBot()
+    leader = _bot_window((trip,), honor=(9, 3, 6), missions=(fair, EASY, EASY))
+    assert GAME.to_move(leader) == (2,) and GAME.observe(leader, 2).active == 0
+    assert bot.choose(GAME.observe(leader, 2), GAME.legal_actions(leader, 2), None) == PlayFortune(846)
+    # the same mission for a rival far behind (seat 0 leads with a mission that cannot fail)
+    trailing = GAME.apply(_bot_window((trip,), (9, 3, 6), (EASY, fair, EASY)), {2: Decline()})
+    assert GAME.to_move(trailing) == (2,) and GAME.observe(trailing, 2).active == 1
+    assert bot.choose(GAME.observe(trailing, 2), GAME.legal_actions(trailing, 2), None) == Decline()
+
+
+def test_ninja_bot_picks_the_skill_with_the_better_odds() -> None:
+    choice = mission(((Skill.STEALTH, Skill.DRIVING), 0), id=903)
+    kenji = next(c for c in ninja_cards() if c.name == "Wheelman Kenji")  # Driving 16, Stealth 8
+    state = meet(at_meeting(2, honor=(7, 6), ninjas=(kenji, ninja_cards()[0]), missions=(choice, EASY)))
+    assert state.phase is Phase.CHOOSE_SKILL
+    action = NinjaBot().choose(GAME.observe(state, 0), GAME.legal_actions(state, 0), None)
+    assert action == ChooseSkill(Skill.DRIVING)

@@ -2,8 +2,22 @@
 
 The ninja bot reasons with the exact distribution of 3d6: a check passes when the three dice total at
 most the ninja's skill plus the check's modifier plus the bonuses, so its chance is ``cdf(target)``
-below. Every decision compares expected honor, computed from the card lists (the decks' contents are
-public; their order is not).
+below. Decisions about the mission at hand (cards, rerolls, Interesting Times) weigh the change in
+the chance of passing by what the mission decides for the bot: its ``standing`` (the chance of
+finishing first alone) after a success minus after a failure, where a mission that ends the game is
+won or lost outright. The rest compares expected honor (money converted at ``MONEY_PER_HONOR``),
+from the card lists (the decks' contents are public; their order is not):
+
+- the ninja: the dealt card with the best average mission value (the salary ability's money added);
+- the meeting: the fortune card is worth more than the expected loss of being handed an Errand;
+- the Errand trade: the unseen mission is worth more than the Errand, and the target is the rival
+  with the most honor;
+- its own windows: the card (a Good Fortune bonus, a Ninja Stuff item) whose gain beats what the
+  card is worth kept in hand (an item counts its help in later missions and its price); a check's
+  skill, when it offers a choice, is the one with the best chance after the window; a reroll when
+  the mission's stake is worth more than the card;
+- opponents' windows: Interesting Times only where a rival's failure raises the bot's standing
+  enough, which saves them for the leader.
 """
 
 from __future__ import annotations
@@ -11,17 +25,20 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
+from typing import ClassVar
 
 from arena.bots.common import RandomBot
 from arena.games.ninja_burger import (
+    END_HIGH,
+    END_LOW,
     Ability,
     Action,
     Attend,
     Check,
     ChooseNinja,
-    ChooseSkills,
+    ChooseSkill,
     Decline,
     Effect,
     ForceTrade,
@@ -37,6 +54,10 @@ from arena.games.ninja_burger import (
     ninja_cards,
 )
 from arena.sdk import Bot
+
+MONEY_PER_HONOR = 300  # how many dollars the bot trades for one honor point
+LEAD_BIAS, LEAD_SLOPE = 0.9, 0.4  # logit of winning ~ bias + slope * (own honor - best rival's honor)
+HONOR_AT_PAR = 0.09  # how much one honor point moves that chance near a level game
 
 
 @functools.cache
@@ -77,9 +98,9 @@ def skill_chance(ninja: NinjaCard, skill: Skill, modifier: int, bonus: int) -> f
     return p
 
 
-def check_chance(ninja: NinjaCard, check: Check, items: Sequence[FortuneCard] = ()) -> float:
-    """Returns the chance of passing ``check`` with the best of its skills."""
-    return max(skill_chance(ninja, s, check.modifier, item_bonus(items, s)) for s in check.skills)
+def check_chance(ninja: NinjaCard, check: Check, items: Sequence[FortuneCard] = (), bonus: int = 0) -> float:
+    """Returns the chance of passing ``check`` with the best of its skills, ``bonus`` added."""
+    return max(skill_chance(ninja, s, check.modifier, item_bonus(items, s) + bonus) for s in check.skills)
 
 
 def mission_chance(ninja: NinjaCard, checks: Sequence[Check], items: Sequence[FortuneCard] = ()) -> float:
@@ -90,23 +111,55 @@ def mission_chance(ninja: NinjaCard, checks: Sequence[Check], items: Sequence[Fo
     return p
 
 
-MONEY_PER_HONOR = 300  # how many dollars the bot trades for one honor point
+def win_value(mission: MissionCard) -> float:
+    """Returns the reward of ``mission`` in honor (money converted)."""
+    return mission.reward_honor + mission.reward_money / MONEY_PER_HONOR
+
+
+def lose_value(mission: MissionCard) -> float:
+    """Returns the penalty of ``mission`` in honor (money converted), as a positive number."""
+    return mission.penalty_honor + mission.penalty_money / MONEY_PER_HONOR
 
 
 def mission_value(ninja: NinjaCard, mission: MissionCard, items: Sequence[FortuneCard] = ()) -> float:
     """Returns the expected honor (money converted) of attempting ``mission``."""
     p = mission_chance(ninja, mission.checks, items)
-    win = mission.reward_honor + mission.reward_money / MONEY_PER_HONOR
-    lose = mission.penalty_honor + mission.penalty_money / MONEY_PER_HONOR
-    return p * win - (1 - p) * lose
+    return p * win_value(mission) - (1 - p) * lose_value(mission)
 
 
 @functools.cache
-def average_values(ninja: NinjaCard) -> tuple[float, float]:
-    """Returns the average value of a (non-Errand) mission and of an Errand for ``ninja``, no items."""
-    missions = [mission_value(ninja, m) for m in mission_cards() if not m.errand]
-    errands = [mission_value(ninja, m) for m in mission_cards() if m.errand]
+def average_values(ninja: NinjaCard, items: tuple[FortuneCard, ...] = ()) -> tuple[float, float]:
+    """Returns the average value of a (non-Errand) mission and of an Errand for ``ninja``."""
+    missions = [mission_value(ninja, m, items) for m in mission_cards() if not m.errand]
+    errands = [mission_value(ninja, m, items) for m in mission_cards() if m.errand]
     return sum(missions) / len(missions), sum(errands) / len(errands)
+
+
+def unseen_value(ninja: NinjaCard, items: tuple[FortuneCard, ...] = ()) -> float:
+    """Returns the value of a mission card drawn blind from the full mission deck."""
+    missions, errands = average_values(ninja, items)
+    return (44 * missions + 12 * errands) / 56
+
+
+def ninja_value(ninja: NinjaCard) -> float:
+    """Returns the value of playing ``ninja``: its average mission plus the salary ability's money."""
+    salary = 50 / MONEY_PER_HONOR if ninja.ability == Ability.SALARY else 0.0
+    return average_values(ninja)[0] + salary
+
+
+def standing(seat: int, honor: Sequence[int]) -> float:
+    """Returns the chance that ``seat`` finishes first alone from ``honor`` (by seat), in honor points.
+
+    Design Detail: a position that ends the game (total honor at 10x the players or 4x) is won or lost
+    outright; any other is a logistic curve in the lead over the best rival, fitted to games of this
+    bot against random ones. Dividing by ``HONOR_AT_PAR`` keeps it in the units of every other value
+    here, so one scale serves the mission stakes, the card values and the thresholds.
+    """
+    n, total = len(honor), sum(honor)
+    lead = honor[seat] - max(h for s, h in enumerate(honor) if s != seat)
+    if total >= END_HIGH * n or total <= END_LOW * n:
+        return (1.0 if lead > 0 else 0.0) / HONOR_AT_PAR
+    return 1 / (1 + math.exp(-(LEAD_BIAS + LEAD_SLOPE * lead))) / HONOR_AT_PAR
 
 
 @functools.cache
@@ -125,15 +178,56 @@ def items_of(obs: Observation, seat: int) -> tuple[FortuneCard, ...]:
     return tuple(cards[i] for i in obs.players[seat].items)
 
 
+def played_bonus(obs: Observation) -> int:
+    """Returns the Good Fortune bonuses minus the Interesting Times penalties played on this check."""
+    return sum(
+        p.card.value if p.card.effect == Effect.BONUS else -p.card.value
+        for p in obs.plays
+        if p.card.effect in (Effect.BONUS, Effect.PENALTY)
+    )
+
+
+def current_skills(obs: Observation) -> tuple[Skill, ...]:
+    """Returns the skills the current check may still be rolled in: the chosen one, or its choices."""
+    assert obs.check_index is not None
+    if len(obs.plan) > obs.check_index:
+        return (obs.plan[obs.check_index],)
+    return obs.checks[obs.check_index].skills
+
+
+def current_chance(obs: Observation, ninja: NinjaCard, items: Sequence[FortuneCard], extra: int = 0) -> float:
+    """Returns the active ninja's chance on the current check with the best skill it may still pick."""
+    assert obs.check_index is not None
+    check = obs.checks[obs.check_index]
+    bonus = played_bonus(obs) + extra
+    return max(
+        skill_chance(ninja, s, check.modifier, item_bonus(items, s) + bonus) for s in current_skills(obs)
+    )
+
+
+@functools.cache
+def item_future_value(ninja: NinjaCard, items: tuple[FortuneCard, ...], card: FortuneCard) -> float:
+    """Returns the honor a permanent item adds to one average future mission."""
+    with_item = tuple(sorted((*items, card), key=lambda c: c.id))
+    return unseen_value(ninja, with_item) - unseen_value(ninja, items)
+
+
 class NinjaBot(Bot):
-    """Plays for expected honor: the ninja that fits the mission deck best, the meeting when the card
-    is worth the risk of an Errand, Errands forced on the strongest eligible rival, bonuses where they
-    raise a check's chance most, rerolls always, and Interesting Times only against the leader."""
+    """Plays for expected honor, with the exact 3d6 odds (see the module docstring)."""
 
     name = "ninja"
-    CARD_VALUE = 0.35  # honor a fortune card in hand is worth, for the meeting decision
+    HOLD: ClassVar[Mapping[Effect, float]] = {  # honor a card kept in hand is worth, by effect
+        Effect.BONUS: 0.25,
+        Effect.REROLL: 1.0,
+        Effect.ITEM: 0.05,
+        Effect.PENALTY: 1.0,
+        Effect.EXTRA_CHECK: 1.0,
+        Effect.FINE: 0.1,
+    }
+    CARD_VALUE = 0.35  # honor a fortune card drawn at the meeting is worth
     ERRAND_RATE = 12 / 56
     ATTEND_RATE = 0.5  # assumed chance that another player attends
+    MISSIONS_LEFT = 12  # future missions a permanent item is assumed to help
 
     def choose(
         self, observation: Observation, legal_actions: Sequence[Action], deadline: timedelta
@@ -141,24 +235,15 @@ class NinjaBot(Bot):
         obs = observation
         if obs.phase is Phase.CHOOSE_NINJA:
             by_id = {n.id: n for n in obs.ninja_options}
-            return max(legal_actions, key=lambda a: (average_values(by_id[a.ninja])[0], -a.ninja))
+            return max(legal_actions, key=lambda a: (ninja_value(by_id[a.ninja]), -a.ninja))
         if obs.phase is Phase.MEETING:
             return Attend(self.attend(obs))
         if obs.phase is Phase.TRADE:
             return self.trade(obs, legal_actions)
         if obs.phase is Phase.CHOOSE_SKILL:
-            ninja = self.ninja(obs, obs.seat)
-            items = items_of(obs, obs.seat)
-            choices = [check for check in obs.checks if len(check.skills) > 1]
-            return max(
-                legal_actions,
-                key=lambda a: math.prod(
-                    skill_chance(ninja, s, c.modifier, item_bonus(items, s))
-                    for c, s in zip(choices, a.skills, strict=True)
-                ),
-            )
+            return self.choose_skill(obs, legal_actions)
         if obs.phase is Phase.REROLL:
-            return legal_actions[0]
+            return self.reroll(obs, legal_actions)
         if obs.active == obs.seat:
             return self.help_myself(obs, legal_actions)
         return self.hinder(obs, legal_actions)
@@ -169,6 +254,8 @@ class NinjaBot(Bot):
         ninja_id = obs.players[seat].ninja
         assert ninja_id is not None
         return _ninjas_by_id()[ninja_id]
+
+    # -- the meeting and the Errand trade ----------------------------------------------------------
 
     def attend(self, obs: Observation) -> bool:
         """Returns whether the fortune card is worth the risk of being handed an Errand."""
@@ -186,85 +273,111 @@ class NinjaBot(Bot):
         """Forces the Errand on the eligible rival with the most honor, when a mission is worth more."""
         ninja = self.ninja(obs, obs.seat)
         assert obs.mission is not None
-        keep = mission_value(ninja, obs.mission, items_of(obs, obs.seat))
-        if average_values(ninja)[0] <= keep:
+        items = items_of(obs, obs.seat)
+        keep = mission_value(ninja, obs.mission, items)
+        if unseen_value(ninja, tuple(sorted(items, key=lambda c: c.id))) <= keep:
             return Decline()
         targets = [a for a in legal_actions if isinstance(a, ForceTrade)]
         return max(targets, key=lambda a: (obs.players[a.target].honor, -a.target))
 
-    def help_myself(self, obs: Observation, legal_actions: Sequence[Action]) -> Action:
-        """Plays the bonus or buys the item that adds the most expected honor, if it adds enough."""
-        me = obs.players[obs.seat]
-        ninja = self.ninja(obs, obs.seat)
-        mission = me.mission
+    # -- its own mission ---------------------------------------------------------------------------
+
+    def stake(self, obs: Observation, seat: int) -> float:
+        """Returns what the current check of ``seat``'s mission is worth to the bot: its standing after
+        the mission succeeds minus after it fails, times the chance of passing the checks after it.
+
+        Positive on its own mission; on a rival's usually negative (what hindering it is worth).
+        """
+        mission = obs.players[seat].mission
         assert mission is not None and obs.check_index is not None
-        skill = obs.plan[obs.check_index]
-        check = obs.checks[obs.check_index]
-        items = items_of(obs, obs.seat)
-        rest = mission_chance(ninja, obs.checks[obs.check_index + 1 :], items)
-        stake = (
-            mission.reward_honor
-            + mission.penalty_honor
-            + (mission.reward_money + mission.penalty_money) / 300
-        )
-        bonus = item_bonus(items, skill) + sum(
-            p.card.value if p.card.effect == Effect.BONUS else -p.card.value
-            for p in obs.plays
-            if p.card.effect in (Effect.BONUS, Effect.PENALTY)
-        )
-        base = skill_chance(ninja, skill, check.modifier, bonus)
+        honor = [p.honor for p in obs.players]
+        won, lost = list(honor), list(honor)
+        won[seat] += mission.reward_honor
+        lost[seat] -= min(mission.penalty_honor, honor[seat])
+        swing = standing(obs.seat, won) - standing(obs.seat, lost)
+        if seat == obs.seat:
+            swing += (mission.reward_money + mission.penalty_money) / MONEY_PER_HONOR
+        rest = mission_chance(self.ninja(obs, seat), obs.checks[obs.check_index + 1 :], items_of(obs, seat))
+        return swing * rest
+
+    def choose_skill(self, obs: Observation, legal_actions: Sequence[Action]) -> Action:
+        """Returns the skill with the best chance on this check (items and played cards included)."""
+        ninja, items = self.ninja(obs, obs.seat), items_of(obs, obs.seat)
+        assert obs.check_index is not None
+        check, bonus = obs.checks[obs.check_index], played_bonus(obs)
+
+        def chance(action: Action) -> tuple[float, bool]:
+            assert isinstance(action, ChooseSkill)
+            p = skill_chance(ninja, action.skill, check.modifier, item_bonus(items, action.skill) + bonus)
+            spends = any(c.single_use and c.skill == action.skill for c in items)
+            return p, not spends
+
+        return max(legal_actions, key=chance)
+
+    def reroll(self, obs: Observation, legal_actions: Sequence[Action]) -> Action:
+        """Plays a reroll card when the mission it saves is worth more than keeping the card."""
+        assert obs.check_index is not None
+        p = current_chance(obs, self.ninja(obs, obs.seat), items_of(obs, obs.seat))
+        if p * self.stake(obs, obs.seat) > self.HOLD[Effect.REROLL]:
+            return legal_actions[0]
+        return Decline()
+
+    def help_myself(self, obs: Observation, legal_actions: Sequence[Action]) -> Action:
+        """Plays the bonus or buys the item that adds the most expected honor beyond its hold value."""
+        ninja, items = self.ninja(obs, obs.seat), items_of(obs, obs.seat)
+        base = current_chance(obs, ninja, items)
+        stake = self.stake(obs, obs.seat)
         hand = {c.id: c for c in obs.hand}
-        best, best_value = Decline(), 0.06
+        best, best_value = Decline(), 0.0
         for action in legal_actions:
             if not isinstance(action, PlayFortune):
                 continue
             card = hand[action.card]
-            extra = card.value if card.effect == Effect.BONUS or card.skill == skill else 0
-            gain = (skill_chance(ninja, skill, check.modifier, bonus + extra) - base) * rest * stake
-            if card.effect == Effect.ITEM and not card.single_use:
-                gain += 0.12 * card.value  # it keeps helping in later missions
-            if not card.immediate:
-                gain += 0.03  # it can only be played before a first check: use it or wait
+            if card.effect == Effect.BONUS:
+                gain = (current_chance(obs, ninja, items, card.value) - base) * stake
+            else:
+                gain = (current_chance(obs, ninja, (*items, card)) - base) * stake
+                if not card.single_use:
+                    key = tuple(sorted(items, key=lambda c: c.id))
+                    gain += self.MISSIONS_LEFT * item_future_value(ninja, key, card)
+                gain -= card.price / MONEY_PER_HONOR
+            gain -= self.HOLD[card.effect]
             if gain > best_value:
                 best, best_value = action, gain
         return best
 
+    # -- opponents' missions -----------------------------------------------------------------------
+
     def hinder(self, obs: Observation, legal_actions: Sequence[Action]) -> Action:
-        """Plays the Interesting Times card that hurts the active player most, if that player leads."""
+        """Plays the Interesting Times card whose harm to the bot's standing beats its hold value.
+
+        Design Detail: the harm is measured on the bot's standing, not on the victim's honor, so the
+        cards are saved for the leader (a rival far behind changes nothing) and are not played where a
+        failure would end the game with the bot behind.
+        """
         assert obs.active is not None and obs.check_index is not None
         victim = obs.players[obs.active]
-        leader = max(p.honor for p in obs.players if p.seat != obs.seat)
-        if victim.honor < leader or victim.mission is None:
+        if victim.mission is None:
             return Decline()
-        ninja, mission = self.ninja(obs, obs.active), victim.mission
-        skill = obs.plan[obs.check_index]
-        check = obs.checks[obs.check_index]
-        rest = obs.checks[obs.check_index + 1 :]
-        items = items_of(obs, obs.active)
-        bonus = item_bonus(items, skill) + sum(
-            p.card.value if p.card.effect == Effect.BONUS else -p.card.value
-            for p in obs.plays
-            if p.card.effect in (Effect.BONUS, Effect.PENALTY)
-        )
-        now = skill_chance(ninja, skill, check.modifier, bonus)
-        after = mission_chance(ninja, rest, items)
-        stake = mission.reward_honor + mission.penalty_honor
+        ninja, items = self.ninja(obs, obs.active), items_of(obs, obs.active)
+        now = current_chance(obs, ninja, items)
+        stake = -self.stake(obs, obs.active)
+        top = max(p.honor for p in obs.players if p.seat != obs.seat)
         hand = {c.id: c for c in obs.hand}
-        best, best_value = Decline(), 0.05
+        best, best_value = Decline(), 0.0
         for action in legal_actions:
             if not isinstance(action, PlayFortune):
                 continue
             card = hand[action.card]
             if card.effect == Effect.PENALTY:
-                harm = (now - skill_chance(ninja, skill, check.modifier, bonus - card.value)) * after * stake
+                harm = (now - current_chance(obs, ninja, items, -card.value)) * stake
             elif card.effect == Effect.EXTRA_CHECK:
                 assert card.skill is not None
                 extra = check_chance(ninja, Check((card.skill,), card.value), items)
-                harm = now * after * (1 - extra) * stake
+                harm = now * (1 - extra) * stake
             else:
-                harm = min(card.value, victim.money) / MONEY_PER_HONOR
-            if not card.immediate:
-                harm += 0.03
+                harm = min(card.value, victim.money) / MONEY_PER_HONOR * (victim.honor == top)
+            harm -= self.HOLD[card.effect]
             if harm > best_value:
                 best, best_value = action, harm
         return best
@@ -272,4 +385,4 @@ class NinjaBot(Bot):
 
 BOTS: dict[str, type[Bot]] = {"random": RandomBot, "ninja": NinjaBot}
 
-__all__ = ["BOTS", "ChooseNinja", "ChooseSkills", "NinjaBot", "RandomBot", "cdf"]
+__all__ = ["BOTS", "ChooseNinja", "ChooseSkill", "NinjaBot", "RandomBot", "cdf"]

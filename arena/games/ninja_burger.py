@@ -12,7 +12,7 @@ when the total honor reaches 10 times the number of players, or falls to 4 times
 =====================  =========================================================
 players                2 to 6
 decisions              simultaneous (ninja choice, staff meeting), then sequential
-                       (Errand trades, skill choices, fortune windows, rerolls)
+                       (Errand trades, fortune windows, skill choices, rerolls)
 chance                 seeded shuffles of three decks, seeded roll-off, 3d6 rolls
 information            imperfect: fortune hands, unrevealed missions and decks are hidden
 length                 until the honor total leaves (4n, 10n), at most 60 rounds
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import itertools
 import json
 from collections.abc import Mapping, Sequence
 from enum import IntEnum
@@ -87,7 +86,7 @@ class Phase(IntEnum):
     CHOOSE_NINJA = 1  # every seat keeps one of its dealt ninja cards, at the same time
     MEETING = 2  # every seat decides at the same time whether to attend the staff meeting
     TRADE = 3  # an Errand holder may force a lower-honor attendee to trade missions
-    CHOOSE_SKILL = 4  # the active player picks the skills of the mission's checks that offer a choice
+    CHOOSE_SKILL = 4  # the active player picks the skill of a check that offers a choice, before its roll
     WINDOW = 5  # fortune window before a check: one seat may play a card or decline
     REROLL = 6  # the active player failed a roll and may play a reroll card
     OVER = 7
@@ -251,7 +250,7 @@ class Observation:
     order: tuple[int, ...]  # this round's mission order (most honor first), once set
     active: int | None  # the seat whose mission is being attempted
     checks: tuple[Check, ...]  # the active mission's checks, extra checks included
-    plan: tuple[Skill, ...]  # the skill of each of those checks, once chosen
+    plan: tuple[Skill, ...]  # the skill of each check so far, the current one once it is set
     check_index: int | None  # the check being attempted
     plays: tuple[Play, ...]  # fortune cards played on this check so far
     mission_deck: int  # cards left in the mission deck
@@ -277,8 +276,19 @@ class ForceTrade:
 
 
 @dataclasses.dataclass(frozen=True)
+class ChooseSkill:
+    skill: Skill  # one of the current check's skills, for its roll
+
+
+@dataclasses.dataclass(frozen=True)
 class ChooseSkills:
-    skills: tuple[Skill, ...]  # one skill for each check of the mission that offers a choice, in order
+    """Retired: never legal (skills are now chosen check by check with ``ChooseSkill``).
+
+    Design Detail: it stays in the action union, as its message stays in the proto, so that a bot
+    written against the old contract gets an illegal-action error rather than a malformed message.
+    """
+
+    skills: tuple[Skill, ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -291,7 +301,7 @@ class Decline:
     """Pass: no trade, no card in this window, no reroll."""
 
 
-Action = ChooseNinja | Attend | ForceTrade | ChooseSkills | PlayFortune | Decline
+Action = ChooseNinja | Attend | ForceTrade | ChooseSkill | PlayFortune | Decline | ChooseSkills
 
 # Events ----------------------------------------------------------------------------------------
 
@@ -395,7 +405,7 @@ class NinjaBurgerState:
     mission_index: int = 0
     checks: tuple[Check, ...] = ()
     check_index: int = 0
-    plan: tuple[Skill, ...] = ()  # the chosen skill of each check
+    plan: tuple[Skill, ...] = ()  # the skill of each check so far, the current one once it is set
     queue: tuple[int, ...] = ()  # seats still to act in the fortune window
     plays: tuple[Play, ...] = ()
     attempt: int = 0  # rolls made in this mission (labels the seeded dice)
@@ -676,24 +686,31 @@ class _Table:
         self.check_index = 0
         self.attempt = 0
         self.ability_reroll_used = False
-        if any(len(check.skills) > 1 for check in self.checks):
-            self.plan = []
-            self.phase = Phase.CHOOSE_SKILL
-            return
-        self.plan = [check.skills[0] for check in self.checks]
-        self.start_check()
-
-    def choose_skills(self, skills: tuple[Skill, ...]) -> None:
-        chosen = iter(skills)
-        self.plan = [next(chosen) if len(check.skills) > 1 else check.skills[0] for check in self.checks]
+        self.plan = []
         self.start_check()
 
     def start_check(self) -> None:
+        """A check's skill is set now if it names one; a choice waits until after the window."""
         if self.check_index == len(self.checks):
             self.end_mission(success=True)
             return
+        skills = self.checks[self.check_index].skills
+        if len(skills) == 1:
+            self.plan.append(skills[0])
         self.plays = []
         self.open_window()
+
+    def close_window(self) -> None:
+        """The window is over: the active player picks the skill of a choice check, then the roll."""
+        if len(self.plan) == self.check_index:
+            self.queue = []
+            self.phase = Phase.CHOOSE_SKILL
+            return
+        self.roll()
+
+    def choose_skill(self, skill: Skill) -> None:
+        self.plan.append(skill)
+        self.roll()
 
     def open_window(self) -> None:
         """Step 6: opponents in seat order after the active player, then the active player."""
@@ -712,7 +729,7 @@ class _Table:
                 self.phase = Phase.WINDOW
                 return
             self.queue.pop(0)
-        self.roll()
+        self.close_window()
 
     def play(self, seat: int, card_id: int) -> None:
         """Plays a fortune card from ``seat``'s hand on the current check."""
@@ -729,7 +746,6 @@ class _Table:
         elif card.effect == Effect.EXTRA_CHECK:
             assert card.skill is not None
             self.checks.append(Check((card.skill,), card.value))
-            self.plan.append(card.skill)
         self.plays.append(Play(seat, card))
         self.events.append(FortunePlayed(seat, card.id, active))
 
@@ -892,8 +908,7 @@ class NinjaBurger(Game[NinjaBurgerState, Action]):
         if phase is Phase.TRADE:
             return (*(ForceTrade(t) for t in trade_targets(state, seat)), Decline())
         if phase is Phase.CHOOSE_SKILL:
-            choices = [sorted(check.skills) for check in state.checks if len(check.skills) > 1]
-            return tuple(ChooseSkills(combo) for combo in itertools.product(*choices))
+            return tuple(ChooseSkill(s) for s in sorted(state.checks[state.check_index].skills))
         if phase is Phase.WINDOW:
             return (*(PlayFortune(c.id) for c in playable_in_window(state, seat)), Decline())
         return (*(PlayFortune(c.id) for c in rerolls_in_hand(state, seat)), Decline())
@@ -933,9 +948,9 @@ class NinjaBurger(Game[NinjaBurgerState, Action]):
             table.trade_index += 1
             table.next_trade()
         elif phase is Phase.CHOOSE_SKILL:
-            if not isinstance(action, ChooseSkills):
-                raise IllegalActionError(f"seat {seat} must choose skills, not {action!r}")
-            table.choose_skills(action.skills)
+            if not isinstance(action, ChooseSkill):
+                raise IllegalActionError(f"seat {seat} must choose a skill, not {action!r}")
+            table.choose_skill(action.skill)
         elif phase is Phase.WINDOW:
             table.queue.pop(0)
             if isinstance(action, PlayFortune):

@@ -242,6 +242,12 @@ class NinjaBurgerChooseSkills(_message.Message):
     skills: _containers.RepeatedScalarFieldContainer[NinjaBurgerSkill]
     def __init__(self, skills: _Optional[_Iterable[_Union[NinjaBurgerSkill, str]]] = ...) -> None: ...
 
+class NinjaBurgerChooseSkill(_message.Message):
+    __slots__ = ("skill",)
+    SKILL_FIELD_NUMBER: _ClassVar[int]
+    skill: NinjaBurgerSkill
+    def __init__(self, skill: _Optional[_Union[NinjaBurgerSkill, str]] = ...) -> None: ...
+
 class NinjaBurgerPlayFortune(_message.Message):
     __slots__ = ("card",)
     CARD_FIELD_NUMBER: _ClassVar[int]
@@ -253,20 +259,22 @@ class NinjaBurgerDecline(_message.Message):
     def __init__(self) -> None: ...
 
 class NinjaBurgerAction(_message.Message):
-    __slots__ = ("choose_ninja", "attend", "force_trade", "choose_skills", "play_fortune", "decline")
+    __slots__ = ("choose_ninja", "attend", "force_trade", "choose_skills", "play_fortune", "decline", "choose_skill")
     CHOOSE_NINJA_FIELD_NUMBER: _ClassVar[int]
     ATTEND_FIELD_NUMBER: _ClassVar[int]
     FORCE_TRADE_FIELD_NUMBER: _ClassVar[int]
     CHOOSE_SKILLS_FIELD_NUMBER: _ClassVar[int]
     PLAY_FORTUNE_FIELD_NUMBER: _ClassVar[int]
     DECLINE_FIELD_NUMBER: _ClassVar[int]
+    CHOOSE_SKILL_FIELD_NUMBER: _ClassVar[int]
     choose_ninja: NinjaBurgerChooseNinja
     attend: NinjaBurgerAttend
     force_trade: NinjaBurgerForceTrade
     choose_skills: NinjaBurgerChooseSkills
     play_fortune: NinjaBurgerPlayFortune
     decline: NinjaBurgerDecline
-    def __init__(self, choose_ninja: _Optional[_Union[NinjaBurgerChooseNinja, _Mapping]] = ..., attend: _Optional[_Union[NinjaBurgerAttend, _Mapping]] = ..., force_trade: _Optional[_Union[NinjaBurgerForceTrade, _Mapping]] = ..., choose_skills: _Optional[_Union[NinjaBurgerChooseSkills, _Mapping]] = ..., play_fortune: _Optional[_Union[NinjaBurgerPlayFortune, _Mapping]] = ..., decline: _Optional[_Union[NinjaBurgerDecline, _Mapping]] = ...) -> None: ...
+    choose_skill: NinjaBurgerChooseSkill
+    def __init__(self, choose_ninja: _Optional[_Union[NinjaBurgerChooseNinja, _Mapping]] = ..., attend: _Optional[_Union[NinjaBurgerAttend, _Mapping]] = ..., force_trade: _Optional[_Union[NinjaBurgerForceTrade, _Mapping]] = ..., choose_skills: _Optional[_Union[NinjaBurgerChooseSkills, _Mapping]] = ..., play_fortune: _Optional[_Union[NinjaBurgerPlayFortune, _Mapping]] = ..., decline: _Optional[_Union[NinjaBurgerDecline, _Mapping]] = ..., choose_skill: _Optional[_Union[NinjaBurgerChooseSkill, _Mapping]] = ...) -> None: ...
 
 class NinjaBurgerNinjasChosen(_message.Message):
     __slots__ = ("ninjas",)
