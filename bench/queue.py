@@ -26,6 +26,7 @@ sys.path.insert(0, str(REPO))
 import argparse  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
+import resource  # noqa: E402
 import shutil  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
@@ -115,6 +116,7 @@ def run_worker(url: str, out: Path) -> None:
         "redis_calls": timings.redis_calls,
         "match_seconds": timings.match_seconds,
         "idle_seconds": timings.idle_seconds,
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,  # the worker itself
     }
     out.write_text(json.dumps(result))
 
@@ -160,6 +162,9 @@ def run_once(url: str, workers: int, jobs: list[MatchJob], folder: Path) -> dict
         "redis_ms_per_match": round(1000 * redis_s / handled, 2),
         "redis_calls_per_match": round(sum(s["redis_calls"] for s in stats) / handled, 1),
         "queue_overhead_percent": round(100 * redis_s / match_s, 2),
+        "worker_peak_rss_mib": [round(s["peak_rss_mib"], 1) for s in stats],
+        "redis_peak_mib": round(int(client.info("memory")["used_memory_peak"]) / 2**20, 1),
+        "lost": len(jobs) - recorded,
     }
 
 
@@ -190,6 +195,10 @@ def format_table(rows: list[dict[str, Any]]) -> str:
             f"{r['workers']:>7} {r['matches']:>7} {r['wall_seconds']:>8.1f} {r['matches_per_second']:>9.2f} "
             f"{r['match_ms_per_match']:>9.0f} {r['redis_ms_per_match']:>9.2f} "
             f"{r['redis_calls_per_match']:>11.1f} {r['queue_overhead_percent']:>13.2f}%"
+        )
+        lines.append(
+            f"{'':>7} peak memory: workers {r['worker_peak_rss_mib']} MiB, Redis {r['redis_peak_mib']} MiB; "
+            f"{r['lost']} of {r['matches']} matches lost"
         )
     return "\n".join(lines)
 

@@ -28,7 +28,7 @@ def help_exit_code(argv: list[str]) -> int:
 
 def test_every_arena_service_runs_a_real_arena_command() -> None:
     services = arena_services()
-    assert set(services) == {"worker"}
+    assert set(services) == {"worker", "leaderboard"}
     for name, service in services.items():
         assert isinstance(service["command"], list), f"{name}: give the command as a list (no shell)"
         assert help_exit_code(service["command"]) == 0, (
