@@ -1,7 +1,7 @@
 """Benchmark of the match queue: matches per second with 1 and 2 workers on the same job set, and the
 queue's own overhead per match (time spent in Redis calls against time spent playing the match).
 
-    python bench/queue.py [--matches 40] [--workers 1,2] [--redis URL]
+    python bench/queue_bench.py [--matches 40] [--workers 1,2] [--redis URL]
 
 Without ``--redis`` it starts a private redis-server on a free loopback port in a temporary folder
 (never the one on 6379). For each worker count it flushes Redis, enqueues the same jobs (Ninjan, greedy
@@ -18,9 +18,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-# Design detail: this file is named queue.py, so its folder leaves sys.path before anything imports
-# the standard library's queue module (redis and subprocess machinery do).
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 sys.path.insert(0, str(REPO))
 
 import argparse  # noqa: E402
