@@ -67,7 +67,10 @@ class RowCache:
             return cached[1]
         results = store.load_results(client, game)
         ratings = store.load_ratings(client, game)
-        rows = [row.to_json() for row in leaderboard(results, ratings, resamples=RESAMPLES)]
+        versions = store.load_versions(client, game)
+        rows = [
+            row.to_json() for row in leaderboard(results, ratings, resamples=RESAMPLES, versions=versions)
+        ]
         self._rows[game] = (counter, rows)
         return rows
 
