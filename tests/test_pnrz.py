@@ -382,11 +382,38 @@ def test_replace_swaps_a_tile_in_play_for_one_from_the_hand() -> None:
     assert is_connected((p.x, p.y) for p in state.board)
 
 
-def test_replace_is_skipped_with_an_empty_hand_and_only_one_extra_action_per_turn() -> None:
+def test_replace_may_be_skipped_and_is_not_offered_with_an_empty_hand() -> None:
     state, _ = play_icon(2, Icon.REPLACE)
     assert all(isinstance(a, (TakeTile, SkipAction)) for a in GAME.legal_actions(state, 0))
     state = GAME.apply(state, {0: SkipAction()})
     assert state.phase is Phase.PLAY and state.icon is Icon.NONE
+    # A last turn: seat 0's bases are in play and it holds only a Replace tile. Once that is played
+    # the hand is empty, so there is nothing to put in: no extra action is offered.
+    state = started(2, 9)
+    plain = [t.id for t in GAME_TILES if t.icon is Icon.NONE][-2:]
+    bases = [BASE_TILES[f].id for f in state.factions[0]]
+    replace = icon_tile(Icon.REPLACE)
+    board = [(plain[0], 0, 0, 0), (plain[1], 1, 0, 0), (bases[0], 0, 1, 0), (bases[1], 1, 1, 0)]
+    state = with_board(state, board)
+    others = tuple(t for t in state.hands[1] if t != replace)
+    state = dataclasses.replace(state, hands=((replace,), others), pile=(), final_turns=2)
+    state = GAME.apply(state, {0: SelectTile(replace)})
+    state = GAME.apply(state, {0: PlaceTile(2, 0, 0)})
+    assert state.phase is Phase.PLAY and state.current == 1 and state.hands[0] == ()
+
+
+def test_an_icon_tile_put_in_by_replace_grants_no_second_action() -> None:
+    state, tiles = play_icon(2, Icon.REPLACE)
+    swap = icon_tile(Icon.SWAP)
+    hands = tuple(
+        tuple(sorted({*h, swap})) if i == 0 else tuple(t for t in h if t != swap)
+        for i, h in enumerate(state.hands)
+    )
+    state = dataclasses.replace(state, hands=hands, pile=tuple(t for t in state.pile if t != swap))
+    state = GAME.apply(state, {0: TakeTile(tiles[0])})
+    state = GAME.apply(state, {0: PutTile(swap, 0)})
+    assert state.phase is Phase.PLAY and state.current == 1 and state.icon is Icon.NONE
+    assert state.placement(swap) == Placement(0, 0, swap, 0)
 
 
 # -- the end -------------------------------------------------------------------------------------
