@@ -9,7 +9,6 @@ reused: the next match starts a fresh process for it. At most ``max_idle`` proce
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections.abc import Callable
 from datetime import timedelta
@@ -22,7 +21,14 @@ from arena.games.base import Game
 from arena.referee.leases import LeaseRegistry
 from arena.referee.match import MatchConfig
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec
-from arena.referee.runner import DEFAULT_JOIN_TIMEOUT, BotEntry, GameResult, connect_bots, play_match
+from arena.referee.runner import (
+    DEFAULT_JOIN_TIMEOUT,
+    BotEntry,
+    GameResult,
+    connect_bots,
+    play_match,
+    stop_bots,
+)
 from arena.referee.server import start_server
 
 
@@ -104,7 +110,4 @@ class BotPool:
         await self._stop(broken + surplus)
 
     async def _stop(self, entries: list[BotEntry]) -> None:
-        for entry in entries:
-            if entry.lease is not None:
-                self.registry.forget(entry.lease)
-        await asyncio.gather(*(asyncio.to_thread(e.process.stop) for e in entries if e.process))
+        await stop_bots(entries, self.registry)

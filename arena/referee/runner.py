@@ -110,13 +110,18 @@ async def run_series(
             if on_result:
                 on_result(result)
     finally:
-        for entry in entries:
-            if entry.lease:
-                registry.forget(entry.lease)
-        await asyncio.gather(*(asyncio.to_thread(e.process.stop) for e in entries if e.process))
+        await stop_bots(entries, registry)
         if server is not None:
             await server.stop(grace=0.5)
     return results
+
+
+async def stop_bots(entries: list[BotEntry], registry: LeaseRegistry) -> None:
+    """Ends the bots' leases (their streams close with OK) and stops their processes, all at once."""
+    for entry in entries:
+        if entry.lease is not None:
+            registry.forget(entry.lease)
+    await asyncio.gather(*(asyncio.to_thread(e.process.stop) for e in entries if e.process))
 
 
 async def connect_bots(
