@@ -25,7 +25,7 @@ from arena.queue.jobs import MAX_ATTEMPTS, connect, enqueue, ensure_group, retry
 from arena.queue.plan import FORMATS, TournamentSpec, plan
 from arena.queue.server import RedisSetupError, resolve_url
 from arena.queue.worker import DEFAULT_IDLE_TIMEOUT, Worker, WorkerConfig
-from arena.ratings import Row, leaderboard
+from arena.ratings import Row
 
 RedisOption = Annotated[
     str | None,
@@ -253,16 +253,7 @@ def _done(client: redis.Redis, tid: str) -> int:
 
 
 def _rows(client: redis.Redis, url: str, game: str, resamples: int) -> list[Row]:
-    results, ratings, versions = retrying(
-        url,
-        lambda: (
-            store.load_results(client, game),
-            store.load_ratings(client, game),
-            store.load_versions(client, game),
-        ),
-        _say,
-    )
-    return leaderboard(results, ratings, resamples=resamples, versions=versions)
+    return retrying(url, lambda: store.load_leaderboard(client, game, resamples), _say)
 
 
 def format_leaderboard(game: str, rows: list[Row]) -> str:

@@ -20,7 +20,7 @@ import redis
 
 from arena.games import GAMES
 from arena.queue import keys, store
-from arena.ratings import INITIAL_RATING, Result, apply, leaderboard, stats
+from arena.ratings import INITIAL_RATING, Result, apply, stats
 from arena.ratings.elo import pair_score
 
 RESAMPLES = 200  # as ``arena leaderboard``'s default, so the intervals agree
@@ -65,12 +65,7 @@ class RowCache:
         cached = self._rows.get(game)
         if cached and cached[0] == counter:
             return cached[1]
-        results = store.load_results(client, game)
-        ratings = store.load_ratings(client, game)
-        versions = store.load_versions(client, game)
-        rows = [
-            row.to_json() for row in leaderboard(results, ratings, resamples=RESAMPLES, versions=versions)
-        ]
+        rows = [row.to_json() for row in store.load_leaderboard(client, game, RESAMPLES)]
         self._rows[game] = (counter, rows)
         return rows
 

@@ -19,7 +19,7 @@ import redis
 
 from arena.queue import keys
 from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob
-from arena.ratings import Placement, Result, apply
+from arena.ratings import Placement, Result, Row, apply, leaderboard
 from arena.referee.match import MatchRecord
 
 
@@ -136,6 +136,15 @@ def load_ratings(client: redis.Redis, game: str) -> dict[str, float]:
 def load_versions(client: redis.Redis, game: str) -> dict[str, str]:
     """Returns, per bot, the version it played in its latest recorded match of ``game``."""
     return dict(client.hgetall(keys.played_versions(game)))
+
+
+def load_leaderboard(client: redis.Redis, game: str, resamples: int) -> list[Row]:
+    """Returns a game's leaderboard rows from its stored results, ratings and bot versions.
+
+    The one place the table is built, so the terminal, ``--json`` and the web page always agree.
+    """
+    results, ratings = load_results(client, game), load_ratings(client, game)
+    return leaderboard(results, ratings, resamples=resamples, versions=load_versions(client, game))
 
 
 def save_tournament(client: redis.Redis, tournament_id: str, meta: Mapping[str, str | int]) -> bool:
