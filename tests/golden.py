@@ -1,0 +1,95 @@
+"""Golden replays: seeded playouts of every game, committed under tests/golden/ and compared byte for byte.
+
+    python -m tests.golden           # checks every golden replay (what tests/test_golden.py does)
+    python -m tests.golden --update  # rewrites them, after a deliberate change of the rules
+
+A golden game is played in process by a seeded policy (action ``derive(seed, "golden", step, seat)``
+out of the legal actions, in the order the engine lists them), so any change to the rules, to the order
+of legal actions, to events, scores or the replay format shows as a difference. The header's
+``versions`` are left out of the comparison: a version bump alone is not a change of the game.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from arena import codec
+from arena.games import GAMES, Game
+from arena.games.rng import derive
+from arena.referee.match import MatchRecord, final_ranks
+from arena.referee.replay import ReplayWriter
+from arena.results import PlayerResult
+
+GOLDEN = Path(__file__).with_name("golden")
+SEEDS = (1, 2)
+
+
+def cases() -> list[tuple[str, int, int]]:
+    """Returns (game, players, seed) for each golden replay: the smallest and largest table, two seeds."""
+    return [
+        (name, players, seed)
+        for name, game in sorted(GAMES.items())
+        for players in sorted({game.spec.min_players, game.spec.max_players})
+        for seed in SEEDS
+    ]
+
+
+def path_of(name: str, players: int, seed: int) -> Path:
+    return GOLDEN / f"{name}-{players}p-seed{seed}.jsonl"
+
+
+def play(game: Game, players: int, seed: int) -> str:
+    """Returns the replay text of the seeded golden playout."""
+    bots = [f"golden{seat}" for seat in range(players)]
+    writer = ReplayWriter(ReplayWriter.header(f"golden-{seed}", game.spec.name, seed, bots, 1000, 3))
+    state = game.initial_state(players, seed)
+    step = 0
+    while not game.is_terminal(state):
+        acting = game.to_move(state)
+        actions = {}
+        for seat in acting:
+            legal = game.legal_actions(state, seat)
+            actions[seat] = legal[derive(seed, "golden", step, seat).randrange(len(legal))]
+            writer.decision(step, seat, codec.to_json(actions[seat], game.action_type), "bot")
+        state = game.apply(state, actions)
+        for event in game.events(state):
+            writer.event(step, codec.to_json(event, game.event_type))
+        if acting:
+            step += 1
+    scores = game.scores(state)
+    ranks = final_ranks(game.ranks(state), [False] * players)
+    results = tuple(
+        PlayerResult(seat, bot, int(scores[seat]), ranks[seat], False, 0) for seat, bot in enumerate(bots)
+    )
+    writer.result(MatchRecord(f"golden-{seed}", game.spec.name, seed, results, game.termination(state), step))
+    return writer.text()
+
+
+def comparable(text: str) -> list[str]:
+    """Returns the replay's lines with the header's versions removed."""
+    lines = text.splitlines()
+    header = json.loads(lines[0])
+    header.pop("versions", None)
+    return [json.dumps(header, sort_keys=True), *lines[1:]]
+
+
+def main(argv: list[str]) -> int:
+    update = "--update" in argv
+    GOLDEN.mkdir(exist_ok=True)
+    failed = 0
+    for name, players, seed in cases():
+        text = play(GAMES[name], players, seed)
+        path = path_of(name, players, seed)
+        if update:
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path}")
+        elif not path.exists() or comparable(path.read_text(encoding="utf-8")) != comparable(text):
+            failed += 1
+            print(f"differs: {path}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
