@@ -28,9 +28,11 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import json
 import re
 import types
 import typing
+from collections.abc import Sequence
 from typing import Any
 
 from google.protobuf import message_factory
@@ -112,7 +114,12 @@ def _is_oneof(py_type: Any) -> bool:
 #
 # Design detail: the converters are compiled once per (dataclass, message type) pair into small Python
 # functions (plain attribute reads and writes, no per-field introspection), because observations are
-# encoded on every decision and a reflective walk cost several times the gRPC round trip.
+# encoded on every decision and a reflective walk cost several times the gRPC round trip. Decoders of
+# leaf dataclasses (cards, positions: scalar and enum fields only) memoise their values by field values:
+# a bot decodes the same few dozen cards in every observation, and game values are frozen, so sharing
+# one instance is safe.
+
+MEMO_LIMIT = 65536  # distinct values remembered per leaf dataclass; the rest are built each time
 
 
 def _message_class(descriptor: Any) -> type:
@@ -201,8 +208,9 @@ def _decoder(py_type: Any, message_type: type) -> Any:
         return _union_decoder(py_type, message_type)
     cls = _members(py_type)[0]
     by_name = message_type.DESCRIPTOR.fields_by_name
-    env: dict[str, Any] = {"cls": cls}
+    env: dict[str, Any] = {"cls": cls, "memo": {}, "limit": MEMO_LIMIT}
     args = []
+    leaf = True  # only scalar and enum fields, each always present: memoised (below)
     for i, field in enumerate(_fields(cls)):
         if field.name not in by_name:
             raise CodecError(f"{message_type.DESCRIPTOR.full_name} has no field {field.name!r}")
@@ -224,7 +232,16 @@ def _decoder(py_type: Any, message_type: type) -> Any:
         if field.optional:
             expr = f"({expr} if m.HasField({field.name!r}) else None)"
         args.append(f"{field.name}={expr}")
-    exec(f"def decode(m):\n    return cls({', '.join(args)})", env)  # built from field names only
+        leaf = leaf and target is None and not field.repeated and not field.optional
+    body = f"    return cls({', '.join(args)})"
+    if leaf and args:
+        key = "".join(f"m.{field.name}, " for field in _fields(cls))
+        body = (
+            f"    key = ({key})\n    value = memo.get(key)\n    if value is None:\n"
+            f"        value = cls({', '.join(args)})\n"
+            "        if len(memo) < limit:\n            memo[key] = value\n    return value"
+        )
+    exec(f"def decode(m):\n{body}", env)  # built from field names only
     return env["decode"]
 
 
@@ -275,9 +292,36 @@ def action_to_proto(game: Game, action: Any) -> pb.Action:
     return message
 
 
+def legal_actions_to_proto(game: Game, actions: Sequence[Any]) -> list[pb.Action]:
+    """Returns the wire Actions for a list of legal actions, to be copied into a DecisionRequest.
+
+    Design detail: cached per action, as the same legal actions are sent over and over. The returned
+    messages are shared: only copy them (a repeated field's ``extend`` does), never change them.
+    """
+    return [_cached_action_proto(game, action) for action in actions]
+
+
+@functools.lru_cache(maxsize=16384)
+def _cached_action_proto(game: Game, action: Any) -> pb.Action:
+    return action_to_proto(game, action)
+
+
 def action_from_proto(game: Game, message: pb.Action) -> Any:
-    """Returns the engine action a wire Action describes; raises CodecError if it is malformed."""
-    return decode(_payload(game, message, "action"), game.action_type)
+    """Returns the engine action a wire Action describes; raises CodecError if it is malformed.
+
+    Design detail: memoised by the message's bytes, as a bot decodes the same legal actions over and
+    over (equal bytes describe equal actions, and actions are frozen values).
+    """
+    key = (game.spec.name, message.SerializeToString())
+    action = _decoded_actions.get(key)
+    if action is None:
+        action = decode(_payload(game, message, "action"), game.action_type)
+        if len(_decoded_actions) < MEMO_LIMIT:
+            _decoded_actions[key] = action
+    return action
+
+
+_decoded_actions: dict[tuple[str, bytes], Any] = {}
 
 
 def event_to_proto(game: Game, event: Any, step: int) -> pb.Event:
@@ -321,6 +365,28 @@ def to_json(value: Any, py_type: Any) -> Any:
     if isinstance(value, enum.Enum):
         return value.name
     return value
+
+
+def json_text(value: Any, py_type: Any) -> str:
+    """Returns ``to_json(value, py_type)`` as compact JSON text, the form replays store.
+
+    Design detail: cached, since the same actions and events recur step after step and game after
+    game; a value that cannot be hashed is converted afresh.
+    """
+    try:
+        return _cached_json_text(value, py_type)
+    except TypeError:
+        return compact_json(to_json(value, py_type))
+
+
+@functools.lru_cache(maxsize=16384)
+def _cached_json_text(value: Any, py_type: Any) -> str:
+    return compact_json(to_json(value, py_type))
+
+
+def compact_json(data: Any) -> str:
+    """Returns ``data`` as JSON without spaces, non-ASCII characters kept: the replay format's bytes."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
 def from_json(data: Any, py_type: Any) -> Any:

@@ -4,11 +4,11 @@ queue's own overhead per match (time spent in Redis calls against time spent pla
     python bench/queue_bench.py [--matches 40] [--workers 1,2] [--redis URL]
 
 Without ``--redis`` it starts a private redis-server on a free loopback port in a temporary folder
-(never the one on 6379). For each worker count it flushes Redis, enqueues the same jobs (Ninjan, greedy
-against random, fixed seeds), starts that many worker processes in burst mode, and waits until they
-exit. Each worker times every Redis round trip (commands and transactions) and every match (from
-starting the bot processes to the replay), and reports them. Prints a table and writes
-``bench/results-queue.json``.
+(never the one on 6379); a ``--redis`` database must be empty. For each worker count it empties that
+database, enqueues the same jobs (Ninjan, greedy against random, fixed seeds), starts that many worker
+processes in burst mode, and waits until they exit. Each worker times every Redis round trip (commands
+and transactions) and every match (from starting the bot processes to the replay), and reports them.
+Prints a table and writes ``bench/results-queue.json``. ``bench/run.py`` runs the same measurement.
 """
 
 from __future__ import annotations
@@ -95,11 +95,11 @@ def run_worker(url: str, out: Path) -> None:
     """Runs one instrumented worker in burst mode and writes its timings to ``out`` as JSON."""
     timings = Timings()
     pipeline = redis.client.Pipeline
-    # Design detail: a pipeline's execute_command only queues a command unless it is WATCHing, when it
-    # is a round trip; counting its queued calls would add microseconds, not distort the figures.
+    # Design detail: each wrapped call is one round trip: a command, a pipeline's execute, or a command
+    # a WATCHing pipeline sends at once (commands queued for MULTI/EXEC are not calls of their own).
     redis.Redis.execute_command = timings.timed(redis.Redis.execute_command, "redis_seconds")
     pipeline.execute = timings.timed(pipeline.execute, "redis_seconds")
-    pipeline.execute_command = timings.timed(pipeline.execute_command, "redis_seconds")
+    pipeline.immediate_execute_command = timings.timed(pipeline.immediate_execute_command, "redis_seconds")
     queue_worker.play = timings.timed_async(queue_worker.play)
     queue_worker.Worker._take = timings.idle_aware(queue_worker.Worker._take)
     config = queue_worker.WorkerConfig(url, block=timedelta(milliseconds=100))
@@ -127,7 +127,7 @@ def job_set(matches: int) -> list[MatchJob]:
 def run_once(url: str, workers: int, jobs: list[MatchJob], folder: Path) -> dict[str, Any]:
     """Plays ``jobs`` on ``workers`` worker processes; returns the figures of the run."""
     client = connect(url)
-    client.flushall()
+    client.flushdb()  # the database was empty when the benchmark started (see main): it is ours
     ensure_group(client)
     for job in jobs:
         enqueue(client, job)
@@ -204,7 +204,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=40, help="jobs in the set (default 40)")
     parser.add_argument("--workers", default="1,2", help="worker counts to compare (default 1,2)")
-    parser.add_argument("--redis", help="a Redis URL to use (it is FLUSHED); default: a private server")
+    parser.add_argument(
+        "--redis", help="an empty Redis database to use (emptied between runs); default: a private server"
+    )
     parser.add_argument("--worker", nargs=2, metavar=("URL", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -213,6 +215,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         server, url = (None, args.redis) if args.redis else private_redis(Path(tmp))
         try:
+            if args.redis and (held := connect(url).dbsize()):
+                raise SystemExit(
+                    f"bench: the Redis database at {url} holds {held} keys, and the benchmark empties "
+                    "the database it uses: give an empty one (e.g. redis://HOST:6379/15) or omit --redis"
+                )
             jobs = job_set(args.matches)
             rows = [run_once(url, int(w), jobs, Path(tmp)) for w in args.workers.split(",")]
         finally:

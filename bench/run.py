@@ -1,7 +1,8 @@
 """arena benchmarks: each layer measured against the physical limit below it, side by side in one run.
 
-    python bench/run.py            # the full run (a few minutes on 2 cores)
-    python bench/run.py --quick    # a smoke run with tiny counts (CI keeps it working)
+    python bench/run.py              # the full run (about 15 minutes on 2 cores, most of it the drain)
+    python bench/run.py --scale 0    # the same without the 10,000-match drain (a few minutes)
+    python bench/run.py --quick      # a smoke run with tiny counts (CI keeps it working)
 
 Prints a table (figure, value, floor, ratio, target) and writes the same figures to
 bench/results.json. Absolute numbers depend on the machine and its load; the ratios are measured in
@@ -12,32 +13,44 @@ Layers:
    the acting seat's observation), plus the codec's cost of putting that step on the wire;
 2. transport: a bare grpcio bidirectional-streaming ping-pong between two processes over loopback,
    with a request the size of a typical decision request: the floor;
-3. referee: wall time per decision step of a real match between two trivial bot processes;
-4. concurrency: matches per second on one referee with 1, 2, 4 and 8 matches at once.
+3. referee: decisions per second (and wall time per decision) of real matches between two trivial
+   bot processes, each answering with the first legal action;
+4. concurrency: matches per second on one referee with 1, 2, 4 and 8 matches at once, and through the
+   Redis queue (a private redis-server) with 1 and 2 worker processes, with the queue's own time
+   (Redis round trips) against the time of the matches;
+5. scale: ``--scale`` queued Ninjan matches (default 10,000) drained by 2 workers: the time, the peak
+   resident memory of each worker and of Redis, and how many were lost.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
+import os
 import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(HERE))
+
+import queue_bench  # noqa: E402
 
 from arena import codec  # noqa: E402
 from arena.games import GAMES  # noqa: E402
 from arena.referee.leases import LeaseRegistry  # noqa: E402
 from arena.referee.match import MatchConfig  # noqa: E402
 from arena.referee.processes import resolve_bot  # noqa: E402
-from arena.referee.runner import GameResult, SeriesConfig, SharedReferee, run_series  # noqa: E402
+from arena.referee.runner import SeriesConfig, SharedReferee, run_series  # noqa: E402
 from arena.referee.server import start_server  # noqa: E402
 
 FIRST_BOT = str(REPO / "bots" / "python" / "first_bot.py")
@@ -129,28 +142,36 @@ def transport_round_trip_us(payload: int, rounds: int) -> float:
 # -- 3 and 4. referee -------------------------------------------------------------------------------
 
 
-def _decision_steps(results: list[GameResult]) -> int:
-    return sum(r.record.steps for r in results)
+@dataclasses.dataclass
+class SeriesTiming:
+    """What one timed series of trivial-bot matches took, from the end of its first game."""
+
+    seconds: float
+    matches: int
+    steps: int  # decision steps (a step where several seats choose at once counts once)
+    decisions: int  # decisions the bots made
 
 
-async def _timed_series(
-    games: int, referee: SharedReferee | None = None, seed: int = 1
-) -> tuple[float, int, int]:
-    """Returns (seconds from the end of game 1 to the end of the series, steps, matches) for trivial bots."""
+async def _timed_series(games: int, referee: SharedReferee | None = None, seed: int = 1) -> SeriesTiming:
+    """Plays ``games`` Ninjan games between two first-legal-action bot processes and times them."""
     specs = [resolve_bot("ninjan", FIRST_BOT), resolve_bot("ninjan", FIRST_BOT)]
     marks: list[float] = []
     config = SeriesConfig(games=games, seed=seed, match=MatchConfig(deadline=timedelta(seconds=10)))
     results = await run_series(
         GAMES["ninjan"], specs, config, on_result=lambda _: marks.append(time.perf_counter()), referee=referee
     )
-    # Game 1 includes starting the bot processes; time the games after it.
-    return marks[-1] - marks[0], _decision_steps(results[1:]), len(results) - 1
+    timed = results[1:]  # game 1 includes starting the bot processes
+    return SeriesTiming(
+        marks[-1] - marks[0],
+        len(timed),
+        sum(r.record.steps for r in timed),
+        sum(r.replay_text.count('"type":"decision"') for r in timed),
+    )
 
 
-def referee_step_us(games: int) -> float:
-    """Returns µs of wall time per decision step in a real match between two trivial bot processes."""
-    seconds, steps, _ = asyncio.run(_timed_series(games))
-    return 1e6 * seconds / steps
+def referee_timing(games: int) -> SeriesTiming:
+    """Returns the timing of a series of real matches between two trivial bot processes."""
+    return asyncio.run(_timed_series(games))
 
 
 def concurrency_rates(games: int, levels: tuple[int, ...]) -> dict[int, float]:
@@ -164,31 +185,56 @@ def concurrency_rates(games: int, levels: tuple[int, ...]) -> dict[int, float]:
             runs = await asyncio.gather(*(_timed_series(games, shared, seed=100 * i) for i in range(level)))
         finally:
             await server.stop(None)
-        return sum(matches for _, _, matches in runs) / max(seconds for seconds, _, _ in runs)
+        return sum(run.matches for run in runs) / max(run.seconds for run in runs)
 
     return {level: asyncio.run(run(level)) for level in levels}
 
 
+# -- 4 and 5. queue --------------------------------------------------------------------------------
+
+
+def queue_figures(matches: int, drain: int) -> dict[str, dict]:
+    """Returns the queue runs with 1 and 2 workers over ``matches`` jobs, and the drain of ``drain``
+    jobs by 2 workers (skipped at 0), on a private redis-server."""
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        server, url = queue_bench.private_redis(Path(tmp))
+        try:
+            jobs = queue_bench.job_set(matches)
+            runs = {str(w): queue_bench.run_once(url, w, jobs, Path(tmp)) for w in (1, 2)}
+            if drain:
+                runs["drain"] = queue_bench.run_once(url, 2, queue_bench.job_set(drain), Path(tmp))
+        finally:
+            server.kill()
+            server.wait()
+    return runs
+
+
 # -- report ---------------------------------------------------------------------------------------
 
+Row = tuple[str, float, float | None, float | None, str]  # figure, value, floor, ratio, target
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="tiny counts: checks the benchmark runs")
-    args = parser.parse_args(argv)
-    playouts, rounds, games, levels = (3, 300, 3, (1, 2)) if args.quick else (40, 5000, 30, (1, 2, 4, 8))
 
-    payload = typical_request_bytes()
-    engines = engine_figures(playouts)
-    round_trip = transport_round_trip_us(payload, rounds)
-    referee = referee_step_us(games)
-    rates = concurrency_rates(games, levels)
+def format_rows(rows: list[Row]) -> str:
+    """Returns the table: each figure, its floor, the ratio and the target (">= 1.7", "<= 0.2")."""
+    lines = [f"{'figure':<58} {'value':>11} {'floor':>10} {'ratio':>7} {'target':>8}  ok"]
+    for label, value, floor, ratio, target in rows:
+        ok = ""
+        if target:
+            sign, bound = target.split()
+            ok = "yes" if (ratio <= float(bound) if sign == "<=" else ratio >= float(bound)) else "NO"
+        lines.append(
+            f"{label:<58} {value:>11.1f} {'' if floor is None else f'{floor:.1f}':>10} "
+            f"{'' if ratio is None else f'{ratio:.3f}':>7} {target:>8}  {ok}"
+        )
+    return "\n".join(lines)
 
-    rows = []
+
+def engine_rows(engines: dict[str, dict[str, float]], round_trip: float) -> list[Row]:
+    rows: list[Row] = []
     for name, fig in engines.items():
-        rows.append((f"{name}: random playouts/s", fig["playouts_per_s"], None, None, None))
+        rows.append((f"{name}: random playouts/s", fig["playouts_per_s"], None, None, ""))
         rows.append(
-            (f"{name}: decision step (us)", fig["step_us"], round_trip, fig["step_us"] / round_trip, 0.20)
+            (f"{name}: decision step (us)", fig["step_us"], round_trip, fig["step_us"] / round_trip, "<= 0.2")
         )
         rows.append(
             (
@@ -196,34 +242,130 @@ def main(argv: list[str]) -> int:
                 fig["encode_us"],
                 round_trip,
                 fig["encode_us"] / round_trip,
-                None,
+                "",
             )
         )
-    rows.append((f"grpc bidi round trip, {payload} B request (us)", round_trip, None, None, None))
-    rows.append(("referee: wall time per decision step (us)", referee, round_trip, referee / round_trip, 1.5))
-    base = rates[levels[0]]
-    for level, rate in rates.items():
-        rows.append((f"referee: matches/s with {level} at once", rate, base, rate / base, None))
+    return rows
 
-    print(f"{'figure':<52} {'value':>11} {'floor':>10} {'ratio':>7} {'target':>7}  ok")
-    for label, value, floor, ratio, target in rows:
-        ok = "" if target is None else ("yes" if ratio <= target else "NO")
-        print(
-            f"{label:<52} {value:>11.1f} {'' if floor is None else f'{floor:.1f}':>10} "
-            f"{'' if ratio is None else f'{ratio:.2f}':>7} {'' if target is None else f'<={target}':>7}  {ok}"
+
+def referee_rows(timing: SeriesTiming, rates: dict[int, float], round_trip: float) -> list[Row]:
+    per_decision = 1e6 * timing.seconds / timing.decisions
+    per_step = 1e6 * timing.seconds / timing.steps
+    rows: list[Row] = [
+        (
+            "referee: decisions/s, two trivial bot processes",
+            timing.decisions / timing.seconds,
+            None,
+            None,
+            "",
+        ),
+        (
+            "referee: wall time per decision (us)",
+            per_decision,
+            round_trip,
+            per_decision / round_trip,
+            "<= 1.5",
+        ),
+        ("referee: wall time per decision step (us)", per_step, round_trip, per_step / round_trip, ""),
+    ]
+    base = rates[min(rates)]
+    for level, rate in rates.items():
+        rows.append((f"referee: matches/s with {level} at once", rate, base, rate / base, ""))
+    return rows
+
+
+def queue_rows(runs: dict[str, dict]) -> list[Row]:
+    one, two = runs["1"], runs["2"]
+    rows: list[Row] = [
+        ("queue: matches/s, 1 worker", one["matches_per_second"], None, None, ""),
+        (
+            "queue: matches/s, 2 workers (floor: 1 worker)",
+            two["matches_per_second"],
+            one["matches_per_second"],
+            two["matches_per_second"] / one["matches_per_second"],
+            ">= 1.7",
+        ),
+    ]
+    for workers, run in (("1", one), ("2", two)):
+        share = run["redis_ms_per_match"] / run["match_ms_per_match"]
+        label = (
+            f"queue: Redis ms per match, {workers} worker{'s' if workers == '2' else ''} (floor: match ms)"
         )
+        rows.append((label, run["redis_ms_per_match"], run["match_ms_per_match"], share, "<= 0.02"))
+        rows.append(
+            (
+                f"queue: Redis round trips per match, {workers} worker{'s' if workers == '2' else ''}",
+                run["redis_calls_per_match"],
+                None,
+                None,
+                "",
+            )
+        )
+    if "drain" in runs:
+        drain = runs["drain"]
+        rows += [
+            (
+                f"scale: {drain['matches']} matches drained by 2 workers (s)",
+                drain["wall_seconds"],
+                None,
+                None,
+                "",
+            ),
+            ("scale: matches lost", drain["lost"], None, None, ""),
+            ("scale: peak RSS of the larger worker (MiB)", max(drain["worker_peak_rss_mib"]), None, None, ""),
+            ("scale: peak memory of Redis (MiB)", drain["redis_peak_mib"], None, None, ""),
+        ]
+    return rows
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="tiny counts: checks the benchmark runs")
+    parser.add_argument(
+        "--scale", type=int, help="matches in the drain (default 10000; 20 with --quick; 0 skips)"
+    )
+    args = parser.parse_args(argv)
+    playouts, rounds, games, levels, queued = (
+        (3, 300, 3, (1, 2), 6) if args.quick else (40, 5000, 40, (1, 2, 4, 8), 300)
+    )
+    drain = args.scale if args.scale is not None else (20 if args.quick else 10_000)
+
+    payload = typical_request_bytes()
+    engines = engine_figures(playouts)
+    round_trip = transport_round_trip_us(payload, rounds)
+    timing = referee_timing(games)
+    rates = concurrency_rates(games, levels)
+    queue = queue_figures(queued, drain)
+
+    rows = [
+        *engine_rows(engines, round_trip),
+        (f"grpc bidi round trip, {payload} B request (us)", round_trip, None, None, ""),
+        *referee_rows(timing, rates, round_trip),
+        *queue_rows(queue),
+    ]
+    print(format_rows(rows))
+    machine = {"cpus": os.cpu_count(), "load_average": os.getloadavg(), "python": sys.version.split()[0]}
     RESULTS.write_text(
         json.dumps(
             {
                 "quick": args.quick,
+                "machine": machine,
                 "payload_bytes": payload,
                 "round_trip_us": round_trip,
                 "engines": engines,
-                "referee_step_us": referee,
+                "referee": dataclasses.asdict(timing),
+                "referee_decision_us": 1e6 * timing.seconds / timing.decisions,
+                "referee_step_us": 1e6 * timing.seconds / timing.steps,
                 "matches_per_s": {str(k): v for k, v in rates.items()},
+                "queue": queue,
+                "table": [
+                    dict(zip(("figure", "value", "floor", "ratio", "target"), row, strict=True))
+                    for row in rows
+                ],
             },
             indent=2,
         )
+        + "\n"
     )
     print(f"wrote {RESULTS}")
     return 0

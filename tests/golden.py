@@ -52,10 +52,10 @@ def play(game: Game, players: int, seed: int) -> str:
         for seat in acting:
             legal = game.legal_actions(state, seat)
             actions[seat] = legal[derive(seed, "golden", step, seat).randrange(len(legal))]
-            writer.decision(step, seat, codec.to_json(actions[seat], game.action_type), "bot")
+            writer.decision(step, seat, codec.json_text(actions[seat], game.action_type), "bot")
         state = game.apply(state, actions)
         for event in game.events(state):
-            writer.event(step, codec.to_json(event, game.event_type))
+            writer.event(step, codec.json_text(event, game.event_type))
         if acting:
             step += 1
     scores = game.scores(state)

@@ -20,7 +20,12 @@ def test_quick_benchmark_reports_every_layer() -> None:
         [sys.executable, "bench/run.py", "--quick"], cwd=REPO, capture_output=True, text=True, timeout=600
     )
     assert proc.returncode == 0, proc.stderr
-    assert "referee: wall time per decision step" in proc.stdout
+    for figure in (
+        "referee: wall time per decision (us)",
+        "queue: matches/s, 2 workers",
+        "scale: matches lost",
+    ):
+        assert figure in proc.stdout
     results = json.loads((REPO / "bench" / "results.json").read_text())
     assert results["quick"] is True
     assert sorted(results["engines"]) == sorted(GAMES)
@@ -28,3 +33,7 @@ def test_quick_benchmark_reports_every_layer() -> None:
         assert figures["playouts_per_s"] > 0 and figures["step_us"] > 0 and figures["encode_us"] > 0
     assert results["round_trip_us"] > 0 and results["referee_step_us"] > 0
     assert set(results["matches_per_s"]) == {"1", "2"}
+    queue = results["queue"]
+    assert set(queue) == {"1", "2", "drain"}
+    assert all(run["lost"] == 0 and run["redis_calls_per_match"] > 0 for run in queue.values())
+    assert queue["drain"]["matches"] == 20

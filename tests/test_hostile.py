@@ -124,7 +124,8 @@ def check_common(run: Run) -> None:
     recorded = {p["seat"]: (p["strikes"], p["forfeit"]) for p in result_line["players"]}
     assert recorded == {p.seat: (p.strikes, p.forfeit) for p in run.result.record.players}
     others = [p for p in run.result.record.players if not p.bot.startswith("hostile")]
-    assert all(p.strikes == 0 and not p.forfeit for p in others)
+    faults = [x for x in lines if x["type"] in ("strike", "forfeit")]
+    assert all(p.strikes == 0 and not p.forfeit for p in others), (others, faults, run.result.notes)
 
 
 def forfeit_reason(run: Run) -> str:

@@ -45,3 +45,57 @@ def test_health_and_reflection_are_served() -> None:
     status, services = asyncio.run(scenario())
     assert status == health_pb2.HealthCheckResponse.SERVING
     assert "arena.v1.Referee" in services and "grpc.health.v1.Health" in services
+
+
+FIELDS_SNAPSHOT = Path(__file__).with_name("proto_fields.txt")
+
+
+def wire_fields() -> set[str]:
+    """Returns every field and enum value of arena.v1 as 'Message.field = number type', the facts that
+    bots in other languages compile against."""
+    from google.protobuf.descriptor import FieldDescriptor
+
+    from arena.v1 import arena_pb2
+
+    scalar = {
+        v: k.removeprefix("TYPE_").lower() for k, v in vars(FieldDescriptor).items() if k.startswith("TYPE_")
+    }
+    facts: set[str] = set()
+
+    def enum_values(enum) -> None:
+        facts.update(f"{enum.full_name}.{v.name} = {v.number}" for v in enum.values)
+
+    def visit(message) -> None:
+        for field in message.fields:
+            described = field.message_type or field.enum_type
+            kind = described.full_name if described else scalar[field.type]
+            fact = f"{message.full_name}.{field.name} = {field.number} {kind}"
+            if field.is_repeated:
+                fact += " repeated"
+            if field.containing_oneof is not None:
+                fact += f" oneof {field.containing_oneof.name}"
+            facts.add(fact)
+        for nested in message.nested_types:
+            visit(nested)
+        for enum in message.enum_types:
+            enum_values(enum)
+
+    for file in (arena_pb2.DESCRIPTOR, *arena_pb2.DESCRIPTOR.dependencies):
+        for message in file.message_types_by_name.values():
+            visit(message)
+        for enum in file.enum_types_by_name.values():
+            enum_values(enum)
+    return facts
+
+
+def test_the_wire_contract_only_grows() -> None:
+    """No field or enum value of a published protocol is removed, renumbered or retyped."""
+    published = {line for line in FIELDS_SNAPSHOT.read_text().splitlines() if line}
+    current = wire_fields()
+    missing = sorted(published - current)
+    assert not missing, f"these published fields changed or went away (bots depend on them): {missing}"
+    added = sorted(current - published)
+    assert not added, (
+        f"new fields {added}: append them to {FIELDS_SNAPSHOT.name} "
+        "(python -c 'from tests.test_proto import wire_fields; print(*sorted(wire_fields()), sep=chr(10))')"
+    )

@@ -10,6 +10,9 @@ were queued. Then:
 - no message to A contains another seat's token, nor the match seed (from which future dice and
   draws could be computed) as text or as a varint, other than through the match id, which the
   caller chooses (see docs/security.md: ``arena match`` ids are "<game>-<seed>");
+- public events are checked against what was hidden when they happened: half the seats join with
+  ``events_in_requests`` and get them later, inside their next DecisionRequest, yet every seat receives
+  the same events in the same order;
 - the result comes once, last;
 - simultaneous choices are committed before any is revealed: the seats of a simultaneous step answer
   one by one (in an order that alternates between steps), and each seat must have been sent nothing
@@ -59,12 +62,26 @@ class RecordingLease(Lease):
     """A lease that keeps every message queued for its bot, with the state at that moment."""
 
     sent: list[tuple[bytes, Any]] = dataclasses.field(default_factory=list)
+    delivered: list[tuple[bytes, Any]] = dataclasses.field(default_factory=list)  # see RecordingSeat
     tracked: Any = None
 
     def send(self, message: pb.RefereeMessage) -> None:
         if self.connected:
             self.sent.append((message.SerializeToString(), self.tracked.state))
         super().send(message)
+
+
+@dataclasses.dataclass
+class RecordingSeat(SeatState):
+    """A seat that notes each public event with the state it happened in: an event held for the next
+    DecisionRequest must be checked against what was hidden when it happened, not when it is sent."""
+
+    delivered: list[tuple[bytes, Any]] = dataclasses.field(default_factory=list)
+
+    def deliver(self, events: list[pb.Event]) -> None:
+        state = self.lease.tracked.state  # type: ignore[union-attr]
+        self.delivered.extend((event.SerializeToString(), state) for event in events)
+        super().deliver(events)
 
 
 class Observed(Match):
@@ -115,10 +132,11 @@ async def play_recorded(
     """Plays one match through the real match loop; returns the leases with everything they were sent."""
     tracked = Tracked(game)
     leases = [RecordingLease(f"seat{seat}") for seat in range(num_players)]
-    for lease in leases:
+    for seat, lease in enumerate(leases):
         lease.tracked = tracked
         lease.claimed = True  # as if its stream had joined
-    seats = [SeatState(seat, f"bot{seat}", lease) for seat, lease in enumerate(leases)]
+        lease.events_in_requests = seat % 2 == 0  # both ways of receiving events, side by side
+    seats = [RecordingSeat(seat, f"bot{seat}", lease) for seat, lease in enumerate(leases)]
     config = MatchConfig(deadline=timedelta(seconds=60), max_strikes=1000)
     match = match_class(tracked, seats, seed, f"secrecy-{num_players}", config)  # type: ignore[arg-type]
     match.committed, match.changed = set(), asyncio.Event()
@@ -135,6 +153,7 @@ async def play_recorded(
             task.result()
     for lease in leases:
         lease.release()
+        lease.delivered = seats[leases.index(lease)].delivered
     await asyncio.wait_for(asyncio.gather(*bots), 60)
     return leases
 
@@ -186,10 +205,41 @@ def test_no_message_to_a_seat_holds_another_seats_secret(name: str) -> None:
                 assert not any(token in data for token in other_tokens)
                 assert varint(seed) not in data and str(seed).encode() not in data
                 checked += bool(hidden)
+            for data, state in lease.delivered:  # public events, as they happened, also those held
+                hidden = game.hidden_from(state, seat)
+                leaked = hidden & set(walk([codec.event_from_proto(game, pb.Event.FromString(data))]))
+                assert not leaked, f"{name}: seat {seat} was told hidden {sorted(map(str, leaked))[:3]}"
             assert kinds[0] == "match_start" and kinds.count("result") == 1 and kinds[-1] == "result"
             kinds_sent.update(kinds)
     assert {"decision", "event", "error"} <= kinds_sent
     assert checked or game.spec.perfect_information  # the hidden sets were not all empty
+
+
+def events_received(lease: RecordingLease) -> tuple[list[bytes], int]:
+    """Returns the events a seat received, in order, whether as Event messages or inside
+    DecisionRequests and the MatchResult, and how many came inside those."""
+    events, inside = [], 0
+    for data, _ in lease.sent:
+        message = pb.RefereeMessage.FromString(data)
+        if message.WhichOneof("kind") == "event":
+            events.append(message.event.SerializeToString())
+        elif message.WhichOneof("kind") in ("decision", "result"):
+            held = getattr(message, message.WhichOneof("kind")).events
+            events.extend(e.SerializeToString() for e in held)
+            inside += len(held)
+    return events, inside
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_events_in_requests_deliver_the_same_events_in_the_same_order(name: str) -> None:
+    """Seats 0 and 2 joined with events_in_requests, 1 and 3 did not: all receive the same events."""
+    game = get_game(name)
+    leases = asyncio.run(play_recorded(game, min(game.spec.max_players, 4), SEED + 7))
+    received = [events_received(lease) for lease in leases]
+    assert received[0][0], "the game had no events"
+    for seat, (events, inside) in enumerate(received):
+        assert events == received[0][0], f"seat {seat} received other events than seat 0"
+        assert (inside > 0) == (seat % 2 == 0), f"seat {seat}: {inside} events inside requests"
 
 
 def test_the_commit_check_catches_an_early_reveal() -> None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
+import hashlib
 import json
 import time
-from collections.abc import Callable, Mapping
-from typing import TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import redis
@@ -72,17 +74,28 @@ return 1
 """
 
 
+def run_script(client: redis.Redis, script: str, keys: Sequence[str], args: Sequence[str | int]) -> Any:
+    """Returns what a Lua script returns, run by its SHA1 (EVALSHA); EVAL sends the text when the
+    server does not know it yet. ``client`` may be a pipeline that is WATCHing (commands run at once)."""
+    sha = _sha1(script)
+    try:
+        return client.evalsha(sha, len(keys), *keys, *args)
+    except redis.exceptions.NoScriptError:
+        return client.eval(script, len(keys), *keys, *args)
+
+
+@functools.cache
+def _sha1(script: str) -> str:
+    return hashlib.sha1(script.encode()).hexdigest()
+
+
 def enqueue(client: redis.Redis, job: MatchJob) -> bool:
     """Returns True if the job was added, False if a job with its match id already exists."""
-    added = client.eval(
+    added = run_script(
+        client,
         _ENQUEUE,
-        2,
-        keys.job(job.match_id),
-        keys.JOBS_STREAM,
-        job.to_json(),
-        JobStatus.QUEUED.value,
-        job.tournament,
-        job.match_id,
+        (keys.job(job.match_id), keys.JOBS_STREAM),
+        (job.to_json(), JobStatus.QUEUED.value, job.tournament, job.match_id),
     )
     return bool(added)
 
@@ -94,6 +107,35 @@ def ensure_group(client: redis.Redis) -> None:
     except redis.ResponseError as exc:
         if "BUSYGROUP" not in str(exc):
             raise
+
+
+# Design detail: reading a job and marking it running are one script, so taking a job costs one round
+# trip; a job that is unknown, recorded or dead comes back unchanged and is not started.
+_BEGIN = """
+local status = redis.call('HGET', KEYS[1], 'status')
+if status == false or status == ARGV[1] or status == ARGV[2] then
+  return {0, redis.call('HGETALL', KEYS[1])}
+end
+redis.call('HINCRBY', KEYS[1], 'attempts', 1)
+redis.call('HSET', KEYS[1], 'status', ARGV[3])
+return {1, redis.call('HGETALL', KEYS[1])}
+"""
+
+
+def begin_job(client: redis.Redis, match_id: str) -> tuple[MatchJob | None, Mapping[str, str], bool]:
+    """Marks a job running and counts the attempt, unless it is unknown, recorded or dead.
+
+    Returns the job, its hash (after the update: ``attempts`` is this attempt's number; ``error`` the
+    previous attempt's) and whether it was started.
+    """
+    started, flat = run_script(
+        client,
+        _BEGIN,
+        (keys.job(match_id),),
+        (JobStatus.RECORDED.value, JobStatus.DEAD.value, JobStatus.RUNNING.value),
+    )
+    fields = dict(zip(flat[::2], flat[1::2], strict=True))
+    return (MatchJob.from_json(fields["job"]) if "job" in fields else None), fields, bool(started)
 
 
 def load_job(client: redis.Redis, match_id: str) -> tuple[MatchJob | None, Mapping[str, str]]:

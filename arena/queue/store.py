@@ -18,7 +18,7 @@ from collections.abc import Mapping
 import redis
 
 from arena.queue import keys
-from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob
+from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, run_script
 from arena.ratings import Placement, Result, Row, apply, leaderboard
 from arena.referee.match import MatchRecord
 
@@ -49,6 +49,13 @@ def record_json(record: MatchRecord, match_id: str, replay_lines: int) -> str:
     )
 
 
+# What ``record`` reads once it WATCHes: whether the match is recorded, and the game's ratings, in one
+# round trip (WATCH, this script, MULTI/EXEC: three per recorded match).
+_RECORD_READ = """
+return {redis.call('SISMEMBER', KEYS[1], ARGV[1]), redis.call('HGETALL', KEYS[2])}
+"""
+
+
 def record(client: redis.Redis, job: MatchJob, match: MatchRecord, replay: str, message_id: str) -> bool:
     """Records a played job and acknowledges it, atomically; returns False if it was already recorded."""
     result = ratings_result(match, job.match_id)
@@ -57,12 +64,13 @@ def record(client: redis.Redis, job: MatchJob, match: MatchRecord, replay: str, 
         while True:
             try:
                 pipe.watch(*watched)
-                if pipe.sismember(keys.RECORDED_SET, job.match_id):
+                recorded, flat = run_script(pipe, _RECORD_READ, watched, (job.match_id,))
+                if recorded:
                     pipe.multi()
                     pipe.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, message_id)
                     pipe.execute()
                     return False
-                before = {bot: float(v) for bot, v in pipe.hgetall(keys.ratings(job.game)).items()}
+                before = {bot: float(v) for bot, v in zip(flat[::2], flat[1::2], strict=True)}
                 after = apply(before, result)
                 pipe.multi()
                 pipe.sadd(keys.RECORDED_SET, job.match_id)

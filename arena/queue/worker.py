@@ -1,10 +1,11 @@
 """The worker: takes match jobs from the stream, plays them with the referee, records them once.
 
-One job at a time: new jobs come from XREADGROUP; before each read the worker first claims one job
-that another consumer left unacknowledged for longer than the idle timeout (XAUTOCLAIM), so a killed
-worker's job is rerun by the next free worker. While a match runs, a heartbeat re-claims its own entry
-every third of the idle timeout, so a slow match is not taken away from a live worker. Submitted bots
-are fetched by version and unpacked once into the bot cache (see ``arena.queue.submissions``).
+One job at a time: new jobs come from XREADGROUP; when idle, and otherwise every quarter of the idle
+timeout, the worker first claims one job that another consumer left unacknowledged for longer than the
+idle timeout (XAUTOCLAIM), so a killed worker's job is rerun by the next free worker. While a match
+runs, a heartbeat re-claims its own entry every third of the idle timeout, so a slow match is not taken
+away from a live worker. Submitted bots are fetched by version and unpacked once into the bot cache
+(see ``arena.queue.submissions``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import os
 import socket
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import Callable
 from datetime import timedelta
@@ -28,7 +30,7 @@ import redis
 from arena.bots import builtin_bots
 from arena.games import get_game
 from arena.queue import keys, store, submissions
-from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, ensure_group, load_job, retrying
+from arena.queue.jobs import MAX_ATTEMPTS, MatchJob, begin_job, ensure_group, retrying
 from arena.queue.server import state_dir
 from arena.referee.match import MatchConfig, MatchRecord
 from arena.referee.pool import BotPool
@@ -82,6 +84,7 @@ class Worker:
         self.handled = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pool: BotPool | None = None
+        self._claim_due = 0.0  # time.monotonic() from which to look for stale jobs again
 
     def run(self, burst: bool = False, max_jobs: int | None = None) -> int:
         """Handles jobs until stopped (or, with ``burst``, until none is left); returns how many.
@@ -116,18 +119,29 @@ class Worker:
         return retrying(self.config.url, action, self.say, who=f"arena: worker {self.consumer}")
 
     def _take(self) -> tuple[str, str] | None:
-        """Returns (stream entry id, match id) of a stale job or a new one, or None after ``block``."""
-        idle_ms = int(self.config.idle_timeout / timedelta(milliseconds=1))
-        claimed = self.client.xautoclaim(
-            keys.JOBS_STREAM, keys.WORKERS_GROUP, self.consumer, idle_ms, start_id="0-0", count=1
-        )
-        entries = claimed[1]
+        """Returns (stream entry id, match id) of a stale job or a new one, or None after ``block``.
+
+        Design detail: stale jobs are looked for when the worker was idle and otherwise once per
+        ``claim_interval``, not before every job: a job counts as stale only after ``idle_timeout``
+        anyway, and the check would be one more Redis round trip per match.
+        """
+        entries = []
+        now = time.monotonic()
+        if now >= self._claim_due:
+            idle_ms = int(self.config.idle_timeout / timedelta(milliseconds=1))
+            claimed = self.client.xautoclaim(
+                keys.JOBS_STREAM, keys.WORKERS_GROUP, self.consumer, idle_ms, start_id="0-0", count=1
+            )
+            entries = claimed[1]
+            self._claim_due = now + self.config.idle_timeout.total_seconds() / 4
         if not entries:
             block_ms = int(self.config.block / timedelta(milliseconds=1))
             read = self.client.xreadgroup(
                 keys.WORKERS_GROUP, self.consumer, {keys.JOBS_STREAM: ">"}, count=1, block=block_ms
             )
             entries = read[0][1] if read else []
+            if not entries:
+                self._claim_due = 0.0  # idle: look for stale jobs on the next poll
         for entry_id, fields in entries:
             if fields is None:  # trimmed from the stream while pending: nothing to run
                 self.client.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, entry_id)
@@ -144,11 +158,11 @@ class Worker:
 
     def _handle(self, entry_id: str, match_id: str) -> None:
         """Runs one job and records it, re-queues it or dead-letters it."""
-        job, fields = self._retry(lambda: load_job(self.client, match_id))
-        if job is None or fields.get("status") in (JobStatus.RECORDED.value, JobStatus.DEAD.value):
+        job, fields, started = self._retry(lambda: begin_job(self.client, match_id))
+        if job is None or not started:  # unknown, or recorded or dead already: nothing to run
             self._retry(lambda: self.client.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, entry_id))
             return
-        attempts = self._retry(lambda: self._start(match_id))
+        attempts = int(fields["attempts"])
         if attempts > MAX_ATTEMPTS:
             error = fields.get("error") or f"the worker running it stopped {MAX_ATTEMPTS} times"
             status = self._retry(lambda: store.fail(self.client, job, entry_id, error, attempts - 1))
@@ -171,13 +185,6 @@ class Worker:
     def bot_cache(self) -> Path:
         """Returns the folder submitted bots are unpacked into."""
         return self.config.bot_cache or state_dir() / "bots"
-
-    def _start(self, match_id: str) -> int:
-        """Marks the job running and returns its attempt number (1 for the first run)."""
-        with self.client.pipeline() as pipe:
-            pipe.hincrby(keys.job(match_id), "attempts", 1)
-            pipe.hset(keys.job(match_id), "status", JobStatus.RUNNING.value)
-            return int(pipe.execute()[0])
 
     async def _play_with_heartbeat(
         self, job: MatchJob, specs: list[BotSpec], entry_id: str

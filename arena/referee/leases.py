@@ -53,6 +53,7 @@ class Lease:
     disconnected: bool = False
     released: bool = False
     client: str = ""
+    events_in_requests: bool = False  # the bot reads DecisionRequest.events (Join.events_in_requests)
     problem: str = ""  # why the referee ended the stream, if it did
     flood_reported: bool = False  # the bot was told its excess answers are dropped (until the next request)
 
@@ -127,7 +128,7 @@ class LeaseRegistry:
         self._by_token[lease.token] = lease
         return lease
 
-    def claim(self, token: str, client: str = "") -> Lease:
+    def claim(self, token: str, client: str = "", events_in_requests: bool = False) -> Lease:
         """Returns the lease for ``token`` and marks it claimed; raises LeaseError."""
         lease = self._by_token.get(token)
         if lease is None:
@@ -141,6 +142,7 @@ class LeaseRegistry:
             raise LeaseError("ALREADY_EXISTS", "this seat is already connected on another stream")
         lease.claimed = True
         lease.client = client[:64]
+        lease.events_in_requests = events_in_requests
         lease.joined.set()
         return lease
 

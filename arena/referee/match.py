@@ -37,11 +37,35 @@ class SeatState:
     strikes: int = 0
     forfeit: bool = False
     forfeit_reason: str = ""
+    pending_events: list[pb.Event] = dataclasses.field(default_factory=list)
 
     @property
     def playing(self) -> bool:
         """Returns whether the bot itself is still asked for decisions."""
         return not self.forfeit and self.lease is not None and self.lease.connected
+
+    def deliver(self, events: list[pb.Event]) -> None:
+        """Sends public events: held for the next DecisionRequest (or the MatchResult) when the bot reads
+        them there (one message instead of many), else one Event message each, after any still held."""
+        if self.lease is None:
+            return
+        if self.playing and self.lease.events_in_requests:
+            self.pending_events.extend(events)
+            return
+        self.flush_events()
+        for event in events:
+            self.lease.send(pb.RefereeMessage(event=event))
+
+    def take_events(self) -> list[pb.Event]:
+        """Returns the held events (for a DecisionRequest) and forgets them."""
+        events, self.pending_events = self.pending_events, []
+        return events
+
+    def flush_events(self) -> None:
+        """Sends the held events as Event messages (once the seat forfeits, it is asked nothing more)."""
+        if self.lease is not None:
+            for event in self.take_events():
+                self.lease.send(pb.RefereeMessage(event=event))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +102,19 @@ def final_ranks(engine_ranks: Sequence[int], forfeits: Sequence[bool]) -> tuple[
         rank if not forfeit else float("inf") for rank, forfeit in zip(engine_ranks, forfeits, strict=True)
     ]
     return ranks_from_scores([-k for k in keys])
+
+
+async def _receive(lease: Lease, until: float) -> Any:
+    """Returns the lease's next inbound item, or None once the loop's clock passes ``until``.
+
+    Design detail: ``asyncio.timeout_at`` rather than ``wait_for``, which wraps every wait in a new
+    task; this runs once per decision.
+    """
+    try:
+        async with asyncio.timeout_at(until):
+            return await lease.inbound.get()
+    except TimeoutError:
+        return None
 
 
 class Match:
@@ -150,8 +187,9 @@ class Match:
                     request_id=request_id,
                     step=self.step,
                     observation=codec.observation_to_proto(self.game, self.game.observe(state, seat.seat)),
-                    legal_actions=[codec.action_to_proto(self.game, a) for a in legal],
+                    legal_actions=codec.legal_actions_to_proto(self.game, legal),
                     deadline_ms=deadline_ms,
+                    events=seat.take_events(),
                 )
             )
         )
@@ -159,9 +197,8 @@ class Match:
         until = loop.time() + self.config.deadline.total_seconds()
         stale_reported = False  # one Error per request: a flood of stale answers must not flood back
         while True:
-            try:
-                answer = await asyncio.wait_for(lease.inbound.get(), max(0.0, until - loop.time()))
-            except TimeoutError:
+            answer = await _receive(lease, until)
+            if answer is None:
                 self._strike(seat, pb.ERROR_CODE_TIMEOUT, f"no answer within {deadline_ms} ms", request_id)
                 return None
             if answer is DISCONNECTED:
@@ -286,17 +323,13 @@ class Match:
     def _record_step(self, decisions: list[tuple[int, Any, str]], events: tuple) -> None:
         if self.replay:
             for seat, action, by in decisions:
-                self.replay.decision(self.step, seat, codec.to_json(action, self.game.action_type), by)
+                self.replay.decision(self.step, seat, codec.json_text(action, self.game.action_type), by)
             for event in events:
-                self.replay.event(self.step, codec.to_json(event, self.game.event_type))
+                self.replay.event(self.step, codec.json_text(event, self.game.event_type))
         if events:
-            messages = [
-                pb.RefereeMessage(event=codec.event_to_proto(self.game, event, self.step)) for event in events
-            ]
+            protos = [codec.event_to_proto(self.game, event, self.step) for event in events]
             for seat in self.seats:
-                if seat.lease is not None:
-                    for message in messages:
-                        seat.lease.send(message)
+                seat.deliver(protos)
 
     def _finish(self, state: Any) -> MatchRecord:
         game = self.game
@@ -318,5 +351,7 @@ class Match:
         )
         for seat in self.seats:
             if seat.lease is not None:
-                seat.lease.send(pb.RefereeMessage(result=result))
+                message = pb.RefereeMessage(result=result)
+                message.result.events.extend(seat.take_events())  # held only for leases that read them
+                seat.lease.send(message)
         return record

@@ -33,8 +33,7 @@ FORMAT = 1
 PROTOCOL = "arena.v1"
 
 
-def _dumps(obj: dict) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+_dumps = codec.compact_json
 
 
 class ReplayError(ValueError):
@@ -81,15 +80,17 @@ class ReplayWriter:
             (seat, len(self._pending), {"type": "forfeit", "step": step, "seat": seat, "reason": reason})
         )
 
-    def decision(self, step: int, seat: int, action: Any, by: str) -> None:
+    def decision(self, step: int, seat: int, action_json: str, by: str) -> None:
+        """Adds a decision; ``action_json`` is the action as compact JSON text (codec.json_text)."""
         self._flush()
         self.lines.append(
-            _dumps({"type": "decision", "step": step, "seat": seat, "action": action, "by": by})
+            f'{{"type":"decision","step":{step},"seat":{seat},"action":{action_json},"by":{_dumps(by)}}}'
         )
 
-    def event(self, step: int, event: Any) -> None:
+    def event(self, step: int, event_json: str) -> None:
+        """Adds a public event, given as compact JSON text (codec.json_text)."""
         self._flush()
-        self.lines.append(_dumps({"type": "event", "step": step, "event": event}))
+        self.lines.append(f'{{"type":"event","step":{step},"event":{event_json}}}')
 
     def result(self, record: MatchRecord) -> None:
         self._flush()
@@ -184,14 +185,14 @@ def reproduce(
                 action = codec.from_json(pending["action"], game.action_type)
                 actions[seat] = action
                 decisions.append((seat, action, pending["by"]))
-                writer.decision(step, seat, pending["action"], pending["by"])
+                writer.decision(step, seat, _dumps(pending["action"]), pending["by"])
             pending = next(referee_lines, None)
         try:
             state = game.apply(state, actions)
         except GameError as exc:
             raise ReplayError(f"step {step}: the recorded decisions do not apply: {exc}") from None
         for event in game.events(state):
-            writer.event(step, codec.to_json(event, game.event_type))
+            writer.event(step, codec.json_text(event, game.event_type))
         if on_step:
             on_step(state, decisions, game.events(state))
         if acting:

@@ -70,7 +70,7 @@ class RefereeServicer:
                 f"the first message of a stream must be Join(token), got {got}",
             )
         try:
-            lease = self.registry.claim(first.join.token, first.join.client)
+            lease = self.registry.claim(first.join.token, first.join.client, first.join.events_in_requests)
         except LeaseError as exc:
             await context.abort(getattr(grpc.StatusCode, exc.code), str(exc))
         reader = asyncio.create_task(_read_answers(request_iterator, lease))

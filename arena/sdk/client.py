@@ -7,21 +7,18 @@ import os
 import queue
 import sys
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import grpc
 
 import arena
 from arena import codec
 from arena.games import get_game
-from arena.sdk.bot import MatchInfo, MatchResult, PlayerResult
+from arena.sdk.bot import Bot, MatchInfo, MatchResult, PlayerResult
 from arena.v1 import arena_pb2 as pb
 from arena.v1 import arena_pb2_grpc
-
-if TYPE_CHECKING:
-    from arena.sdk.bot import Bot
 
 CLIENT = f"arena-python/{arena.__version__}"
 CONNECT_TIMEOUT = timedelta(seconds=30)  # a bot whose referee never comes up gives up, never hangs
@@ -53,7 +50,9 @@ def run_bot(bot: Bot, address: str | None = None, token: str | None = None) -> N
     """Plays every match the referee sends over one stream, until the referee ends it."""
     address, token = connection_settings(address, token)
     outbox: queue.Queue[pb.BotMessage | None] = queue.Queue()
-    outbox.put(pb.BotMessage(join=pb.Join(token=token, bot_name=bot.name, client=CLIENT)))
+    outbox.put(
+        pb.BotMessage(join=pb.Join(token=token, bot_name=bot.name, client=CLIENT, events_in_requests=True))
+    )
 
     def requests() -> Iterator[pb.BotMessage]:
         while (message := outbox.get()) is not None:
@@ -112,7 +111,7 @@ def _handle(bot: Bot, message: pb.RefereeMessage, session: _Session) -> pb.Answe
     elif kind == "decision":
         return _decide(bot, message.decision, session.game)
     elif kind == "event":
-        bot.on_event(codec.event_from_proto(session.game, message.event))
+        _events(bot, [message.event], session.game)
     elif kind == "error":
         error = message.error
         name = pb.ErrorCode.Name(error.code).removeprefix("ERROR_CODE_")
@@ -120,6 +119,7 @@ def _handle(bot: Bot, message: pb.RefereeMessage, session: _Session) -> pb.Answe
         bot.on_error(name, error.message)
     elif kind == "result":
         result = message.result
+        _events(bot, result.events, session.game)
         players = tuple(
             PlayerResult(p.seat, p.bot, p.score, p.rank, p.forfeit, p.strikes) for p in result.players
         )
@@ -127,7 +127,15 @@ def _handle(bot: Bot, message: pb.RefereeMessage, session: _Session) -> pb.Answe
     return None
 
 
+def _events(bot: Bot, events: Sequence[pb.Event], game: Any) -> None:
+    """Hands public events to the bot; a bot that does not override ``on_event`` skips their decoding."""
+    if type(bot).on_event is not Bot.on_event:
+        for event in events:
+            bot.on_event(codec.event_from_proto(game, event))
+
+
 def _decide(bot: Bot, request: pb.DecisionRequest, game: Any) -> pb.Answer:
+    _events(bot, request.events, game)
     observation = codec.observation_from_proto(game, request.observation)
     legal = [codec.action_from_proto(game, a) for a in request.legal_actions]
     try:

@@ -28,39 +28,39 @@ from arena.v1 import ninjan_pb2 as arena_dot_v1_dot_ninjan__pb2
 from arena.v1 import pnrz_pb2 as arena_dot_v1_dot_pnrz__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61rena/v1/arena.proto\x12\x08\x61rena.v1\x1a\x1b\x61rena/v1/ninja_burger.proto\x1a\x1b\x61rena/v1/ninja_master.proto\x1a\x15\x61rena/v1/ninjan.proto\x1a\x13\x61rena/v1/pnrz.proto\"X\n\nBotMessage\x12\x1e\n\x04join\x18\x01 \x01(\x0b\x32\x0e.arena.v1.JoinH\x00\x12\"\n\x06\x61nswer\x18\x02 \x01(\x0b\x32\x10.arena.v1.AnswerH\x00\x42\x06\n\x04kind\"7\n\x04Join\x12\r\n\x05token\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x0e\n\x06\x63lient\x18\x03 \x01(\t\"[\n\x06\x41nswer\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x0f\n\x05index\x18\x02 \x01(\rH\x00\x12\"\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x10.arena.v1.ActionH\x00\x42\x08\n\x06\x63hoice\"\xe1\x01\n\x0eRefereeMessage\x12+\n\x0bmatch_start\x18\x01 \x01(\x0b\x32\x14.arena.v1.MatchStartH\x00\x12-\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x19.arena.v1.DecisionRequestH\x00\x12 \n\x05\x65vent\x18\x03 \x01(\x0b\x32\x0f.arena.v1.EventH\x00\x12 \n\x05\x65rror\x18\x04 \x01(\x0b\x32\x0f.arena.v1.ErrorH\x00\x12\'\n\x06result\x18\x05 \x01(\x0b\x32\x15.arena.v1.MatchResultH\x00\x42\x06\n\x04kind\"\x8a\x01\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x13\n\x0bnum_players\x18\x04 \x01(\r\x12\x0f\n\x07players\x18\x05 \x03(\t\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x06 \x01(\r\x12\x13\n\x0bmax_strikes\x18\x07 \x01(\r\"\x9d\x01\n\x0f\x44\x65\x63isionRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x0c\n\x04step\x18\x02 \x01(\r\x12*\n\x0bobservation\x18\x03 \x01(\x0b\x32\x15.arena.v1.Observation\x12\'\n\rlegal_actions\x18\x04 \x03(\x0b\x32\x10.arena.v1.Action\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x05 \x01(\r\"\xd3\x01\n\x05\x45vent\x12\x0c\n\x04step\x18\x01 \x01(\r\x12\'\n\x06ninjan\x18\n \x01(\x0b\x32\x15.arena.v1.NinjanEventH\x00\x12\x32\n\x0cninja_burger\x18\x0b \x01(\x0b\x32\x1a.arena.v1.NinjaBurgerEventH\x00\x12#\n\x04pnrz\x18\x0c \x01(\x0b\x32\x13.arena.v1.PnrzEventH\x00\x12\x32\n\x0cninja_master\x18\r \x01(\x0b\x32\x1a.arena.v1.NinjaMasterEventH\x00\x42\x06\n\x04game\"\x88\x01\n\x05\x45rror\x12!\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x13.arena.v1.ErrorCode\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\x04\x12\x0f\n\x07strikes\x18\x04 \x01(\r\x12\x13\n\x0bmax_strikes\x18\x05 \x01(\r\x12\x11\n\tforfeited\x18\x06 \x01(\x08\"h\n\x0cPlayerResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\x12\r\n\x05score\x18\x03 \x01(\x11\x12\x0c\n\x04rank\x18\x04 \x01(\r\x12\x0f\n\x07\x66orfeit\x18\x05 \x01(\x08\x12\x0f\n\x07strikes\x18\x06 \x01(\r\"]\n\x0bMatchResult\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\'\n\x07players\x18\x02 \x03(\x0b\x32\x16.arena.v1.PlayerResult\x12\x13\n\x0btermination\x18\x03 \x01(\t\"\xe3\x01\n\x0bObservation\x12-\n\x06ninjan\x18\x01 \x01(\x0b\x32\x1b.arena.v1.NinjanObservationH\x00\x12\x38\n\x0cninja_burger\x18\x02 \x01(\x0b\x32 .arena.v1.NinjaBurgerObservationH\x00\x12)\n\x04pnrz\x18\x03 \x01(\x0b\x32\x19.arena.v1.PnrzObservationH\x00\x12\x38\n\x0cninja_master\x18\x04 \x01(\x0b\x32 .arena.v1.NinjaMasterObservationH\x00\x42\x06\n\x04game\"\xca\x01\n\x06\x41\x63tion\x12(\n\x06ninjan\x18\x01 \x01(\x0b\x32\x16.arena.v1.NinjanActionH\x00\x12\x33\n\x0cninja_burger\x18\x02 \x01(\x0b\x32\x1b.arena.v1.NinjaBurgerActionH\x00\x12$\n\x04pnrz\x18\x03 \x01(\x0b\x32\x14.arena.v1.PnrzActionH\x00\x12\x33\n\x0cninja_master\x18\x04 \x01(\x0b\x32\x1b.arena.v1.NinjaMasterActionH\x00\x42\x06\n\x04game*\xd2\x01\n\tErrorCode\x12\x1a\n\x16\x45RROR_CODE_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x45RROR_CODE_ILLEGAL_ACTION\x10\x01\x12\x18\n\x14\x45RROR_CODE_BAD_INDEX\x10\x02\x12\x18\n\x14\x45RROR_CODE_MALFORMED\x10\x03\x12\x16\n\x12\x45RROR_CODE_TIMEOUT\x10\x04\x12!\n\x1d\x45RROR_CODE_UNEXPECTED_MESSAGE\x10\x05\x12\x1b\n\x17\x45RROR_CODE_STALE_ANSWER\x10\x06\x32\x45\n\x07Referee\x12:\n\x04Play\x12\x14.arena.v1.BotMessage\x1a\x18.arena.v1.RefereeMessage(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61rena/v1/arena.proto\x12\x08\x61rena.v1\x1a\x1b\x61rena/v1/ninja_burger.proto\x1a\x1b\x61rena/v1/ninja_master.proto\x1a\x15\x61rena/v1/ninjan.proto\x1a\x13\x61rena/v1/pnrz.proto\"X\n\nBotMessage\x12\x1e\n\x04join\x18\x01 \x01(\x0b\x32\x0e.arena.v1.JoinH\x00\x12\"\n\x06\x61nswer\x18\x02 \x01(\x0b\x32\x10.arena.v1.AnswerH\x00\x42\x06\n\x04kind\"S\n\x04Join\x12\r\n\x05token\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x0e\n\x06\x63lient\x18\x03 \x01(\t\x12\x1a\n\x12\x65vents_in_requests\x18\x04 \x01(\x08\"[\n\x06\x41nswer\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x0f\n\x05index\x18\x02 \x01(\rH\x00\x12\"\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x10.arena.v1.ActionH\x00\x42\x08\n\x06\x63hoice\"\xe1\x01\n\x0eRefereeMessage\x12+\n\x0bmatch_start\x18\x01 \x01(\x0b\x32\x14.arena.v1.MatchStartH\x00\x12-\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x19.arena.v1.DecisionRequestH\x00\x12 \n\x05\x65vent\x18\x03 \x01(\x0b\x32\x0f.arena.v1.EventH\x00\x12 \n\x05\x65rror\x18\x04 \x01(\x0b\x32\x0f.arena.v1.ErrorH\x00\x12\'\n\x06result\x18\x05 \x01(\x0b\x32\x15.arena.v1.MatchResultH\x00\x42\x06\n\x04kind\"\x8a\x01\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x13\n\x0bnum_players\x18\x04 \x01(\r\x12\x0f\n\x07players\x18\x05 \x03(\t\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x06 \x01(\r\x12\x13\n\x0bmax_strikes\x18\x07 \x01(\r\"\xbe\x01\n\x0f\x44\x65\x63isionRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x0c\n\x04step\x18\x02 \x01(\r\x12*\n\x0bobservation\x18\x03 \x01(\x0b\x32\x15.arena.v1.Observation\x12\'\n\rlegal_actions\x18\x04 \x03(\x0b\x32\x10.arena.v1.Action\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x05 \x01(\r\x12\x1f\n\x06\x65vents\x18\x06 \x03(\x0b\x32\x0f.arena.v1.Event\"\xd3\x01\n\x05\x45vent\x12\x0c\n\x04step\x18\x01 \x01(\r\x12\'\n\x06ninjan\x18\n \x01(\x0b\x32\x15.arena.v1.NinjanEventH\x00\x12\x32\n\x0cninja_burger\x18\x0b \x01(\x0b\x32\x1a.arena.v1.NinjaBurgerEventH\x00\x12#\n\x04pnrz\x18\x0c \x01(\x0b\x32\x13.arena.v1.PnrzEventH\x00\x12\x32\n\x0cninja_master\x18\r \x01(\x0b\x32\x1a.arena.v1.NinjaMasterEventH\x00\x42\x06\n\x04game\"\x88\x01\n\x05\x45rror\x12!\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x13.arena.v1.ErrorCode\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\x04\x12\x0f\n\x07strikes\x18\x04 \x01(\r\x12\x13\n\x0bmax_strikes\x18\x05 \x01(\r\x12\x11\n\tforfeited\x18\x06 \x01(\x08\"h\n\x0cPlayerResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\x12\r\n\x05score\x18\x03 \x01(\x11\x12\x0c\n\x04rank\x18\x04 \x01(\r\x12\x0f\n\x07\x66orfeit\x18\x05 \x01(\x08\x12\x0f\n\x07strikes\x18\x06 \x01(\r\"~\n\x0bMatchResult\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\'\n\x07players\x18\x02 \x03(\x0b\x32\x16.arena.v1.PlayerResult\x12\x13\n\x0btermination\x18\x03 \x01(\t\x12\x1f\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x0f.arena.v1.Event\"\xe3\x01\n\x0bObservation\x12-\n\x06ninjan\x18\x01 \x01(\x0b\x32\x1b.arena.v1.NinjanObservationH\x00\x12\x38\n\x0cninja_burger\x18\x02 \x01(\x0b\x32 .arena.v1.NinjaBurgerObservationH\x00\x12)\n\x04pnrz\x18\x03 \x01(\x0b\x32\x19.arena.v1.PnrzObservationH\x00\x12\x38\n\x0cninja_master\x18\x04 \x01(\x0b\x32 .arena.v1.NinjaMasterObservationH\x00\x42\x06\n\x04game\"\xca\x01\n\x06\x41\x63tion\x12(\n\x06ninjan\x18\x01 \x01(\x0b\x32\x16.arena.v1.NinjanActionH\x00\x12\x33\n\x0cninja_burger\x18\x02 \x01(\x0b\x32\x1b.arena.v1.NinjaBurgerActionH\x00\x12$\n\x04pnrz\x18\x03 \x01(\x0b\x32\x14.arena.v1.PnrzActionH\x00\x12\x33\n\x0cninja_master\x18\x04 \x01(\x0b\x32\x1b.arena.v1.NinjaMasterActionH\x00\x42\x06\n\x04game*\xd2\x01\n\tErrorCode\x12\x1a\n\x16\x45RROR_CODE_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x45RROR_CODE_ILLEGAL_ACTION\x10\x01\x12\x18\n\x14\x45RROR_CODE_BAD_INDEX\x10\x02\x12\x18\n\x14\x45RROR_CODE_MALFORMED\x10\x03\x12\x16\n\x12\x45RROR_CODE_TIMEOUT\x10\x04\x12!\n\x1d\x45RROR_CODE_UNEXPECTED_MESSAGE\x10\x05\x12\x1b\n\x17\x45RROR_CODE_STALE_ANSWER\x10\x06\x32\x45\n\x07Referee\x12:\n\x04Play\x12\x14.arena.v1.BotMessage\x1a\x18.arena.v1.RefereeMessage(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.v1.arena_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_ERRORCODE']._serialized_start=1895
-  _globals['_ERRORCODE']._serialized_end=2105
+  _globals['_ERRORCODE']._serialized_start=1989
+  _globals['_ERRORCODE']._serialized_end=2199
   _globals['_BOTMESSAGE']._serialized_start=136
   _globals['_BOTMESSAGE']._serialized_end=224
   _globals['_JOIN']._serialized_start=226
-  _globals['_JOIN']._serialized_end=281
-  _globals['_ANSWER']._serialized_start=283
-  _globals['_ANSWER']._serialized_end=374
-  _globals['_REFEREEMESSAGE']._serialized_start=377
-  _globals['_REFEREEMESSAGE']._serialized_end=602
-  _globals['_MATCHSTART']._serialized_start=605
-  _globals['_MATCHSTART']._serialized_end=743
-  _globals['_DECISIONREQUEST']._serialized_start=746
-  _globals['_DECISIONREQUEST']._serialized_end=903
-  _globals['_EVENT']._serialized_start=906
-  _globals['_EVENT']._serialized_end=1117
-  _globals['_ERROR']._serialized_start=1120
-  _globals['_ERROR']._serialized_end=1256
-  _globals['_PLAYERRESULT']._serialized_start=1258
-  _globals['_PLAYERRESULT']._serialized_end=1362
-  _globals['_MATCHRESULT']._serialized_start=1364
-  _globals['_MATCHRESULT']._serialized_end=1457
-  _globals['_OBSERVATION']._serialized_start=1460
-  _globals['_OBSERVATION']._serialized_end=1687
-  _globals['_ACTION']._serialized_start=1690
-  _globals['_ACTION']._serialized_end=1892
-  _globals['_REFEREE']._serialized_start=2107
-  _globals['_REFEREE']._serialized_end=2176
+  _globals['_JOIN']._serialized_end=309
+  _globals['_ANSWER']._serialized_start=311
+  _globals['_ANSWER']._serialized_end=402
+  _globals['_REFEREEMESSAGE']._serialized_start=405
+  _globals['_REFEREEMESSAGE']._serialized_end=630
+  _globals['_MATCHSTART']._serialized_start=633
+  _globals['_MATCHSTART']._serialized_end=771
+  _globals['_DECISIONREQUEST']._serialized_start=774
+  _globals['_DECISIONREQUEST']._serialized_end=964
+  _globals['_EVENT']._serialized_start=967
+  _globals['_EVENT']._serialized_end=1178
+  _globals['_ERROR']._serialized_start=1181
+  _globals['_ERROR']._serialized_end=1317
+  _globals['_PLAYERRESULT']._serialized_start=1319
+  _globals['_PLAYERRESULT']._serialized_end=1423
+  _globals['_MATCHRESULT']._serialized_start=1425
+  _globals['_MATCHRESULT']._serialized_end=1551
+  _globals['_OBSERVATION']._serialized_start=1554
+  _globals['_OBSERVATION']._serialized_end=1781
+  _globals['_ACTION']._serialized_start=1784
+  _globals['_ACTION']._serialized_end=1986
+  _globals['_REFEREE']._serialized_start=2201
+  _globals['_REFEREE']._serialized_end=2270
 # @@protoc_insertion_point(module_scope)

@@ -37,14 +37,16 @@ class BotMessage(_message.Message):
     def __init__(self, join: _Optional[_Union[Join, _Mapping]] = ..., answer: _Optional[_Union[Answer, _Mapping]] = ...) -> None: ...
 
 class Join(_message.Message):
-    __slots__ = ("token", "bot_name", "client")
+    __slots__ = ("token", "bot_name", "client", "events_in_requests")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     CLIENT_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_IN_REQUESTS_FIELD_NUMBER: _ClassVar[int]
     token: str
     bot_name: str
     client: str
-    def __init__(self, token: _Optional[str] = ..., bot_name: _Optional[str] = ..., client: _Optional[str] = ...) -> None: ...
+    events_in_requests: bool
+    def __init__(self, token: _Optional[str] = ..., bot_name: _Optional[str] = ..., client: _Optional[str] = ..., events_in_requests: _Optional[bool] = ...) -> None: ...
 
 class Answer(_message.Message):
     __slots__ = ("request_id", "index", "action")
@@ -89,18 +91,20 @@ class MatchStart(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., seat: _Optional[int] = ..., num_players: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., deadline_ms: _Optional[int] = ..., max_strikes: _Optional[int] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("request_id", "step", "observation", "legal_actions", "deadline_ms")
+    __slots__ = ("request_id", "step", "observation", "legal_actions", "deadline_ms", "events")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     STEP_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     request_id: int
     step: int
     observation: Observation
     legal_actions: _containers.RepeatedCompositeFieldContainer[Action]
     deadline_ms: int
-    def __init__(self, request_id: _Optional[int] = ..., step: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., deadline_ms: _Optional[int] = ...) -> None: ...
+    events: _containers.RepeatedCompositeFieldContainer[Event]
+    def __init__(self, request_id: _Optional[int] = ..., step: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., deadline_ms: _Optional[int] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ...) -> None: ...
 
 class Event(_message.Message):
     __slots__ = ("step", "ninjan", "ninja_burger", "pnrz", "ninja_master")
@@ -149,14 +153,16 @@ class PlayerResult(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., bot: _Optional[str] = ..., score: _Optional[int] = ..., rank: _Optional[int] = ..., forfeit: _Optional[bool] = ..., strikes: _Optional[int] = ...) -> None: ...
 
 class MatchResult(_message.Message):
-    __slots__ = ("match_id", "players", "termination")
+    __slots__ = ("match_id", "players", "termination", "events")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     TERMINATION_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     players: _containers.RepeatedCompositeFieldContainer[PlayerResult]
     termination: str
-    def __init__(self, match_id: _Optional[str] = ..., players: _Optional[_Iterable[_Union[PlayerResult, _Mapping]]] = ..., termination: _Optional[str] = ...) -> None: ...
+    events: _containers.RepeatedCompositeFieldContainer[Event]
+    def __init__(self, match_id: _Optional[str] = ..., players: _Optional[_Iterable[_Union[PlayerResult, _Mapping]]] = ..., termination: _Optional[str] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ...) -> None: ...
 
 class Observation(_message.Message):
     __slots__ = ("ninjan", "ninja_burger", "pnrz", "ninja_master")

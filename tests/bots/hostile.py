@@ -12,7 +12,8 @@ cut short), oversize (128 KiB, over the referee's 64 KiB limit), flood (2,000 an
 Joining: wrong-token, reuse-token (join, hang up, join again with the same token), steal-token (join
 with another seat's token, read from the file HOSTILE_STEAL_FILE), second-stream (a second stream
 for its own seat while the first plays on).
-Time and connection: silent (reads but never answers), late (answers after HOSTILE_DELAY seconds),
+Time and connection: silent (reads but never answers), late (answers its first decision only once the
+next DecisionRequest has come, so after that decision's deadline, then answers the new one at once),
 hangup (cancels its stream mid-turn and stays alive), crash-start (exits 3 before joining).
 Process: noisy (4 MiB of garbage on stdout and stderr, then plays well), fork (forks two sleeping
 children, one in a new session, and exits), memory (allocates without bound), spin (burns CPU).
@@ -181,6 +182,7 @@ def main(mode: str) -> int:
         token = wait_for_file(Path(os.environ["HOSTILE_STEAL_FILE"]))
     stream = Stream(channel, join_bytes(token, mode))
     decisions = 0
+    held: int | None = None  # late: the request id whose answer is held back
     try:
         for message in stream.messages():
             log.write(json_format.MessageToDict(message))
@@ -201,8 +203,12 @@ def main(mode: str) -> int:
             if mode == "silent":
                 continue
             if first and mode == "late":
-                time.sleep(float(os.environ.get("HOSTILE_DELAY", "0.6")))
-            elif first and mode == "hangup":
+                held = request.request_id  # answered when the next request shows its deadline passed
+                continue
+            if held is not None:
+                stream.outbox.put(answer_bytes(pb.Answer(request_id=held, index=0)))
+                held = None
+            if first and mode == "hangup":
                 stream.call.cancel()
                 log.write({"note": "hung up"})
                 time.sleep(60)

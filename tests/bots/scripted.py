@@ -5,7 +5,8 @@ where every message the bot receives is appended as one JSON line)
 
 Modes: illegal, always-illegal, bad-index, malformed, wrong-game, slow, crash-start, crash-mid,
 wrong-token, good.
-The misbehaviour happens on the first decision; later decisions are answered with index 0.
+The misbehaviour happens on the first decision; later decisions are answered with index 0. slow
+answers its first decision only once the next DecisionRequest has come (so after its deadline).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import json
 import os
 import queue
 import sys
-import time
 
 import grpc
 from google.protobuf import json_format
@@ -37,6 +37,7 @@ def main(mode: str) -> int:
             yield message
 
     decisions = 0
+    held: pb.Answer | None = None  # slow: the first answer, held back past its deadline
     channel = grpc.insecure_channel(os.environ["ARENA_ADDRESS"])
     try:
         for message in arena_pb2_grpc.RefereeStub(channel).Play(requests()):
@@ -61,7 +62,11 @@ def main(mode: str) -> int:
             elif first and mode == "wrong-game":
                 answer = pb.Answer(request_id=request.request_id, action=pb.Action())
             elif first and mode == "slow":
-                time.sleep(float(os.environ.get("SCRIPTED_DELAY", "0.6")))
+                held = answer  # sent once the next request shows this one's deadline passed
+                continue
+            if held is not None:
+                outbox.put(pb.BotMessage(answer=held))
+                held = None
             outbox.put(pb.BotMessage(answer=answer))
     except grpc.RpcError as exc:
         log.write(json.dumps({"status": exc.code().name, "details": exc.details()}) + "\n")
