@@ -311,9 +311,12 @@ class NinjaMasterState:
         return _table(self.holders).free
 
     def evolve(self, **changes: object) -> NinjaMasterState:
-        """Returns a copy with ``changes``: ``dataclasses.replace`` without its per-field checks,
-        which cost more than the rest of a tick."""
-        return NinjaMasterState(**{**self.__dict__, **changes})
+        """Returns a copy with ``changes`` to its fields, like ``dataclasses.replace``, but fills the
+        copy's ``__dict__`` at once: the frozen ``__init__`` sets the 13 fields one by one through
+        ``object.__setattr__``, and copying states was a tenth of a decision step."""
+        copy = object.__new__(NinjaMasterState)
+        copy.__dict__.update(self.__dict__, **changes)
+        return copy
 
 
 @dataclasses.dataclass(frozen=True)
@@ -414,7 +417,8 @@ def tally(
             sword = -steal
         if sword_taker == seat and not roll.sword_wins:
             sword -= CUT_PENALTY
-        ninjas = sum(roll.token_value(c.colour) for c in state.held_by(seat) if c.colour is not None)
+        # the 5 tokens come first in Component order, one per colour; zip leaves the sword out
+        ninjas = sum(roll.token_value(c) for c, h in zip(COLOURS, state.holders, strict=False) if h == seat)
         shuriken = roll.shurikens if seat == state.shuriken_holder else 0
         call = CALL_BONUS if seat == call_winner else -CALL_PENALTY if seat in wrong else 0
         before = state.scores[seat]
