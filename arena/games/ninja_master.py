@@ -321,8 +321,9 @@ class NinjaMasterState:
 
 @dataclasses.dataclass(frozen=True)
 class _Table:
-    """What follows from who holds what. Cached per ``holders`` tuple (a few hundred occur), so a
-    decision step does not rebuild it for every ``legal_actions`` and ``observe`` call."""
+    """What follows from who holds what. Cached per ``holders`` tuple (a few hundred occur with 2
+    players, a few thousand with 5), so a decision step does not rebuild it for every
+    ``legal_actions``, ``observe`` and ``apply`` call."""
 
     free: tuple[Component, ...]
     full: frozenset[int]  # the seats whose hands are full
