@@ -11,13 +11,14 @@ import pytest
 from arena.bots.common import RandomBot
 from arena.bots.ninja_master import BOTS, MasterBot
 from arena.games import get_game
-from arena.games.base import IllegalActionError
+from arena.games.base import Game, IllegalActionError
 from arena.games.ninja_master import (
     CALLS,
     COMPONENTS,
     DICE,
     DICE_TABLE,
     GAME,
+    GRABS,
     HANDS,
     MAX_TICKS,
     Call,
@@ -269,6 +270,21 @@ def test_no_call_before_a_capture_and_none_with_full_hands() -> None:
     with pytest.raises(IllegalActionError):
         tick(state, Call(5), WAIT)
     assert len(CALLS) == 28
+
+
+def test_apply_takes_listed_actions_and_equal_copies_alike_and_rejects_as_game_apply_does() -> None:
+    state = tick(position((3, 3), roll(*SIMPLE)), grab(ORANGE), WAIT)
+    listed = {0: CALLS[5], 1: GRABS[PINK]}  # the very objects legal_actions lists (the shortcut)
+    copies = {0: Call(5), 1: Grab(PINK)}  # equal, not identical (checked as Game.apply does)
+    assert GAME.apply(state, listed) == GAME.apply(state, copies) == Game.apply(GAME, state, listed)
+
+    def error(apply, actions) -> str:
+        with pytest.raises(IllegalActionError) as caught:
+            apply(GAME, state, actions)
+        return str(caught.value)
+
+    for bad in ({0: GRABS[ORANGE], 1: WAIT}, {0: WAIT}, {0: WAIT, 1: WAIT, 2: WAIT}):
+        assert error(type(GAME).apply, bad) == error(Game.apply, bad)
 
 
 def test_a_call_ends_the_round_but_that_ticks_grabs_resolve() -> None:

@@ -29,6 +29,7 @@ can build any position with chosen dice (``with_roll``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable, Mapping
 from enum import IntEnum
 
@@ -73,7 +74,7 @@ class Component(IntEnum):
     @property
     def colour(self) -> Colour | None:
         """Returns the token's colour, None for the sword."""
-        return None if self is Component.SWORD else Colour(self.value)
+        return None if self is Component.SWORD else COLOURS[self - 1]
 
 
 class Phase(IntEnum):
@@ -91,6 +92,7 @@ class RoundEnd(IntEnum):
 COMPONENTS: tuple[Component, ...] = tuple(Component)
 COLOURS: tuple[Colour, ...] = tuple(Colour)
 MAX_CALL = 27  # the most ninja symbols 9 dice can show (9 x 3); calls are 0..MAX_CALL
+NO_HOLDERS: tuple[None, ...] = (None,) * len(COMPONENTS)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -285,7 +287,7 @@ class NinjaMasterState:
     depth: tuple[int, ...]  # per seat: how many tie play-offs it reached (ranks the play-off first)
     round: int = 1
     dice: tuple[Face, ...] = ()
-    holders: tuple[int | None, ...] = (None,) * len(COMPONENTS)
+    holders: tuple[int | None, ...] = NO_HOLDERS
     tick: int = 0
     over: bool = False
     capped: bool = False
@@ -306,7 +308,44 @@ class NinjaMasterState:
 
     def free(self) -> tuple[Component, ...]:
         """Returns the components nobody holds."""
-        return tuple(c for c, h in zip(COMPONENTS, self.holders, strict=True) if h is None)
+        return _table(self.holders).free
+
+    def evolve(self, **changes: object) -> NinjaMasterState:
+        """Returns a copy with ``changes`` to its fields, like ``dataclasses.replace``, but fills the
+        copy's ``__dict__`` at once: the frozen ``__init__`` sets the 13 fields one by one through
+        ``object.__setattr__``, and copying states was a tenth of a decision step."""
+        copy = object.__new__(NinjaMasterState)
+        copy.__dict__.update(self.__dict__, **changes)
+        return copy
+
+
+@dataclasses.dataclass(frozen=True)
+class _Table:
+    """What follows from who holds what. Cached per ``holders`` tuple (a few hundred occur with 2
+    players, a few thousand with 5), so a decision step does not rebuild it for every
+    ``legal_actions``, ``observe`` and ``apply`` call."""
+
+    free: tuple[Component, ...]
+    full: frozenset[int]  # the seats whose hands are full
+    open_actions: tuple[Action, ...]  # the legal actions of a contending seat with a free hand
+    open_ids: frozenset[int]  # their ids (constants of this module, so the ids are never reused)
+    holdings: tuple[Holding, ...]  # the observation's components
+
+
+@functools.lru_cache(maxsize=4096)
+def _table(holders: tuple[int | None, ...]) -> _Table:
+    free = tuple(c for c, h in zip(COMPONENTS, holders, strict=True) if h is None)
+    full = frozenset(s for s in holders if s is not None and holders.count(s) >= HANDS)
+    captured = len(free) < len(COMPONENTS)
+    open_actions = (WAIT, *(GRABS[c] for c in free), *(CALLS if captured else ()))
+    holdings = tuple(Holding(c, h) for c, h in zip(COMPONENTS, holders, strict=True))
+    return _Table(free, full, open_actions, frozenset(map(id, open_actions)), holdings)
+
+
+@functools.lru_cache(maxsize=4096)
+def _players(scores: tuple[int, ...], contenders: tuple[int, ...]) -> tuple[Player, ...]:
+    """Returns the observation's players (cached: they change only when a round is tallied)."""
+    return tuple(Player(s, score, s in contenders) for s, score in enumerate(scores))
 
 
 # Scoring (pure functions of the dice, shared with the bots) -------------------------------------
@@ -353,9 +392,16 @@ def summarize(dice: Iterable[Face]) -> RollSummary:
     return RollSummary(tuple(ninjas), tuple(smokes), swords, shurikens)
 
 
-def tally(state: NinjaMasterState, calls: tuple[CallResult, ...], call_winner: int | None) -> tuple:
-    """Returns (thief, tally lines, new scores) for the round in ``state`` (holders after the grabs)."""
-    roll = summarize(state.dice)
+def tally(
+    state: NinjaMasterState,
+    calls: tuple[CallResult, ...],
+    call_winner: int | None,
+    roll: RollSummary | None = None,
+) -> tuple:
+    """Returns (thief, tally lines, new scores) for the round in ``state`` (holders after the grabs);
+    ``roll`` is ``summarize(state.dice)`` when the caller has it already."""
+    if roll is None:
+        roll = summarize(state.dice)
     holder = state.sword_holder
     sword_taker = state.holders[COMPONENTS.index(Component.SWORD)]
     thief = sword_taker if roll.sword_wins and sword_taker is not None and sword_taker != holder else None
@@ -372,7 +418,8 @@ def tally(state: NinjaMasterState, calls: tuple[CallResult, ...], call_winner: i
             sword = -steal
         if sword_taker == seat and not roll.sword_wins:
             sword -= CUT_PENALTY
-        ninjas = sum(roll.token_value(c.colour) for c in state.held_by(seat) if c.colour is not None)
+        # the 5 tokens come first in Component order, one per colour; zip leaves the sword out
+        ninjas = sum(roll.token_value(c) for c, h in zip(COLOURS, state.holders, strict=False) if h == seat)
         shuriken = roll.shurikens if seat == state.shuriken_holder else 0
         call = CALL_BONUS if seat == call_winner else -CALL_PENALTY if seat in wrong else 0
         before = state.scores[seat]
@@ -384,9 +431,7 @@ def tally(state: NinjaMasterState, calls: tuple[CallResult, ...], call_winner: i
 
 def with_roll(state: NinjaMasterState, dice: Iterable[Face]) -> NinjaMasterState:
     """Returns ``state`` at the start of its grab phase with the given dice (for tests and analysis)."""
-    return dataclasses.replace(
-        state, dice=tuple(dice), holders=(None,) * len(COMPONENTS), tick=0, last_events=()
-    )
+    return state.evolve(dice=tuple(dice), holders=NO_HOLDERS, tick=0, last_events=())
 
 
 class NinjaMaster(Game[NinjaMasterState, Action]):
@@ -426,18 +471,30 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
         return Phase.GRAB if state.dice else Phase.ROLL
 
     def to_move(self, state: NinjaMasterState) -> tuple[int, ...]:
-        return state.contenders if self.phase(state) is Phase.GRAB else ()
+        return state.contenders if state.dice and not state.over else ()
 
     def legal_actions(self, state: NinjaMasterState, seat: int) -> tuple[Action, ...]:
         """Returns Wait, the grabs of free components, then the calls 0..27 (with a free hand, once
         a component has been captured)."""
         if seat not in self.to_move(state):
             return ()
-        if len(state.held_by(seat)) >= HANDS:
-            return (WAIT,)
-        grabs = tuple(GRABS[c] for c in state.free())
-        captured = any(h is not None for h in state.holders)
-        return (WAIT, *grabs, *(CALLS if captured else ()))
+        table = _table(state.holders)
+        return (WAIT,) if seat in table.full else table.open_actions
+
+    def apply(self, state: NinjaMasterState, actions: Mapping[int, Action]) -> NinjaMasterState:
+        """``Game.apply`` with a shortcut for a tick whose actions are the very objects
+        ``legal_actions`` listed (what bots answer with): their legality is checked by identity, not
+        by ``action in legal``, which compares a dataclass with each action listed before it (up to
+        34). Anything else takes ``Game.apply``, so its checks and errors are the same."""
+        if state.dice and not state.over and set(actions) == set(state.contenders):
+            table = _table(state.holders)
+            full = table.full
+            if all(
+                action is WAIT if seat in full else id(action) in table.open_ids
+                for seat, action in actions.items()
+            ):
+                return self._tick(state, actions)
+        return super().apply(state, actions)
 
     def _apply_unchecked(self, state: NinjaMasterState, actions: Mapping[int, Action]) -> NinjaMasterState:
         if self.phase(state) is Phase.ROLL:
@@ -448,7 +505,7 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
         rng = derive(state.seed, "roll", state.round)
         dice = tuple(rng.choice(die) for die in DICE)
         event = DiceRolled(state.round, state.shuriken_holder, dice)
-        return dataclasses.replace(with_roll(state, dice), last_events=(event,))
+        return state.evolve(dice=dice, holders=NO_HOLDERS, tick=0, last_events=(event,))
 
     def _tick(self, state: NinjaMasterState, actions: Mapping[int, Action]) -> NinjaMasterState:
         tick = state.tick + 1
@@ -472,7 +529,8 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
                 winner = derive(state.seed, "grab", state.round, tick, component.name).choice(seats)
             holders[COMPONENTS.index(component)] = winner
             grabs.append(GrabResult(component, tuple(seats), winner))
-        total = summarize(state.dice).ninja_total
+        roll = summarize(state.dice)
+        total = roll.ninja_total
         calls = tuple(CallResult(seat, number, number == total) for seat, number in called)
         correct = [c.seat for c in calls if c.correct]
         call_winner = None
@@ -481,17 +539,18 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
         elif correct:
             call_winner = derive(state.seed, "call", state.round, tick).choice(correct)
         event = TickResolved(state.round, tick, choices, tuple(grabs), calls, call_winner)
-        state = dataclasses.replace(state, holders=tuple(holders), tick=tick, last_events=(event,))
+        state = state.evolve(holders=tuple(holders), tick=tick, last_events=(event,))
         if calls:
-            return self._end_round(state, RoundEnd.CALL, calls, call_winner)
+            return self._end_round(state, RoundEnd.CALL, calls, call_winner, roll)
         if not self._grab_possible(state):
-            return self._end_round(state, RoundEnd.NO_GRAB, calls, call_winner)
+            return self._end_round(state, RoundEnd.NO_GRAB, calls, call_winner, roll)
         if tick >= MAX_TICKS:
-            return self._end_round(state, RoundEnd.TICK_LIMIT, calls, call_winner)
+            return self._end_round(state, RoundEnd.TICK_LIMIT, calls, call_winner, roll)
         return state
 
     def _grab_possible(self, state: NinjaMasterState) -> bool:
-        return bool(state.free()) and any(len(state.held_by(s)) < HANDS for s in state.contenders)
+        table = _table(state.holders)
+        return bool(table.free) and any(s not in table.full for s in state.contenders)
 
     def _end_round(
         self,
@@ -499,9 +558,10 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
         ended_by: RoundEnd,
         calls: tuple[CallResult, ...],
         call_winner: int | None,
+        roll: RollSummary,
     ) -> NinjaMasterState:
         """Tallies the round, then ends the game, starts a play-off, or passes sword and shuriken."""
-        thief, lines, scores = tally(state, calls, call_winner)
+        thief, lines, scores = tally(state, calls, call_winner, roll)
         contenders, depth = state.contenders, state.depth
         over = False
         if state.playoff or max(scores) >= WIN_VP:
@@ -525,9 +585,9 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
         event = RoundTallied(
             round=state.round,
             ended_by=ended_by,
-            ninja_total=summarize(state.dice).ninja_total,
-            swords=summarize(state.dice).swords,
-            shurikens=summarize(state.dice).shurikens,
+            ninja_total=roll.ninja_total,
+            swords=roll.swords,
+            shurikens=roll.shurikens,
             thief=thief,
             lines=lines,
             game_over=over or capped,
@@ -536,8 +596,7 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
             shuriken_holder=shuriken_holder,
             sword_draw=draw,
         )
-        return dataclasses.replace(
-            state,
+        return state.evolve(
             scores=scores,
             contenders=contenders,
             depth=depth,
@@ -545,7 +604,7 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
             shuriken_holder=shuriken_holder,
             round=state.round if over or capped else state.round + 1,
             dice=() if not (over or capped) else state.dice,
-            holders=(None,) * len(COMPONENTS) if not (over or capped) else state.holders,
+            holders=NO_HOLDERS if not (over or capped) else state.holders,
             tick=0 if not (over or capped) else state.tick,
             over=over or capped,
             capped=capped,
@@ -577,15 +636,14 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
         return "round_cap" if state.capped else "normal"
 
     def observe(self, state: NinjaMasterState, seat: int) -> Observation:
-        players = tuple(Player(s, score, s in state.contenders) for s, score in enumerate(state.scores))
         return Observation(
             seat=seat,
             round=state.round,
             phase=self.phase(state),
             tick=state.tick,
             dice=state.dice,
-            components=tuple(Holding(c, h) for c, h in zip(COMPONENTS, state.holders, strict=True)),
-            players=players,
+            components=_table(state.holders).holdings,
+            players=_players(state.scores, state.contenders),
             sword_holder=state.sword_holder,
             shuriken_holder=state.shuriken_holder,
             playoff=state.playoff,
