@@ -14,7 +14,9 @@ Layers:
 2. transport: a bare grpcio bidirectional-streaming ping-pong between two processes over loopback,
    with a request the size of a typical decision request: the floor;
 3. referee: decisions per second (and wall time per decision) of real matches between two trivial
-   bot processes, each answering with the first legal action;
+   bot processes, each answering with the first legal action; and, to show where that time goes, a
+   real SDK bot against a fake referee (protobuf and the SDK on top of the transport) and the match
+   loop alone with in-process bots (the referee's own work, no gRPC);
 4. concurrency: matches per second on one referee with 1, 2, 4 and 8 matches at once, and through the
    Redis queue (a private redis-server) with 1 and 2 worker processes, with the queue's own time
    (Redis round trips) against the time of the matches;
@@ -44,14 +46,17 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
 import queue_bench  # noqa: E402
+import sdk_pingpong  # noqa: E402
 
 from arena import codec  # noqa: E402
 from arena.games import GAMES  # noqa: E402
-from arena.referee.leases import LeaseRegistry  # noqa: E402
-from arena.referee.match import MatchConfig  # noqa: E402
+from arena.referee.leases import Lease, LeaseRegistry  # noqa: E402
+from arena.referee.match import Match, MatchConfig, SeatState  # noqa: E402
 from arena.referee.processes import resolve_bot  # noqa: E402
+from arena.referee.replay import ReplayWriter  # noqa: E402
 from arena.referee.runner import SeriesConfig, SharedReferee, run_series  # noqa: E402
 from arena.referee.server import start_server  # noqa: E402
+from arena.v1 import arena_pb2 as pb  # noqa: E402
 
 FIRST_BOT = str(REPO / "bots" / "python" / "first_bot.py")
 RESULTS = REPO / "bench" / "results.json"
@@ -174,6 +179,42 @@ def referee_timing(games: int) -> SeriesTiming:
     return asyncio.run(_timed_series(games))
 
 
+def sdk_round_trip_us(rounds: int) -> float:
+    """Returns µs per round trip of a real SDK bot process against a fake referee (sdk_pingpong.py)."""
+    return asyncio.run(sdk_pingpong.round_trip_us(rounds, FIRST_BOT))
+
+
+async def _answer_first(lease: Lease) -> None:
+    """An in-process bot: answers every DecisionRequest on the lease with index 0."""
+    while (message := await lease.outbound.get()) is not None:
+        if message.WhichOneof("kind") == "decision":
+            lease.offer(pb.Answer(request_id=message.decision.request_id, index=0))
+
+
+def match_loop_us(games: int) -> float:
+    """Returns µs per decision of the referee's match loop alone: real matches (replays included) with
+    in-process bots on leases, no gRPC."""
+
+    async def run() -> float:
+        decisions, began = 0, time.perf_counter()
+        for number in range(games):
+            leases = [Lease(f"bot{seat}") for seat in range(2)]
+            for lease in leases:
+                lease.claimed, lease.events_in_requests = True, True  # as if joined, like the SDK
+            bots = [asyncio.create_task(_answer_first(lease)) for lease in leases]
+            seats = [SeatState(seat, lease.name, lease) for seat, lease in enumerate(leases)]
+            replay = ReplayWriter(ReplayWriter.header("loop", "ninjan", number, ["a", "b"], 10_000, 3))
+            config = MatchConfig(deadline=timedelta(seconds=10))
+            await Match(GAMES["ninjan"], seats, number, "loop", config, replay).run()
+            decisions += replay.text().count('"type":"decision"')
+            for lease in leases:
+                lease.release()
+            await asyncio.gather(*bots)
+        return 1e6 * (time.perf_counter() - began) / decisions
+
+    return asyncio.run(run())
+
+
 def concurrency_rates(games: int, levels: tuple[int, ...]) -> dict[int, float]:
     """Returns matches per second on one referee with ``level`` series running at once."""
 
@@ -248,10 +289,14 @@ def engine_rows(engines: dict[str, dict[str, float]], round_trip: float) -> list
     return rows
 
 
-def referee_rows(timing: SeriesTiming, rates: dict[int, float], round_trip: float) -> list[Row]:
+def referee_rows(
+    timing: SeriesTiming, rates: dict[int, float], round_trip: float, sdk: float, loop: float
+) -> list[Row]:
     per_decision = 1e6 * timing.seconds / timing.decisions
     per_step = 1e6 * timing.seconds / timing.steps
     rows: list[Row] = [
+        ("sdk: SDK bot against a fake referee, round trip (us)", sdk, round_trip, sdk / round_trip, ""),
+        ("referee: match loop alone, no gRPC, per decision (us)", loop, round_trip, loop / round_trip, ""),
         (
             "referee: decisions/s, two trivial bot processes",
             timing.decisions / timing.seconds,
@@ -333,6 +378,8 @@ def main(argv: list[str]) -> int:
     payload = typical_request_bytes()
     engines = engine_figures(playouts)
     round_trip = transport_round_trip_us(payload, rounds)
+    sdk = sdk_round_trip_us(rounds)
+    loop = match_loop_us(games * 5)
     timing = referee_timing(games)
     rates = concurrency_rates(games, levels)
     queue = queue_figures(queued, drain)
@@ -340,7 +387,7 @@ def main(argv: list[str]) -> int:
     rows = [
         *engine_rows(engines, round_trip),
         (f"grpc bidi round trip, {payload} B request (us)", round_trip, None, None, ""),
-        *referee_rows(timing, rates, round_trip),
+        *referee_rows(timing, rates, round_trip, sdk, loop),
         *queue_rows(queue),
     ]
     print(format_rows(rows))
@@ -353,6 +400,8 @@ def main(argv: list[str]) -> int:
                 "payload_bytes": payload,
                 "round_trip_us": round_trip,
                 "engines": engines,
+                "sdk_round_trip_us": sdk,
+                "match_loop_decision_us": loop,
                 "referee": dataclasses.asdict(timing),
                 "referee_decision_us": 1e6 * timing.seconds / timing.decisions,
                 "referee_step_us": 1e6 * timing.seconds / timing.steps,
