@@ -18,9 +18,8 @@ from pathlib import Path
 from arena import codec
 from arena.games import GAMES, Game
 from arena.games.rng import derive
-from arena.referee.match import MatchRecord, final_ranks
+from arena.referee.match import final_record
 from arena.referee.replay import ReplayWriter
-from arena.results import PlayerResult
 
 GOLDEN = Path(__file__).with_name("golden")
 SEEDS = (1, 2)
@@ -58,12 +57,9 @@ def play(game: Game, players: int, seed: int) -> str:
             writer.event(step, codec.json_text(event, game.event_type))
         if acting:
             step += 1
-    scores = game.scores(state)
-    ranks = final_ranks(game.ranks(state), [False] * players)
-    results = tuple(
-        PlayerResult(seat, bot, int(scores[seat]), ranks[seat], False, 0) for seat, bot in enumerate(bots)
+    writer.result(
+        final_record(game, state, f"golden-{seed}", seed, bots, [False] * players, [0] * players, step)
     )
-    writer.result(MatchRecord(f"golden-{seed}", game.spec.name, seed, results, game.termination(state), step))
     return writer.text()
 
 

@@ -151,9 +151,9 @@ async def play_recorded(
         assert done, "the match hung"
         for task in done:
             task.result()
-    for lease in leases:
+    for lease, seat_state in zip(leases, seats, strict=True):
         lease.release()
-        lease.delivered = seats[leases.index(lease)].delivered
+        lease.delivered = seat_state.delivered
     await asyncio.wait_for(asyncio.gather(*bots), 60)
     return leases
 

@@ -122,7 +122,7 @@ class Worker:
         """Returns (stream entry id, match id) of a stale job or a new one, or None after ``block``.
 
         Design detail: stale jobs are looked for when the worker was idle and otherwise once per
-        ``claim_interval``, not before every job: a job counts as stale only after ``idle_timeout``
+        quarter of ``idle_timeout``, not before every job: a job counts as stale only after ``idle_timeout``
         anyway, and the check would be one more Redis round trip per match.
         """
         entries = []

@@ -49,12 +49,9 @@ class SeatState:
         them there (one message instead of many), else one Event message each, after any still held."""
         if self.lease is None:
             return
-        if self.playing and self.lease.events_in_requests:
-            self.pending_events.extend(events)
-            return
-        self.flush_events()
-        for event in events:
-            self.lease.send(pb.RefereeMessage(event=event))
+        self.pending_events.extend(events)
+        if not (self.playing and self.lease.events_in_requests):
+            self.flush_events()
 
     def take_events(self) -> list[pb.Event]:
         """Returns the held events (for a DecisionRequest) and forgets them."""
@@ -62,7 +59,8 @@ class SeatState:
         return events
 
     def flush_events(self) -> None:
-        """Sends the held events as Event messages (once the seat forfeits, it is asked nothing more)."""
+        """Sends the held events as Event messages (for a bot that does not read them in requests, or
+        once the seat forfeits and is asked nothing more)."""
         if self.lease is not None:
             for event in self.take_events():
                 self.lease.send(pb.RefereeMessage(event=event))
@@ -90,6 +88,26 @@ class MatchRecord:
 class MatchConfig:
     deadline: timedelta = DEFAULT_DEADLINE
     max_strikes: int = DEFAULT_MAX_STRIKES
+
+
+def final_record(
+    game: Game,
+    state: Any,
+    match_id: str,
+    seed: int,
+    bots: Sequence[str],
+    forfeits: Sequence[bool],
+    strikes: Sequence[int],
+    steps: int,
+) -> MatchRecord:
+    """Returns the record of a finished game: the engine's scores, forfeited seats ranked last."""
+    scores = game.scores(state)
+    ranks = final_ranks(game.ranks(state), forfeits)
+    players = tuple(
+        PlayerResult(seat, bot, int(scores[seat]), ranks[seat], forfeits[seat], strikes[seat])
+        for seat, bot in enumerate(bots)
+    )
+    return MatchRecord(match_id, game.spec.name, seed, players, game.termination(state), steps)
 
 
 def final_ranks(engine_ranks: Sequence[int], forfeits: Sequence[bool]) -> tuple[int, ...]:
@@ -332,22 +350,23 @@ class Match:
                 seat.deliver(protos)
 
     def _finish(self, state: Any) -> MatchRecord:
-        game = self.game
-        scores = game.scores(state)
-        ranks = final_ranks(game.ranks(state), [s.forfeit for s in self.seats])
-        players = tuple(
-            PlayerResult(s.seat, s.bot, int(scores[s.seat]), ranks[s.seat], s.forfeit, s.strikes)
-            for s in self.seats
-        )
-        record = MatchRecord(
-            self.match_id, game.spec.name, self.seed, players, game.termination(state), self.step
+        seats = self.seats
+        record = final_record(
+            self.game,
+            state,
+            self.match_id,
+            self.seed,
+            [s.bot for s in seats],
+            [s.forfeit for s in seats],
+            [s.strikes for s in seats],
+            self.step,
         )
         if self.replay:
             self.replay.result(record)
         result = pb.MatchResult(
             match_id=self.match_id,
             termination=record.termination,
-            players=[pb.PlayerResult(**dataclasses.asdict(p)) for p in players],
+            players=[pb.PlayerResult(**dataclasses.asdict(p)) for p in record.players],
         )
         for seat in self.seats:
             if seat.lease is not None:

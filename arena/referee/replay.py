@@ -151,8 +151,7 @@ def reproduce(
 
     Raises ReplayError when a recorded decision is not legal where it was recorded.
     """
-    from arena.referee.match import MatchRecord, final_ranks
-    from arena.results import PlayerResult
+    from arena.referee.match import final_record
 
     header = {k: v for k, v in lines[0].items() if k != "type"}
     try:
@@ -197,19 +196,8 @@ def reproduce(
             on_step(state, decisions, game.events(state))
         if acting:
             step += 1
-    scores = game.scores(state)
-    ranks = final_ranks(game.ranks(state), forfeits)
-    players = tuple(
-        PlayerResult(seat, bot, int(scores[seat]), ranks[seat], forfeits[seat], strikes[seat])
-        for seat, bot in enumerate(bots)
-    )
-    record = MatchRecord(
-        header.get("match_id", ""),
-        game.spec.name,
-        int(header["seed"]),
-        players,
-        game.termination(state),
-        step,
+    record = final_record(
+        game, state, header.get("match_id", ""), int(header["seed"]), bots, forfeits, strikes, step
     )
     writer.result(record)
     return Reproduction(writer.text(), record, step)
