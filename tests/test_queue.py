@@ -153,7 +153,8 @@ def wait_until(condition: Callable[[], bool], what: str, limit: float = 90.0) ->
 
 
 def test_a_worker_killed_mid_match_loses_nothing(client: redis.Redis, redis_url: str) -> None:
-    jobs = [job(i) for i in range(6)]
+    # Enough jobs that the victim is still playing when it is polled: a match takes some 30 ms.
+    jobs = [job(i) for i in range(40)]
     for j in jobs:
         enqueue(client, j)
     for _ in range(2):  # kill a worker mid-match twice
