@@ -73,8 +73,9 @@ async def play_alongside(
     limits: BotLimits = DEFAULT_LIMITS,
     join_timeout: float = 10.0,
     meanwhile: Callable[[LeaseRegistry], Awaitable[None]] | None = None,
+    normal_games: int = 2,
 ) -> Run:
-    """Plays the hostile match and a normal two-game series concurrently on one referee."""
+    """Plays the hostile match and a normal series (two games by default) concurrently on one referee."""
     (tmp_path / "hostile.jsonl").touch()
     registry = LeaseRegistry()
     server, port = await start_server(registry)
@@ -86,7 +87,9 @@ async def play_alongside(
         join_timeout=timedelta(seconds=join_timeout),
         bot_limits=limits,
     )
-    normal_config = SeriesConfig(games=2, seed=50, replay_dir=tmp_path / "normal", log_dir=tmp_path / "nlogs")
+    normal_config = SeriesConfig(
+        games=normal_games, seed=50, replay_dir=tmp_path / "normal", log_dir=tmp_path / "nlogs"
+    )
     random = resolve_bot("ninjan", "random")
     try:
         hostile_results, normal, *_ = await asyncio.wait_for(
@@ -242,7 +245,11 @@ def test_another_seats_token_is_refused_while_that_seat_plays(tmp_path: Path) ->
             await asyncio.sleep(0.02)
 
     spec = hostile(tmp_path, "steal-token", HOSTILE_STEAL_FILE=str(steal))
-    run = asyncio.run(play_alongside(tmp_path, spec, join_timeout=20, meanwhile=leak_a_connected_token))
+    # The victim's series must outlast the thief's start-up (a second or so), and a game takes ~30 ms:
+    # 200 games keep random#2 connected while the hostile match waits its 20 s for the thief anyway.
+    run = asyncio.run(
+        play_alongside(tmp_path, spec, join_timeout=20, meanwhile=leak_a_connected_token, normal_games=200)
+    )
     check_common(run)
     assert run.log[-1] == {
         "status": "ALREADY_EXISTS",
