@@ -484,8 +484,10 @@ def test_a_seat_sees_hand_sizes_but_never_other_hands_or_the_pile() -> None:
 # -- properties over seeded random games ----------------------------------------------------------
 
 
-def random_game(num_players: int, seed: int) -> tuple[PnrzState, list]:
-    """Plays a seeded random game, checking tile conservation and connectivity after every step."""
+def random_game(num_players: int, seed: int, score_every_step: bool = False) -> tuple[PnrzState, list]:
+    """Plays a seeded random game, checking tile conservation and connectivity after every step (and
+    with ``score_every_step`` the scores, which the engine derives board by board, against a flood
+    fill of the whole board)."""
     rng = random.Random(seed * 7 + num_players)
     state = GAME.initial_state(num_players, seed)
     record = []
@@ -505,13 +507,15 @@ def random_game(num_players: int, seed: int) -> tuple[PnrzState, list]:
             positions = [(p.x, p.y) for p in state.board]
             assert len(set(positions)) == len(positions)
             assert is_connected(positions)
+            if score_every_step:
+                assert GAME.faction_scores(state) == brute_force_scores(picture_cells(state.board))
     return state, record
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 def test_random_games_conserve_tiles_stay_connected_end_and_score_like_a_flood_fill(num_players: int) -> None:
     for seed in range(340):  # 1020 games in all
-        state, record = random_game(num_players, seed)
+        state, record = random_game(num_players, seed, score_every_step=seed % 17 == 0)
         assert GAME.is_terminal(state)
         assert state.turn <= MAX_TURNS
         by_faction = brute_force_scores(picture_cells(state.board))

@@ -33,10 +33,13 @@ import functools
 from collections.abc import Iterable, Mapping
 
 from arena.games.base import Game, GameSpec, IllegalActionError
+from arena.games.memo import IdentityMemo
 from arena.games.pnrz_board import (
+    BASE_OF,
     BASE_TILES,
     GAME_TILES,
     LETTER,
+    NEIGHBOURS,
     TILES,
     Board,
     Faction,
@@ -44,12 +47,12 @@ from arena.games.pnrz_board import (
     Phase,
     Placement,
     Tile,
-    faction_scores,
     frontier,
     is_connected,
     picture_cells,
     rotations,
 )
+from arena.games.pnrz_scoring import faction_scores
 from arena.games.rng import derive
 
 HAND_SIZE = 3  # game tiles dealt to each player
@@ -187,6 +190,17 @@ Action = (
     | PutTile
     | SkipAction
 )
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _action(kind: type, *fields: int) -> Action:
+    """Returns the one shared ``kind(*fields)``.
+
+    Design detail: ``legal_actions`` lists up to ~200 actions a step, and building a frozen dataclass
+    costs about a microsecond, ten times this lookup.
+    """
+    return kind(*fields)
+
 
 # Events -----------------------------------------------------------------------------------------
 
@@ -379,39 +393,65 @@ class Pnrz(Game[PnrzState, Action]):
             return tuple(s for s in range(state.num_players) if state.needs(s) > 0)
         return (state.current,)
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._legal = IdentityMemo(self._legal_table)
+
     def legal_actions(self, state: PnrzState, seat: int) -> tuple[Action, ...]:
+        return self._legal(state, seat)[0]
+
+    def _legal_table(self, state: PnrzState, seat: int) -> tuple[tuple[Action, ...], frozenset[int]]:
+        """Returns the legal actions and their ids (valid while the tuple lives: they share a memo
+        entry)."""
+        actions = self._list_legal(state, seat)
+        return actions, frozenset(map(id, actions))
+
+    def _list_legal(self, state: PnrzState, seat: int) -> tuple[Action, ...]:
         if seat not in self.to_move(state):
             return ()
         phase = state.phase
         if phase is Phase.CHOOSE:
-            return tuple(ChooseFaction(f) for f in state.available())
+            return tuple(_action(ChooseFaction, f) for f in state.available())
         if phase is Phase.PLAY:
             hand = state.hands[seat]
             pass_turn = () if hand else (PassTurn(),)
-            movable = (MoveBase(t) for t in self.movable_bases(state, seat))
-            return (*(SelectTile(t) for t in hand), *movable, *pass_turn)
+            movable = (_action(MoveBase, t) for t in self.movable_bases(state, seat))
+            return (*(_action(SelectTile, t) for t in hand), *movable, *pass_turn)
         if phase is Phase.MOVE:
-            return tuple(PlaceTile(x, y, 0) for x, y in self.base_spots(state, state.pending[0]))
+            return tuple(_action(PlaceTile, x, y, 0) for x, y in self.base_spots(state, state.pending[0]))
         if phase is Phase.PLACE:
             positions = [(p.x, p.y) for p in state.board]
             spots = frontier(positions) if positions else [(0, 0)]
-            return tuple(PlaceTile(x, y, r) for x, y in spots for r in rotations(state.pending[0]))
+            return tuple(_action(PlaceTile, x, y, r) for x, y in spots for r in rotations(state.pending[0]))
         if phase is Phase.ACTION:
             return (*self._extra_actions(state, seat), SkipAction())
         if phase is Phase.SWAP:
-            return tuple(SwapWith(t) for t in sorted(p.tile_id for p in state.board) if t != state.pending[0])
+            return tuple(
+                _action(SwapWith, t) for t in sorted(p.tile_id for p in state.board) if t != state.pending[0]
+            )
         if phase is Phase.ORIENT:
             first, second = state.pending
-            return tuple(OrientSwapped(a, b) for a in rotations(first) for b in rotations(second))
+            return tuple(_action(OrientSwapped, a, b) for a in rotations(first) for b in rotations(second))
         assert phase is Phase.REPLACE
-        return tuple(PutTile(t, r) for t in state.hands[seat] for r in rotations(t))
+        return tuple(_action(PutTile, t, r) for t in state.hands[seat] for r in rotations(t))
 
     def movable_bases(self, state: PnrzState, seat: int) -> list[int]:
-        """Returns the seat's bases in play that may move: the area stays connected without them."""
+        """Returns the seat's bases in play that may move: the area stays connected without them.
+
+        Design detail: the area is always connected (tiles go on its frontier; a base moves only if
+        the rest stays connected), so a base with exactly one neighbour, a leaf, may always move; only
+        the others need the flood fill of ``base_spots``.
+        """
+        mine = state.factions[seat]
+        bases = [p for p in state.board if BASE_OF[p.tile_id] in mine]
+        if not bases:
+            return []
+        taken = {(p.x, p.y) for p in state.board}
         return [
             p.tile_id
-            for p in state.board
-            if TILES[p.tile_id].base in state.factions[seat] and self.base_spots(state, p.tile_id)
+            for p in bases
+            if sum((p.x + dx, p.y + dy) in taken for dx, dy in NEIGHBOURS) == 1
+            or self.base_spots(state, p.tile_id)
         ]
 
     def base_spots(self, state: PnrzState, tile_id: int) -> list[tuple[int, int]]:
@@ -428,21 +468,42 @@ class Pnrz(Game[PnrzState, Action]):
         if state.icon is Icon.ROTATE:
             rotation = {p.tile_id: p.rotation for p in state.board}
             return [
-                RotateTile(t, r) for t in ids if TILES[t].base is None for r in range(4) if r != rotation[t]
+                _action(RotateTile, t, r)
+                for t in ids
+                if BASE_OF[t] is None
+                for r in range(4)
+                if r != rotation[t]
             ]
         if state.icon is Icon.SWAP:
-            return [SwapFirst(t) for t in ids] if len(ids) >= 2 else []
+            return [_action(SwapFirst, t) for t in ids] if len(ids) >= 2 else []
         if state.icon is Icon.REPLACE:
             if not state.hands[seat]:
                 return []
             mine = set(state.factions[seat])
-            return [TakeTile(t) for t in ids if TILES[t].base is None or TILES[t].base in mine]
+            return [_action(TakeTile, t) for t in ids if BASE_OF[t] is None or BASE_OF[t] in mine]
         return []
 
     # -- applying -----------------------------------------------------------------------------
 
+    def apply(self, state: PnrzState, actions: Mapping[int, Action]) -> PnrzState:
+        """``Game.apply`` with a shortcut for a turn's action that is the very object ``legal_actions``
+        listed (what the referee passes on when a bot answers by index): its legality is checked by
+        identity, not by ``action in legal``, which compares a dataclass with each action listed
+        before it (up to ~200 placements). Anything else takes ``Game.apply``, with its checks and
+        errors."""
+        if len(actions) == 1 and state.phase is not Phase.CHOOSE and state.phase is not Phase.OVER:
+            ((seat, action),) = actions.items()
+            if seat == state.current and id(action) in self._legal(state, seat)[1]:
+                return self._apply_unchecked(state, actions)
+        return super().apply(state, actions)
+
     def _apply_unchecked(self, state: PnrzState, actions: Mapping[int, Action]) -> PnrzState:
-        state = dataclasses.replace(state, last_events=())
+        after = self._next(dataclasses.replace(state, last_events=()), actions)
+        if after.board is not state.board:
+            faction_scores.changed(state.board, after.board)  # its scores derive from the old board's
+        return after
+
+    def _next(self, state: PnrzState, actions: Mapping[int, Action]) -> PnrzState:
         if state.phase is Phase.CHOOSE:
             return self._choose(state, actions)
         ((seat, action),) = actions.items()
@@ -469,7 +530,7 @@ class Pnrz(Game[PnrzState, Action]):
         if isinstance(action, RotateTile):
             old = state.placement(action.tile_id)
             board = _sorted_board(
-                dataclasses.replace(p, rotation=action.rotation) if p is old else p for p in state.board
+                p._replace(rotation=action.rotation) if p is old else p for p in state.board
             )
             event = TileRotated(seat, action.tile_id, action.rotation)
             return self._end_turn(dataclasses.replace(state, board=board, last_events=(event,)), drew=True)
@@ -481,8 +542,7 @@ class Pnrz(Game[PnrzState, Action]):
         if isinstance(action, OrientSwapped):
             rotation = dict(zip(state.pending, (action.first_rotation, action.second_rotation), strict=True))
             board = _sorted_board(
-                dataclasses.replace(p, rotation=rotation[p.tile_id]) if p.tile_id in rotation else p
-                for p in state.board
+                p._replace(rotation=rotation[p.tile_id]) if p.tile_id in rotation else p for p in state.board
             )
             event = TilesOriented(seat, action.first_rotation, action.second_rotation)
             return self._end_turn(dataclasses.replace(state, board=board, last_events=(event,)), drew=True)
@@ -565,8 +625,8 @@ class Pnrz(Game[PnrzState, Action]):
     def _swap(self, state: PnrzState, seat: int, first: int, second: int) -> PnrzState:
         a, b = state.placement(first), state.placement(second)
         moved = {
-            a.tile_id: dataclasses.replace(a, x=b.x, y=b.y),
-            b.tile_id: dataclasses.replace(b, x=a.x, y=a.y),
+            a.tile_id: a._replace(x=b.x, y=b.y),
+            b.tile_id: b._replace(x=a.x, y=a.y),
         }
         board = _sorted_board(moved.get(p.tile_id, p) for p in state.board)
         event = TilesSwapped(seat, first, second)

@@ -7,10 +7,10 @@ See that module's docstring for the geometry conventions.
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Iterable, Mapping
 from enum import IntEnum
 from pathlib import Path
+from typing import NamedTuple
 
 TILES_FILE = Path(__file__).with_name("data") / "pnrz_tiles.txt"
 
@@ -130,17 +130,24 @@ QUADRANT_OFFSETS = ((0, 0), (1, 0), (1, 1), (0, 1))  # NW, NE, SE, SW
 NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
 
+BASE_OF: dict[int, Faction | None] = {t.id: t.base for t in TILES.values()}  # tile id -> Tile.base
+_ROTATIONS = {t: (0,) if base else (0, 1, 2, 3) for t, base in BASE_OF.items()}
+
+
 def rotations(tile_id: int) -> tuple[int, ...]:
     """Returns the distinct rotations of a tile: (0,) for a base (all four quadrants alike), else 0..3."""
-    return (0,) if TILES[tile_id].base else (0, 1, 2, 3)
+    return _ROTATIONS[tile_id]
 
 
 # Board ------------------------------------------------------------------------------------------
 
 
-@dataclasses.dataclass(frozen=True, order=True)
-class Placement:
-    """A tile in play (engine form; the observation shows ``PlacedTile`` with the tile's pictures)."""
+class Placement(NamedTuple):
+    """A tile in play (engine form; the observation shows ``PlacedTile`` with the tile's pictures).
+
+    Design detail: a named tuple, not a dataclass, because boards are compared, sorted and hashed at
+    every step, which tuples do in C.
+    """
 
     y: int
     x: int
@@ -212,15 +219,6 @@ def sections(cells: Mapping[tuple[int, int], Picture], faction: Faction) -> list
         found.append(Section(faction, frozenset(members), score + (5 if has_base else 0)))
     found.sort(key=lambda s: (-s.score, -len(s.cells), min(s.cells)))
     return found
-
-
-@functools.lru_cache(maxsize=512)
-def faction_scores(board: Board) -> dict[Faction, int]:
-    """Returns each faction's score: the points of its highest-scoring section (0 without one).
-
-    Cached by board (callers must not mutate the returned dict).
-    """
-    return cell_scores(picture_cells(board))
 
 
 def cell_scores(cells: Mapping[tuple[int, int], Picture]) -> dict[Faction, int]:
