@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, TypeVar
@@ -16,6 +15,7 @@ from typing import Annotated, TypeVar
 import redis
 import typer
 
+from arena.console import say
 from arena.queue import submissions
 from arena.queue.jobs import connect, retrying
 from arena.queue.server import RedisSetupError, resolve_url
@@ -37,10 +37,6 @@ SecretOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 
-def _say(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
 def register(app: typer.Typer, cli_error: type[Exception]) -> None:
     """Adds ``arena bots ...`` to ``app``; bad input raises ``cli_error`` (one line, exit 2)."""
     bots = typer.Typer(
@@ -51,12 +47,12 @@ def register(app: typer.Typer, cli_error: type[Exception]) -> None:
     def call(option: str | None, action: Callable[[redis.Redis], T]) -> T:
         """Returns ``action(client)`` on the configured Redis; submission errors become ``cli_error``."""
         try:
-            url = resolve_url(option, _say)
+            url = resolve_url(option, say)
         except RedisSetupError as exc:
             raise cli_error(str(exc)) from None
         client = connect(url)
         try:
-            return retrying(url, lambda: action(client), _say)
+            return retrying(url, lambda: action(client), say)
         except SubmissionError as exc:
             raise cli_error(str(exc)) from None
 

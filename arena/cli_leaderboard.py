@@ -15,7 +15,6 @@ given before the game) to the hidden ``show`` command, whose context takes the g
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,6 +22,7 @@ import typer
 import typer.core
 
 from arena.cli_tournament import RedisOption, _rows, format_leaderboard
+from arena.console import say
 from arena.games import GameError, get_game
 from arena.queue.jobs import connect
 from arena.queue.server import RedisSetupError, resolve_url
@@ -50,10 +50,6 @@ class ShowCommand(typer.core.TyperCommand):
         return super().make_context(info_name, args, parent=parent, **extra)
 
 
-def _say(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
 def register(app: typer.Typer, cli_error: type[Exception]) -> None:
     """Adds ``arena leaderboard`` (GAME, serve, screenshot) to ``app``; bad input raises ``cli_error``."""
     group = typer.Typer(
@@ -69,7 +65,7 @@ def register(app: typer.Typer, cli_error: type[Exception]) -> None:
 
     def redis_url(option: str | None) -> str:
         try:
-            return resolve_url(option, _say)
+            return resolve_url(option, say)
         except RedisSetupError as exc:
             raise cli_error(str(exc)) from None
 
@@ -104,7 +100,7 @@ def register(app: typer.Typer, cli_error: type[Exception]) -> None:
         from leaderboard.app import create_app
 
         url = redis_url(redis_)
-        _say(f"arena: leaderboard on http://{host}:{port}/ (Ctrl-C stops it)")
+        say(f"arena: leaderboard on http://{host}:{port}/ (Ctrl-C stops it)")
         uvicorn.run(create_app(url), host=host, port=port, log_level="warning")
 
     @group.command("screenshot")

@@ -19,6 +19,7 @@ from typing import Annotated
 import redis
 import typer
 
+from arena.console import say
 from arena.games import GameError, get_game
 from arena.queue import keys, store, submissions
 from arena.queue.jobs import MAX_ATTEMPTS, connect, enqueue, ensure_group, retrying, shown_url
@@ -43,16 +44,12 @@ IdleOption = Annotated[
 IDLE_DEFAULT = DEFAULT_IDLE_TIMEOUT.total_seconds()
 
 
-def _say(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
 def register(app: typer.Typer, cli_error: type[Exception]) -> None:
     """Adds the tournament commands to ``app``; bad input raises ``cli_error`` (one line, exit 2)."""
 
     def redis_url(option: str | None) -> str:
         try:
-            return resolve_url(option, _say)
+            return resolve_url(option, say)
         except RedisSetupError as exc:
             raise cli_error(str(exc)) from None
 
@@ -67,11 +64,11 @@ def register(app: typer.Typer, cli_error: type[Exception]) -> None:
         """Play queued matches from Redis and record their results, until stopped."""
         url = redis_url(redis_)
         config = WorkerConfig(url, idle_timeout=timedelta(seconds=idle_timeout))
-        worker = Worker(connect(url), config, _say, verbose)
+        worker = Worker(connect(url), config, say, verbose)
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the finally blocks: stop bot processes
         handled = worker.run(burst=burst, max_jobs=max_jobs)
         if verbose:
-            _say(f"arena: worker {worker.consumer}: {handled} jobs handled")
+            say(f"arena: worker {worker.consumer}: {handled} jobs handled")
 
     @app.command("tournament")
     def tournament_command(
@@ -113,7 +110,7 @@ def register(app: typer.Typer, cli_error: type[Exception]) -> None:
         url = redis_url(redis_)
         spec = _with_versions(spec, url, cli_error)
         if not chosen:
-            _say(f"arena: seed {seed} (run the same command with --seed {seed} to resume this tournament)")
+            say(f"arena: seed {seed} (run the same command with --seed {seed} to resume this tournament)")
         run_tournament(
             spec, url, os.cpu_count() or 1 if workers is None else workers, idle_timeout, cli_error
         )
@@ -151,7 +148,7 @@ def _with_versions(spec: TournamentSpec, url: str, cli_error: type[Exception]) -
     client = connect(url)
     try:
         versions = retrying(
-            url, lambda: tuple(submissions.resolve(client, spec.game, b) for b in spec.bots), _say
+            url, lambda: tuple(submissions.resolve(client, spec.game, b) for b in spec.bots), say
         )
     except submissions.SubmissionError as exc:
         raise cli_error(str(exc)) from None
@@ -172,25 +169,25 @@ def run_tournament(
         store.save_tournament(client, tid, {**meta, "players": spec.players, "rounds": spec.rounds})
         return sum(enqueue(client, job) for job in jobs)
 
-    new = retrying(url, enqueue_all, _say)
-    _say(
+    new = retrying(url, enqueue_all, say)
+    say(
         f"arena: tournament {tid}: {len(jobs)} matches of {spec.game} "
         f"({new} newly queued) on {shown_url(url)}"
     )
     if workers == 0:
-        _say("arena: --workers 0: the matches are queued; 'arena worker' plays them")
+        say("arena: --workers 0: the matches are queued; 'arena worker' plays them")
         return
     procs = [_start_worker(url, idle_timeout) for _ in range(workers)]
     try:
         _follow(client, url, tid, len(jobs), lambda: all(p.poll() is not None for p in procs), cli_error)
     except KeyboardInterrupt:
-        _say("arena: interrupted: unplayed matches stay queued; run the same command again to resume")
+        say("arena: interrupted: unplayed matches stay queued; run the same command again to resume")
         raise
     finally:
         _stop_workers(procs)
-    dead = int(retrying(url, lambda: client.hget(keys.tournament(tid), "dead") or 0, _say))
+    dead = int(retrying(url, lambda: client.hget(keys.tournament(tid), "dead") or 0, say))
     if dead:
-        _say(
+        say(
             f"arena: {dead} matches failed {MAX_ATTEMPTS} times and were dead-lettered: "
             "see 'arena tournament status'"
         )
@@ -234,12 +231,12 @@ def _follow(
     last = "$"
     with tqdm(total=total, unit="match", file=sys.stderr, disable=None) as bar:
         while True:
-            done = retrying(url, lambda: _done(client, tid), _say)
+            done = retrying(url, lambda: _done(client, tid), say)
             bar.update(done - bar.n)
             if done >= total:
                 return
             stream = {keys.tournament_done(tid): last}
-            read = retrying(url, lambda s=stream: client.xread(s, count=500, block=1000), _say)
+            read = retrying(url, lambda s=stream: client.xread(s, count=500, block=1000), say)
             for _, entries in read or []:
                 last = entries[-1][0]
             if not read and workers_gone():
@@ -253,7 +250,7 @@ def _done(client: redis.Redis, tid: str) -> int:
 
 
 def _rows(client: redis.Redis, url: str, game: str, resamples: int) -> list[Row]:
-    return retrying(url, lambda: store.load_leaderboard(client, game, resamples), _say)
+    return retrying(url, lambda: store.load_leaderboard(client, game, resamples), say)
 
 
 def format_leaderboard(game: str, rows: list[Row]) -> str:
@@ -284,7 +281,7 @@ def show_status(url: str) -> None:
         group = next(g for g in client.xinfo_groups(keys.JOBS_STREAM) if g["name"] == keys.WORKERS_GROUP)
         return store.tournaments(client), pending, group, store.dead_letters(client)
 
-    tournaments, pending, group, dead = retrying(url, gather, _say)
+    tournaments, pending, group, dead = retrying(url, gather, say)
     typer.echo(
         f"queue on {shown_url(url)}: {group.get('lag') or 0} waiting, {pending} running or unacknowledged"
     )

@@ -9,6 +9,7 @@ keeps port and data; the Redis on 6379 is never touched.
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import subprocess
@@ -43,14 +44,35 @@ def server(tmp_path: Path) -> Iterator[RedisServer]:
         redis_server.kill()
 
 
+_started: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def _stop_leftover_tournaments() -> Iterator[None]:
+    """Kills what a failed test left running: the tournament command and its workers (one group)."""
+    yield
+    while _started:
+        proc = _started.pop()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
 def start_tournament(url: str, log: Path) -> subprocess.Popen:
     """Starts ``arena tournament`` with two local workers; its stdout and stderr go to ``log``."""
     argv = [sys.executable, "-m", "arena.cli", "tournament", "ninjan", "--bots", ",".join(BOTS)]
     argv += ["--rounds", str(ROUNDS), "--seed", "11", "--workers", "2", "--idle-timeout", "3", "--redis", url]
     with open(log, "wb") as out:
-        return subprocess.Popen(
-            argv, stdout=out, stderr=subprocess.STDOUT, cwd=REPO, stdin=subprocess.DEVNULL
+        proc = subprocess.Popen(
+            argv,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=REPO,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
         )
+    _started.append(proc)
+    return proc
 
 
 def tournament_jobs() -> list:
@@ -96,8 +118,9 @@ def test_redis_stopped_mid_run_is_named_retried_and_the_run_completes(
     server.stop()
     wait_until(lambda: all_complain(log, server.url, cli_tries=2), "the CLI and the workers to report it")
     cli, workers = unreachable_lines(log, server.url)
-    assert cli[0].endswith("retrying in 0.5s") and cli[1].endswith("retrying in 1s")  # back-off
-    assert all(line.endswith("s") and "retrying in " in line for line in workers)
+    said = log.read_text(errors="replace")
+    assert cli[0].endswith("retrying in 0.5s") and cli[1].endswith("retrying in 1s"), said  # back-off
+    assert all(line.endswith("s") and "retrying in " in line for line in workers), said
     server.start()  # same port, same data folder
     finish(proc, log, server.url)
 

@@ -16,7 +16,6 @@ import dataclasses
 import json
 import os
 import socket
-import sys
 import tempfile
 import time
 import uuid
@@ -28,6 +27,7 @@ from typing import TypeVar
 import redis
 
 from arena.bots import builtin_bots
+from arena.console import say
 from arena.games import get_game
 from arena.queue import keys, store, submissions
 from arena.queue.jobs import MAX_ATTEMPTS, MatchJob, begin_job, ensure_group, retrying
@@ -62,10 +62,6 @@ def default_consumer() -> str:
     return f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
 
 
-def _stderr(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
 class Worker:
     """Plays jobs until stopped; ``run(burst=True)`` returns once no job is queued or pending."""
 
@@ -73,7 +69,7 @@ class Worker:
         self,
         client: redis.Redis,
         config: WorkerConfig,
-        say: Callable[[str], None] = _stderr,
+        say: Callable[[str], None] = say,
         verbose: bool = False,
     ) -> None:
         self.client = client
