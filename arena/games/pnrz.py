@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 from collections.abc import Iterable, Mapping
 
 from arena.games.base import Game, GameSpec, IllegalActionError
@@ -39,7 +40,6 @@ from arena.games.pnrz_board import (
     BASE_TILES,
     GAME_TILES,
     LETTER,
-    NEIGHBOURS,
     TILES,
     Board,
     Faction,
@@ -202,6 +202,24 @@ def _action(kind: type, *fields: int) -> Action:
     return kind(*fields)
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _game_tile_placements(spot: tuple[int, int]) -> tuple[PlaceTile, ...]:
+    """Returns the placements of a game tile at ``spot``, in rotations 0..3."""
+    return tuple(_action(PlaceTile, *spot, r) for r in range(4))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _base_placements(spot: tuple[int, int]) -> tuple[PlaceTile, ...]:
+    """Returns the placement of a base at ``spot`` (one rotation: its four quadrants are alike)."""
+    return (_action(PlaceTile, *spot, 0),)
+
+
+@functools.lru_cache(maxsize=1 << 10)
+def _rotations_of(tile_id: int, rotation: int) -> tuple[RotateTile, ...]:
+    """Returns the Rotate actions of a tile in play now turned by ``rotation``: the three others."""
+    return tuple(_action(RotateTile, tile_id, r) for r in range(4) if r != rotation)
+
+
 # Events -----------------------------------------------------------------------------------------
 
 
@@ -344,11 +362,50 @@ class PnrzState:
         raise IllegalActionError(f"tile {tile_id} is not in play")
 
 
+def _evolve(state: PnrzState, **changes: object) -> PnrzState:
+    """Returns ``state`` with ``changes`` (field names), as ``dataclasses.replace`` does but without
+    running ``__init__`` again: with fifteen fields that was a tenth of a decision step."""
+    new = object.__new__(PnrzState)
+    new.__dict__.update(state.__dict__, **changes)
+    return new
+
+
 @functools.lru_cache(maxsize=4096)
 def _seen(p: Placement) -> PlacedTile:
     printed = TILES[p.tile_id].pictures
     shown = "".join(printed[(q - p.rotation) % 4] for q in range(4))
     return PlacedTile(p.tile_id, p.x, p.y, p.rotation, shown)
+
+
+_RING = ((-1, -1), (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0))  # around a tile, in order
+_SIDES = frozenset((1, 3, 5, 7))  # the ring's positions that share a side with the tile
+
+
+def _joined_around(taken: set[tuple[int, int]], x: int, y: int) -> bool:
+    """Returns whether the tile at (x, y) has neighbours and they are joined without it by the eight
+    positions around it: then taking it away cannot split a connected area. (Consecutive ring
+    positions share a side, so one unbroken run of taken positions holding every neighbour joins
+    them; the converse does not hold, which is why False means "flood fill to know".)"""
+    filled = [(x + dx, y + dy) in taken for dx, dy in _RING]
+    if not any(filled[i] for i in _SIDES):
+        return False
+    if all(filled):
+        return True
+    start = filled.index(False)  # walk the ring from a gap, counting the runs that hold a neighbour
+    runs, in_run, holds = 0, False, False
+    for k in range(1, 9):
+        i = (start + k) % 8
+        if filled[i]:
+            in_run, holds = True, holds or i in _SIDES
+        elif in_run:
+            runs, in_run, holds = runs + holds, False, False
+    return runs + (in_run and holds) == 1
+
+
+@IdentityMemo
+def _shown(board: Board) -> tuple[PlacedTile, ...]:
+    """Returns the board as observations show it (the same for every seat and every step it lasts)."""
+    return tuple(_seen(p) for p in board)
 
 
 def _replace_at(items: tuple, index: int, value: object) -> tuple:
@@ -422,7 +479,8 @@ class Pnrz(Game[PnrzState, Action]):
         if phase is Phase.PLACE:
             positions = [(p.x, p.y) for p in state.board]
             spots = frontier(positions) if positions else [(0, 0)]
-            return tuple(_action(PlaceTile, x, y, r) for x, y in spots for r in rotations(state.pending[0]))
+            per_spot = _game_tile_placements if len(rotations(state.pending[0])) == 4 else _base_placements
+            return tuple(itertools.chain.from_iterable(map(per_spot, spots)))
         if phase is Phase.ACTION:
             return (*self._extra_actions(state, seat), SkipAction())
         if phase is Phase.SWAP:
@@ -439,8 +497,8 @@ class Pnrz(Game[PnrzState, Action]):
         """Returns the seat's bases in play that may move: the area stays connected without them.
 
         Design detail: the area is always connected (tiles go on its frontier; a base moves only if
-        the rest stays connected), so a base with exactly one neighbour, a leaf, may always move; only
-        the others need the flood fill of ``base_spots``.
+        the rest stays connected), so a base whose neighbours are joined around it (``_joined_around``)
+        may always move; only the others need the flood fill of ``base_spots``.
         """
         mine = state.factions[seat]
         bases = [p for p in state.board if BASE_OF[p.tile_id] in mine]
@@ -448,10 +506,7 @@ class Pnrz(Game[PnrzState, Action]):
             return []
         taken = {(p.x, p.y) for p in state.board}
         return [
-            p.tile_id
-            for p in bases
-            if sum((p.x + dx, p.y + dy) in taken for dx, dy in NEIGHBOURS) == 1
-            or self.base_spots(state, p.tile_id)
+            p.tile_id for p in bases if _joined_around(taken, p.x, p.y) or self.base_spots(state, p.tile_id)
         ]
 
     def base_spots(self, state: PnrzState, tile_id: int) -> list[tuple[int, int]]:
@@ -468,11 +523,9 @@ class Pnrz(Game[PnrzState, Action]):
         if state.icon is Icon.ROTATE:
             rotation = {p.tile_id: p.rotation for p in state.board}
             return [
-                _action(RotateTile, t, r)
-                for t in ids
-                if BASE_OF[t] is None
-                for r in range(4)
-                if r != rotation[t]
+                *itertools.chain.from_iterable(
+                    _rotations_of(t, rotation[t]) for t in ids if BASE_OF[t] is None
+                )
             ]
         if state.icon is Icon.SWAP:
             return [_action(SwapFirst, t) for t in ids] if len(ids) >= 2 else []
@@ -498,7 +551,7 @@ class Pnrz(Game[PnrzState, Action]):
         return super().apply(state, actions)
 
     def _apply_unchecked(self, state: PnrzState, actions: Mapping[int, Action]) -> PnrzState:
-        after = self._next(dataclasses.replace(state, last_events=()), actions)
+        after = self._next(_evolve(state, last_events=()), actions)
         if after.board is not state.board:
             faction_scores.changed(state.board, after.board)  # its scores derive from the old board's
         return after
@@ -512,31 +565,31 @@ class Pnrz(Game[PnrzState, Action]):
         if isinstance(action, SelectTile):
             if action.tile_id not in state.hands[seat]:
                 raise IllegalActionError(f"tile {action.tile_id} is not in seat {seat}'s hand")
-            return dataclasses.replace(state, phase=Phase.PLACE, pending=(action.tile_id,))
+            return _evolve(state, phase=Phase.PLACE, pending=(action.tile_id,))
         if isinstance(action, MoveBase):
             state.placement(action.tile_id)
-            return dataclasses.replace(state, phase=Phase.MOVE, pending=(action.tile_id,))
+            return _evolve(state, phase=Phase.MOVE, pending=(action.tile_id,))
         if isinstance(action, PlaceTile) and state.phase is Phase.MOVE:
             old = state.placement(state.pending[0])
             board = _sorted_board(
                 (*(p for p in state.board if p is not old), Placement(action.y, action.x, old.tile_id, 0))
             )
             event = BaseMoved(seat, old.tile_id, old.x, old.y, action.x, action.y)
-            return self._end_turn(dataclasses.replace(state, board=board, last_events=(event,)), drew=False)
+            return self._end_turn(_evolve(state, board=board, last_events=(event,)), drew=False)
         if isinstance(action, PlaceTile):
             return self._place(state, seat, action)
         if isinstance(action, PassTurn):
-            return self._end_turn(dataclasses.replace(state, last_events=(TurnPassed(seat),)), drew=False)
+            return self._end_turn(_evolve(state, last_events=(TurnPassed(seat),)), drew=False)
         if isinstance(action, RotateTile):
             old = state.placement(action.tile_id)
             board = _sorted_board(
                 p._replace(rotation=action.rotation) if p is old else p for p in state.board
             )
             event = TileRotated(seat, action.tile_id, action.rotation)
-            return self._end_turn(dataclasses.replace(state, board=board, last_events=(event,)), drew=True)
+            return self._end_turn(_evolve(state, board=board, last_events=(event,)), drew=True)
         if isinstance(action, SwapFirst):
             state.placement(action.tile_id)
-            return dataclasses.replace(state, phase=Phase.SWAP, pending=(action.tile_id,))
+            return _evolve(state, phase=Phase.SWAP, pending=(action.tile_id,))
         if isinstance(action, SwapWith):
             return self._swap(state, seat, state.pending[0], action.tile_id)
         if isinstance(action, OrientSwapped):
@@ -545,14 +598,14 @@ class Pnrz(Game[PnrzState, Action]):
                 p._replace(rotation=rotation[p.tile_id]) if p.tile_id in rotation else p for p in state.board
             )
             event = TilesOriented(seat, action.first_rotation, action.second_rotation)
-            return self._end_turn(dataclasses.replace(state, board=board, last_events=(event,)), drew=True)
+            return self._end_turn(_evolve(state, board=board, last_events=(event,)), drew=True)
         if isinstance(action, TakeTile):
             state.placement(action.tile_id)
-            return dataclasses.replace(state, phase=Phase.REPLACE, pending=(action.tile_id,))
+            return _evolve(state, phase=Phase.REPLACE, pending=(action.tile_id,))
         if isinstance(action, PutTile):
             return self._replace(state, seat, action)
         if isinstance(action, SkipAction):
-            return self._end_turn(dataclasses.replace(state, last_events=(ActionSkipped(seat),)), drew=True)
+            return self._end_turn(_evolve(state, last_events=(ActionSkipped(seat),)), drew=True)
         raise IllegalActionError(f"{action!r} is not a pnrz action")
 
     def _choose(self, state: PnrzState, actions: Mapping[int, Action]) -> PnrzState:
@@ -573,16 +626,16 @@ class Pnrz(Game[PnrzState, Action]):
             winner = seats[0] if len(seats) == 1 else draw.choice(seats)
             factions[winner] = (*factions[winner], faction)
             granted.append(Pick(winner, faction))
-        state = dataclasses.replace(state, factions=tuple(factions))
+        state = _evolve(state, factions=tuple(factions))
         # A seat left alone needing exactly as many factions as are left gets them without choosing.
         needing = [s for s in range(state.num_players) if state.needs(s) > 0]
         if len(needing) == 1 and state.needs(needing[0]) == len(state.available()):
             seat, rest = needing[0], state.available()
             granted.extend(Pick(seat, f) for f in rest)
             factions[seat] = (*factions[seat], *rest)
-            state = dataclasses.replace(state, factions=tuple(factions))
+            state = _evolve(state, factions=tuple(factions))
         event = FactionsChosen(state.choice_round, tuple(picks), tuple(granted))
-        state = dataclasses.replace(state, choice_round=state.choice_round + 1, last_events=(event,))
+        state = _evolve(state, choice_round=state.choice_round + 1, last_events=(event,))
         if any(state.needs(s) > 0 for s in range(state.num_players)):
             return state
         return self._deal(state)
@@ -598,7 +651,7 @@ class Pnrz(Game[PnrzState, Action]):
         unused = state.available()
         pile = tuple(deck[state.num_players * HAND_SIZE :])
         event = TilesDealt(len(pile), unused)
-        return dataclasses.replace(
+        return _evolve(
             state,
             phase=Phase.PLAY,
             hands=hands,
@@ -613,11 +666,11 @@ class Pnrz(Game[PnrzState, Action]):
         hand = tuple(t for t in state.hands[seat] if t != tile.id)
         board = _sorted_board((*state.board, Placement(action.y, action.x, tile.id, action.rotation)))
         event = TilePlaced(seat, tile, action.x, action.y, action.rotation)
-        state = dataclasses.replace(
+        state = _evolve(
             state, hands=_replace_at(state.hands, seat, hand), board=board, pending=(), last_events=(event,)
         )
         if tile.icon is not Icon.NONE:
-            offered = dataclasses.replace(state, phase=Phase.ACTION, icon=tile.icon)
+            offered = _evolve(state, phase=Phase.ACTION, icon=tile.icon)
             if self._extra_actions(offered, seat):
                 return offered
         return self._end_turn(state, drew=True)
@@ -630,10 +683,10 @@ class Pnrz(Game[PnrzState, Action]):
         }
         board = _sorted_board(moved.get(p.tile_id, p) for p in state.board)
         event = TilesSwapped(seat, first, second)
-        state = dataclasses.replace(state, board=board, last_events=(event,))
+        state = _evolve(state, board=board, last_events=(event,))
         if len(rotations(first)) * len(rotations(second)) == 1:
             return self._end_turn(state, drew=True)
-        return dataclasses.replace(state, phase=Phase.ORIENT, pending=(first, second))
+        return _evolve(state, phase=Phase.ORIENT, pending=(first, second))
 
     def _replace(self, state: PnrzState, seat: int, action: PutTile) -> PnrzState:
         old = state.placement(state.pending[0])
@@ -643,9 +696,7 @@ class Pnrz(Game[PnrzState, Action]):
         board = _sorted_board(new if p is old else p for p in state.board)
         hand = tuple(sorted((*(t for t in state.hands[seat] if t != action.tile_id), old.tile_id)))
         event = TileReplaced(seat, old.tile_id, TILES[action.tile_id], action.rotation)
-        state = dataclasses.replace(
-            state, board=board, hands=_replace_at(state.hands, seat, hand), last_events=(event,)
-        )
+        state = _evolve(state, board=board, hands=_replace_at(state.hands, seat, hand), last_events=(event,))
         return self._end_turn(state, drew=True)
 
     def _end_turn(self, state: PnrzState, drew: bool) -> PnrzState:
@@ -663,7 +714,7 @@ class Pnrz(Game[PnrzState, Action]):
                 final = state.num_players  # everyone, starting with the next seat, has one last turn
         turn = state.turn + 1
         over = final == 0 or turn >= MAX_TURNS
-        return dataclasses.replace(
+        return _evolve(
             state,
             phase=Phase.OVER if over else Phase.PLAY,
             hands=hands,
@@ -706,7 +757,7 @@ class Pnrz(Game[PnrzState, Action]):
             turn=state.turn,
             factions=state.factions[seat],
             hand=tuple(TILES[t] for t in state.hands[seat]),
-            board=tuple(_seen(p) for p in state.board),
+            board=_shown(state.board),
             players=players,
             pile_size=len(state.pile),
             available=state.available(),

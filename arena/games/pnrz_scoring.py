@@ -43,21 +43,17 @@ _CELLS = {tile_id: _tile_cell_table(tile_id) for tile_id in TILES}
 class _Sections:
     """One board's pictures and sections (never changed once built: a derived board copies)."""
 
-    joins: dict[int, int]  # friendly picture cell -> the faction whose section it joins
-    points: dict[int, int]  # friendly picture cell -> its printed points (1, 3 or 5)
+    friends: dict[int, tuple[int, int]]  # friendly picture cell -> (faction joined, printed points)
     negates: dict[int, int]  # arch-enemy picture cell -> the faction it negates
     label: dict[int, int]  # friendly picture cell -> its section's id
-    members: dict[int, tuple[int, ...]]  # section id -> its cells
-    score: dict[int, int]  # section id -> its score
-    faction: dict[int, int]  # section id -> its faction
+    sections: dict[int, tuple[int, int, tuple[int, ...]]]  # section id -> (faction, score, cells)
     next_id: int = 0
 
     def best(self) -> dict[Faction, int]:
         best = [0] * (len(Faction) + 1)
-        faction = self.faction
-        for sid, score in self.score.items():
-            if score > best[faction[sid]]:
-                best[faction[sid]] = score
+        for faction, score, _cells in self.sections.values():
+            if score > best[faction]:
+                best[faction] = score
         return {f: best[f] for f in Faction}
 
 
@@ -72,11 +68,11 @@ def _cells_of(placements: Iterable) -> Iterable[tuple[int, int, int, int]]:
 def _fill(s: _Sections, region: set[int]) -> None:
     """Labels the friendly cells of ``region`` (whole sections: no same-faction cell outside it
     touches one inside) as new sections and scores them."""
-    joins, points, negates, label = s.joins, s.points, s.negates, s.label
+    friends, label, enemy = s.friends, s.label, s.negates.get
     for start in region:
         if start in label:
             continue
-        faction = joins[start]
+        faction = friends[start][0]
         sid = s.next_id
         s.next_id += 1
         label[start] = sid
@@ -84,29 +80,31 @@ def _fill(s: _Sections, region: set[int]) -> None:
         while stack:
             cell = stack.pop()
             members.append(cell)
-            value = points[cell]
-            around = (cell + 1, cell - 1, cell + _W, cell - _W)
+            value = friends[cell][1]
             if value == _BASE_POINTS:
                 has_base = True
-            elif not any(negates.get(n) == faction for n in around):
+            elif not (
+                enemy(cell + 1) == faction
+                or enemy(cell - 1) == faction
+                or enemy(cell + _W) == faction
+                or enemy(cell - _W) == faction
+            ):
                 total += value
-            for n in around:
-                if n not in label and joins.get(n) == faction:
+            for n in (cell + 1, cell - 1, cell + _W, cell - _W):
+                if n not in label and n in friends and friends[n][0] == faction:
                     label[n] = sid
                     stack.append(n)
-        s.members[sid] = tuple(members)
-        s.score[sid] = total + (_BASE_POINTS if has_base else 0)
-        s.faction[sid] = faction
+        s.sections[sid] = (faction, total + (_BASE_POINTS if has_base else 0), tuple(members))
 
 
 def _build(board: Board) -> _Sections:
-    s = _Sections({}, {}, {}, {}, {}, {}, {})
+    s = _Sections({}, {}, {}, {})
     for cell, joins, value, negates in _cells_of(board):
         if joins:
-            s.joins[cell], s.points[cell] = joins, value
+            s.friends[cell] = (joins, value)
         else:
             s.negates[cell] = negates
-    _fill(s, set(s.joins))
+    _fill(s, set(s.friends))
     return s
 
 
@@ -116,38 +114,29 @@ def _derive(parent: _Sections, removed: Iterable, added: Iterable) -> _Sections:
     Every section that holds a removed picture or touches a changed one is dissolved (it may split,
     merge or gain or lose a negation) and its cells, with the new friendly ones, are filled again.
     """
-    s = dataclasses.replace(
-        parent,
-        joins=dict(parent.joins),
-        points=dict(parent.points),
-        negates=dict(parent.negates),
-        label=dict(parent.label),
-        members=dict(parent.members),
-        score=dict(parent.score),
-        faction=dict(parent.faction),
+    s = _Sections(
+        dict(parent.friends), dict(parent.negates), dict(parent.label), dict(parent.sections), parent.next_id
     )
+    friends, negates, label = s.friends, s.negates, s.label
     changed: list[int] = []
     for cell, _joins, _value, _negates in _cells_of(removed):
-        s.joins.pop(cell, None)
-        s.points.pop(cell, None)
-        s.negates.pop(cell, None)
+        friends.pop(cell, None)
+        negates.pop(cell, None)
         changed.append(cell)
     region: set[int] = set()
-    for cell, joins, value, negates in _cells_of(added):
+    for cell, joins, value, negated in _cells_of(added):
         if joins:
-            s.joins[cell], s.points[cell] = joins, value
+            friends[cell] = (joins, value)
             region.add(cell)
         else:
-            s.negates[cell] = negates
+            negates[cell] = negated
         changed.append(cell)
-    label = s.label
     dissolved = {label[n] for c in changed for n in (c, c + 1, c - 1, c + _W, c - _W) if n in label}
     for sid in dissolved:
-        for cell in s.members.pop(sid):
+        for cell in s.sections.pop(sid)[2]:
             del label[cell]
-            if cell in s.joins:
+            if cell in friends:
                 region.add(cell)
-        del s.score[sid], s.faction[sid]
     _fill(s, region)
     return s
 
