@@ -37,6 +37,7 @@ from arena.games.pnrz import (
     SwapFirst,
     SwapWith,
     TakeTile,
+    _joined_around,
     is_connected,
     picture_cells,
 )
@@ -526,6 +527,23 @@ def test_random_games_conserve_tiles_stay_connected_end_and_score_like_a_flood_f
             for actions in record:
                 replay = GAME.apply(replay, actions)
             assert replay == state
+
+
+def test_a_tile_joined_around_by_its_neighbours_never_holds_the_area_together() -> None:
+    """The shortcut that lets a base move without a flood fill, checked against one on random areas."""
+    rng = random.Random(5)
+    shortcuts = 0
+    for _ in range(3000):
+        taken = {(0, 0)}
+        for _ in range(rng.randrange(2, 14)):
+            x, y = rng.choice(sorted(taken))
+            dx, dy = rng.choice(((1, 0), (-1, 0), (0, 1), (0, -1)))
+            taken.add((x + dx, y + dy))
+        for x, y in taken:
+            if _joined_around(taken, x, y):
+                shortcuts += 1
+                assert is_connected(taken - {(x, y)}), (sorted(taken), (x, y))
+    assert shortcuts > 10000  # the shortcut is taken often, so the check means something
 
 
 # -- bots ------------------------------------------------------------------------------------------
