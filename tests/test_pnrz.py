@@ -38,7 +38,6 @@ from arena.games.pnrz import (
     SwapWith,
     TakeTile,
     _joined_around,
-    is_connected,
     picture_cells,
 )
 from arena.games.pnrz_board import (
@@ -46,6 +45,7 @@ from arena.games.pnrz_board import (
     Kind,
     Picture,
     cell_scores,
+    is_connected,
     sections,
 )
 from tests.conftest import play_bots

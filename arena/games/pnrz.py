@@ -28,10 +28,11 @@ tiles                  54 game tiles (our list: arena/games/data/pnrz_tiles.txt)
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import itertools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 
 from arena.games.base import Game, GameSpec, IllegalActionError
 from arena.games.memo import IdentityMemo
@@ -40,6 +41,7 @@ from arena.games.pnrz_board import (
     BASE_TILES,
     GAME_TILES,
     LETTER,
+    NEIGHBOURS,
     TILES,
     Board,
     Faction,
@@ -48,7 +50,6 @@ from arena.games.pnrz_board import (
     Placement,
     Tile,
     frontier,
-    is_connected,
     picture_cells,
     rotations,
 )
@@ -381,7 +382,7 @@ _RING = ((-1, -1), (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0))  
 _SIDES = frozenset((1, 3, 5, 7))  # the ring's positions that share a side with the tile
 
 
-def _joined_around(taken: set[tuple[int, int]], x: int, y: int) -> bool:
+def _joined_around(taken: Set[tuple[int, int]], x: int, y: int) -> bool:
     """Returns whether the tile at (x, y) has neighbours and they are joined without it by the eight
     positions around it: then taking it away cannot split a connected area. (Consecutive ring
     positions share a side, so one unbroken run of taken positions holding every neighbour joins
@@ -400,6 +401,41 @@ def _joined_around(taken: set[tuple[int, int]], x: int, y: int) -> bool:
         elif in_run:
             runs, in_run, holds = runs + holds, False, False
     return runs + (in_run and holds) == 1
+
+
+def _stays_joined(taken: Set[tuple[int, int]], x: int, y: int) -> bool:
+    """Returns whether the connected area ``taken`` stays connected without its tile at (x, y).
+
+    Design detail: every other tile reaches the area through one of that tile's neighbours, so the
+    rest is connected exactly when those neighbours reach each other without it. Most often the eight
+    positions around show it at once (``_joined_around``); otherwise a breadth-first search from one
+    neighbour stops as soon as it has met the others, not after the whole area.
+    """
+    around = [(x + dx, y + dy) for dx, dy in NEIGHBOURS if (x + dx, y + dy) in taken]
+    if not around:
+        return False  # the tile is the whole area
+    if len(around) == 1 or _joined_around(taken, x, y):
+        return True
+    missing = set(around[1:])
+    seen = {(x, y), around[0]}
+    queue = collections.deque(around[:1])
+    while queue:
+        cx, cy = queue.popleft()
+        for n in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1)):
+            if n in taken and n not in seen:
+                missing.discard(n)
+                if not missing:
+                    return True
+                seen.add(n)
+                queue.append(n)
+    return False
+
+
+@IdentityMemo
+def _positions(board: Board) -> frozenset[tuple[int, int]]:
+    """Returns the (x, y) of every tile in play (once per board: both the turn's choice of a base to
+    move and the placement that follows need them)."""
+    return frozenset((p.x, p.y) for p in board)
 
 
 @IdentityMemo
@@ -477,8 +513,7 @@ class Pnrz(Game[PnrzState, Action]):
         if phase is Phase.MOVE:
             return tuple(_action(PlaceTile, x, y, 0) for x, y in self.base_spots(state, state.pending[0]))
         if phase is Phase.PLACE:
-            positions = [(p.x, p.y) for p in state.board]
-            spots = frontier(positions) if positions else [(0, 0)]
+            spots = frontier(_positions(state.board)) if state.board else [(0, 0)]
             per_spot = _game_tile_placements if len(rotations(state.pending[0])) == 4 else _base_placements
             return tuple(itertools.chain.from_iterable(map(per_spot, spots)))
         if phase is Phase.ACTION:
@@ -496,26 +531,22 @@ class Pnrz(Game[PnrzState, Action]):
     def movable_bases(self, state: PnrzState, seat: int) -> list[int]:
         """Returns the seat's bases in play that may move: the area stays connected without them.
 
-        Design detail: the area is always connected (tiles go on its frontier; a base moves only if
-        the rest stays connected), so a base whose neighbours are joined around it (``_joined_around``)
-        may always move; only the others need the flood fill of ``base_spots``.
+        (A base that may move always has somewhere to go: the frontier of the rest has at least four
+        positions, and only one of them is where the base was.)
         """
         mine = state.factions[seat]
-        bases = [p for p in state.board if BASE_OF[p.tile_id] in mine]
-        if not bases:
-            return []
-        taken = {(p.x, p.y) for p in state.board}
+        taken = _positions(state.board)
         return [
-            p.tile_id for p in bases if _joined_around(taken, p.x, p.y) or self.base_spots(state, p.tile_id)
+            p.tile_id for p in state.board if BASE_OF[p.tile_id] in mine and _stays_joined(taken, p.x, p.y)
         ]
 
     def base_spots(self, state: PnrzState, tile_id: int) -> list[tuple[int, int]]:
         """Returns the new positions a base in play may move to (none if the area would split)."""
         old = state.placement(tile_id)
-        rest = [(q.x, q.y) for q in state.board if q is not old]
-        if not rest or not is_connected(rest):
+        taken = _positions(state.board)
+        if not _stays_joined(taken, old.x, old.y):
             return []
-        return [spot for spot in frontier(rest) if spot != (old.x, old.y)]
+        return [spot for spot in frontier(taken - {(old.x, old.y)}) if spot != (old.x, old.y)]
 
     def _extra_actions(self, state: PnrzState, seat: int) -> list[Action]:
         """Returns the first decisions of the extra action on offer (without SkipAction)."""

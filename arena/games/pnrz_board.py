@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from enum import IntEnum
+from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -226,11 +227,17 @@ def cell_scores(cells: Mapping[tuple[int, int], Picture]) -> dict[Faction, int]:
     return {f: max((s.score for s in sections(cells, f)), default=0) for f in Faction}
 
 
+_BY_ROW = itemgetter(1, 0)  # (x, y) -> (y, x)
+
+
 def frontier(positions: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     """Returns the empty positions sharing a full side with a tile at ``positions``, sorted (y, x)."""
     taken = set(positions)
-    free = {(x + dx, y + dy) for x, y in taken for dx, dy in NEIGHBOURS if (x + dx, y + dy) not in taken}
-    return sorted(free, key=lambda p: (p[1], p[0]))
+    free: set[tuple[int, int]] = set()
+    for x, y in taken:
+        free.update(((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)))
+    free -= taken
+    return sorted(free, key=_BY_ROW)
 
 
 def is_connected(positions: Iterable[tuple[int, int]]) -> bool:
