@@ -7,7 +7,8 @@ Without ``--redis`` it starts a private redis-server on a free loopback port in 
 (never the one on 6379); a ``--redis`` database must be empty. For each worker count it empties that
 database, enqueues the same jobs (Ninjan, greedy against random, fixed seeds), starts that many worker
 processes in burst mode, and waits until they exit. Each worker times every Redis round trip (commands
-and transactions) and every match (from starting the bot processes to the replay), and reports them.
+and transactions) and every match (from seating the bots to the replay), after its first job (which
+also starts the bot processes), and reports them with the steady rate from there to the last job.
 Prints a table and writes ``bench/results-queue.json``. ``bench/run.py`` runs the same measurement.
 """
 
@@ -43,13 +44,35 @@ RESULTS = HERE / "results-queue.json"
 
 
 class Timings:
-    """Accumulated wall-clock seconds and counts of Redis calls and matches in one worker process."""
+    """Accumulated wall-clock seconds and counts of Redis calls and matches in one worker process.
+
+    Design detail: the figures are of the steady state, after the worker's first job: that one also
+    starts the bot processes, and the worker's first Redis read waits while the referee's gRPC server
+    finishes starting (up to ~150 ms measured here), once per worker, not per match.
+    """
 
     def __init__(self) -> None:
         self.redis_seconds = 0.0
         self.redis_calls = 0
         self.match_seconds = 0.0
         self.idle_seconds = 0.0  # polls that found no job: waiting for work, not queue overhead
+        self.steady_jobs = -1  # jobs handled after the first
+        self.steady_start = self.steady_end = 0.0  # time.time() at the end of the first and last job
+
+    def counted(self, handle: Callable[..., Any]) -> Callable[..., Any]:
+        """Returns the worker's ``_handle`` wrapped to start the steady-state figures after one job."""
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            result = handle(*args, **kwargs)
+            self.steady_jobs += 1
+            self.steady_end = time.time()
+            if self.steady_jobs == 0:
+                self.redis_seconds = self.match_seconds = self.idle_seconds = 0.0
+                self.redis_calls = 0
+                self.steady_start = self.steady_end
+            return result
+
+        return wrapper
 
     def timed(self, fn: Callable[..., Any], into: str) -> Callable[..., Any]:
         """Returns ``fn`` wrapped so that its duration is added to the attribute ``into``."""
@@ -102,6 +125,7 @@ def run_worker(url: str, out: Path) -> None:
     pipeline.immediate_execute_command = timings.timed(pipeline.immediate_execute_command, "redis_seconds")
     queue_worker.play = timings.timed_async(queue_worker.play)
     queue_worker.Worker._take = timings.idle_aware(queue_worker.Worker._take)
+    queue_worker.Worker._handle = timings.counted(queue_worker.Worker._handle)
     config = queue_worker.WorkerConfig(url, block=timedelta(milliseconds=100))
     start = time.perf_counter()
     handled = queue_worker.Worker(connect(url), config, say=lambda _: None).run(burst=True)
@@ -113,6 +137,9 @@ def run_worker(url: str, out: Path) -> None:
         "redis_calls": timings.redis_calls,
         "match_seconds": timings.match_seconds,
         "idle_seconds": timings.idle_seconds,
+        "steady_jobs": timings.steady_jobs,
+        "steady_start": timings.steady_start,
+        "steady_end": timings.steady_end,
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,  # the worker itself
     }
     out.write_text(json.dumps(result))
@@ -137,24 +164,29 @@ def run_once(url: str, workers: int, jobs: list[MatchJob], folder: Path) -> dict
         "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
     }
     argv = [sys.executable, str(Path(__file__).resolve()), "--worker", url]
+    cpu_before, redis_cpu_before = _children_cpu_seconds(), _redis_cpu_seconds(client)
     start = time.perf_counter()
     procs = [subprocess.Popen([*argv, str(out)], env=env) for out in outs]
     for proc in procs:
         if proc.wait() != 0:
             raise SystemExit(f"bench: a worker exited with code {proc.returncode}")
     wall = time.perf_counter() - start
+    cpu = _children_cpu_seconds() - cpu_before  # the workers and their bot processes
+    redis_cpu = _redis_cpu_seconds(client) - redis_cpu_before
     stats = [json.loads(out.read_text()) for out in outs]
     recorded = client.scard(keys.RECORDED_SET)
     if recorded != len(jobs):
         raise SystemExit(f"bench: {recorded} of {len(jobs)} matches recorded")
-    handled = sum(s["handled"] for s in stats)
+    handled = sum(s["steady_jobs"] for s in stats)  # the figures below are of the steady state
     redis_s = sum(s["redis_seconds"] for s in stats)
     match_s = sum(s["match_seconds"] for s in stats)
+    steady = max(s["steady_end"] for s in stats) - min(s["steady_start"] for s in stats)
     return {
         "workers": workers,
         "matches": len(jobs),
         "wall_seconds": round(wall, 3),
-        "matches_per_second": round(len(jobs) / wall, 3),
+        "wall_matches_per_second": round(len(jobs) / wall, 3),  # with starting the processes
+        "matches_per_second": round(handled / steady, 3),
         "match_ms_per_match": round(1000 * match_s / handled, 1),
         "redis_ms_per_match": round(1000 * redis_s / handled, 2),
         "redis_calls_per_match": round(sum(s["redis_calls"] for s in stats) / handled, 1),
@@ -162,7 +194,20 @@ def run_once(url: str, workers: int, jobs: list[MatchJob], folder: Path) -> dict
         "worker_peak_rss_mib": [round(s["peak_rss_mib"], 1) for s in stats],
         "redis_peak_mib": round(int(client.info("memory")["used_memory_peak"]) / 2**20, 1),
         "lost": len(jobs) - recorded,
+        "cores_busy": round((cpu + redis_cpu) / wall, 2),  # CPU seconds per second: workers, bots, Redis
+        "cores_busy_redis": round(redis_cpu / wall, 2),
     }
+
+
+def _children_cpu_seconds() -> float:
+    """Returns the CPU time of the finished child processes and their waited-for children."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _redis_cpu_seconds(client: redis.Redis) -> float:
+    info = client.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
 def private_redis(folder: Path) -> tuple[subprocess.Popen, str]:
@@ -195,7 +240,8 @@ def format_table(rows: list[dict[str, Any]]) -> str:
         )
         lines.append(
             f"{'':>7} peak memory: workers {r['worker_peak_rss_mib']} MiB, Redis {r['redis_peak_mib']} MiB; "
-            f"{r['lost']} of {r['matches']} matches lost"
+            f"{r['lost']} of {r['matches']} matches lost; {r['cores_busy']} cores busy "
+            f"({r['cores_busy_redis']} of them Redis)"
         )
     return "\n".join(lines)
 
