@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
+from arena import codec
+from arena.games import get_game
 from arena.games.base import Game
+from arena.referee.replay import ReplayWriter, reproduce
 
 
 def random_playout(
@@ -23,6 +26,21 @@ def random_playout(
         yield state, actions
         state = game.apply(state, actions)
     yield state, {}
+
+
+def replay_of_random_game(game_name: str, seed: int, bots: list[str], match_id: str) -> tuple[str, Any]:
+    """Returns (replay text, MatchRecord) of a seeded random game, as the referee would write them."""
+    game = get_game(game_name)
+    header = ReplayWriter.header(match_id, game.spec.name, seed, bots, 2000, 3)
+    lines: list[dict] = [{"type": "header", **header}]
+    step = 0
+    for _, actions in random_playout(game, len(bots), seed):
+        for seat in sorted(actions):
+            action = codec.to_json(actions[seat], game.action_type)
+            lines.append({"type": "decision", "step": step, "seat": seat, "action": action, "by": "bot"})
+        step += 1 if actions else 0
+    reproduction = reproduce(lines)
+    return reproduction.text, reproduction.record
 
 
 def walk(value: Any) -> Iterator[Any]:

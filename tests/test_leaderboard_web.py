@@ -24,10 +24,10 @@ from arena import codec
 from arena.games import get_game
 from arena.queue import keys, store
 from arena.queue.jobs import MatchJob, connect, retrying
-from arena.referee.replay import ReplayWriter, read_lines, reproduce
+from arena.referee.replay import read_lines, reproduce
 from leaderboard import browser, data, frames
 from leaderboard.app import create_app
-from tests.conftest import random_playout, run_arena
+from tests.conftest import replay_of_random_game, run_arena
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 needs_chromium = pytest.mark.skipif(not Path(browser.CHROMIUM).exists(), reason="needs Debian's chromium")
@@ -55,21 +55,6 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield url
     proc.kill()
     proc.wait()
-
-
-def replay_of_random_game(game_name: str, seed: int, bots: list[str], match_id: str) -> tuple[str, Any]:
-    """Returns (replay text, MatchRecord) of a seeded random game, as the referee would write them."""
-    game = get_game(game_name)
-    header = ReplayWriter.header(match_id, game.spec.name, seed, bots, 2000, 3)
-    lines: list[dict] = [{"type": "header", **header}]
-    step = 0
-    for _, actions in random_playout(game, len(bots), seed):
-        for seat in sorted(actions):
-            action = codec.to_json(actions[seat], game.action_type)
-            lines.append({"type": "decision", "step": step, "seat": seat, "action": action, "by": "bot"})
-        step += 1 if actions else 0
-    reproduction = reproduce(lines)
-    return reproduction.text, reproduction.record
 
 
 def record_random_game(

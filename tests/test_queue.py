@@ -27,7 +27,7 @@ from arena.queue.submissions import builtin_version
 from arena.queue.worker import Worker, WorkerConfig
 from arena.ratings import rebuild
 from arena.referee.replay import first_difference, reproduce
-from tests.conftest import REPO, free_port, json_lines, run_arena
+from tests.conftest import REPO, free_port, json_lines, replay_of_random_game, run_arena
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 
@@ -109,6 +109,39 @@ def test_a_worker_drains_the_jobs_and_records_each_once_with_a_verifiable_replay
     assert enqueue(client, jobs[1]) is False
     worker(client, redis_url).run(burst=True)
     check_recorded_exactly_once(client, jobs)
+
+
+def test_recordings_on_stale_ratings_are_redone_and_bring_the_next_job(client: redis.Redis) -> None:
+    """Two workers record alternately, each from the ratings it saw last: the script finds them
+    changed, nothing is written until the update is redone from the stored values, and the ratings
+    still rebuild from the results. With ``take_as`` the next job comes back begun in the same call."""
+    jobs = [job(i) for i in range(6)]
+    for j in jobs:
+        enqueue(client, j)
+    seen: list[dict] = [{}, {}]  # each worker's view of the stored ratings
+    for i, j in enumerate(jobs):
+        entry = client.xreadgroup(keys.WORKERS_GROUP, "w", {keys.JOBS_STREAM: ">"}, count=1)[0][1][0][0]
+        text, record = replay_of_random_game("ninjan", j.seed, list(j.bots), j.match_id)
+        assert store.record_and_take(client, j, record, text, entry, seen[i % 2]) == (True, None)
+    check_recorded_exactly_once(client, jobs)
+    stored = {("ninjan", b): v for b, v in client.hgetall(keys.ratings("ninjan")).items()}
+    assert seen[1] == stored and seen[0] != stored  # the last to record is up to date, the other not
+    # Delivered again once recorded: acknowledged, and nothing written or taken.
+    client.xadd(keys.JOBS_STREAM, {"match_id": "m0"})
+    entry = client.xreadgroup(keys.WORKERS_GROUP, "w", {keys.JOBS_STREAM: ">"}, count=1)[0][1][0][0]
+    text, record = replay_of_random_game("ninjan", jobs[0].seed, list(jobs[0].bots), "m0")
+    assert store.record_and_take(client, jobs[0], record, text, entry, take_as="w") == (False, None)
+    check_recorded_exactly_once(client, jobs)
+    # A new recording takes the consumer's next job, begun, in the same call.
+    last, following = job(6), job(7)
+    enqueue(client, last)
+    enqueue(client, following)
+    entry = client.xreadgroup(keys.WORKERS_GROUP, "w", {keys.JOBS_STREAM: ">"}, count=1)[0][1][0][0]
+    text, record = replay_of_random_game("ninjan", last.seed, list(last.bots), last.match_id)
+    new, taken = store.record_and_take(client, last, record, text, entry, take_as="w")
+    assert new and taken is not None and taken.job == following and taken.started
+    assert taken.fields["status"] == JobStatus.RUNNING and taken.fields["attempts"] == "1"
+    assert client.xpending(keys.JOBS_STREAM, keys.WORKERS_GROUP)["pending"] == 1  # following, by "w"
 
 
 def test_a_job_failing_three_times_goes_to_the_dead_letter_stream(

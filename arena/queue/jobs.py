@@ -110,32 +110,91 @@ def ensure_group(client: redis.Redis) -> None:
 
 
 # Design detail: reading a job and marking it running are one script, so taking a job costs one round
-# trip; a job that is unknown, recorded or dead comes back unchanged and is not started.
-_BEGIN = """
-local status = redis.call('HGET', KEYS[1], 'status')
-if status == false or status == ARGV[1] or status == ARGV[2] then
-  return {0, redis.call('HGETALL', KEYS[1])}
+# trip; a job that is unknown, recorded or dead comes back unchanged and is not started. The function
+# is shared by the scripts that take a job from the stream (below, and ``store.record_and_take``).
+BEGIN_FUNCTION = """
+local function begin(job_key, recorded, dead, running)
+  local status = redis.call('HGET', job_key, 'status')
+  if status == false or status == recorded or status == dead then
+    return {0, redis.call('HGETALL', job_key)}
+  end
+  redis.call('HINCRBY', job_key, 'attempts', 1)
+  redis.call('HSET', job_key, 'status', running)
+  return {1, redis.call('HGETALL', job_key)}
 end
-redis.call('HINCRBY', KEYS[1], 'attempts', 1)
-redis.call('HSET', KEYS[1], 'status', ARGV[3])
-return {1, redis.call('HGETALL', KEYS[1])}
 """
+_BEGIN = BEGIN_FUNCTION + "return begin(KEYS[1], ARGV[1], ARGV[2], ARGV[3])"
+
+# Reads the next undelivered entry for a consumer and begins its job. XREADGROUP never blocks in a
+# script: {} means no entry was waiting. Job keys are built from the prefix passed in (keys.job("")).
+TAKE_FUNCTION = (
+    BEGIN_FUNCTION
+    + """
+local function take(stream, group, consumer, job_prefix, recorded, dead, running)
+  local read = redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', 1, 'STREAMS', stream, '>')
+  if not read then return {} end
+  local entry = read[1][2][1]
+  local match_id = false
+  for i = 1, #entry[2], 2 do
+    if entry[2][i] == 'match_id' then match_id = entry[2][i + 1] end
+  end
+  if not match_id then
+    redis.call('XACK', stream, group, entry[1])
+    return {}
+  end
+  local begun = begin(job_prefix .. match_id, recorded, dead, running)
+  return {entry[1], match_id, begun[1], begun[2]}
+end
+"""
+)
+_TAKE = TAKE_FUNCTION + "return take(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])"
 
 
-def begin_job(client: redis.Redis, match_id: str) -> tuple[MatchJob | None, Mapping[str, str], bool]:
-    """Marks a job running and counts the attempt, unless it is unknown, recorded or dead.
+@dataclasses.dataclass(frozen=True)
+class Taken:
+    """A job taken from the stream by a worker: its entry, and the job's hash after ``begin``."""
 
-    Returns the job, its hash (after the update: ``attempts`` is this attempt's number; ``error`` the
-    previous attempt's) and whether it was started.
-    """
-    started, flat = run_script(
-        client,
-        _BEGIN,
-        (keys.job(match_id),),
-        (JobStatus.RECORDED.value, JobStatus.DEAD.value, JobStatus.RUNNING.value),
-    )
+    entry_id: str
+    match_id: str
+    job: MatchJob | None  # None: unknown
+    fields: Mapping[str, str]  # ``attempts`` is this attempt's number; ``error`` the previous one's
+    started: bool  # False: unknown, recorded or dead already; nothing to run
+
+
+def _begin_args() -> tuple[str, str, str]:
+    return JobStatus.RECORDED.value, JobStatus.DEAD.value, JobStatus.RUNNING.value
+
+
+def take_args(consumer: str) -> tuple[str, ...]:
+    """Returns the arguments of ``TAKE_FUNCTION``'s ``take`` after the stream, for ``consumer``."""
+    return (keys.WORKERS_GROUP, consumer, keys.job(""), *_begin_args())
+
+
+def taken_from(reply: Sequence[Any]) -> Taken | None:
+    """Returns what a ``take`` reply holds: the taken job, or None when no entry was waiting."""
+    if not reply:
+        return None
+    entry_id, match_id, started, flat = reply
+    return _taken(entry_id, match_id, started, flat)
+
+
+def _taken(entry_id: str, match_id: str, started: int, flat: Sequence[str]) -> Taken:
     fields = dict(zip(flat[::2], flat[1::2], strict=True))
-    return (MatchJob.from_json(fields["job"]) if "job" in fields else None), fields, bool(started)
+    job = MatchJob.from_json(fields["job"]) if "job" in fields else None
+    return Taken(entry_id, match_id, job, fields, bool(started))
+
+
+def take_job(client: redis.Redis, consumer: str) -> Taken | None:
+    """Takes the next undelivered job for ``consumer`` and marks it running, in one round trip;
+    returns None at once when none is waiting."""
+    return taken_from(run_script(client, _TAKE, (keys.JOBS_STREAM,), take_args(consumer)))
+
+
+def begin_job(client: redis.Redis, entry_id: str, match_id: str) -> Taken:
+    """Marks the job of a stream entry running and counts the attempt, unless it is unknown, recorded
+    or dead (then ``started`` is False)."""
+    started, flat = run_script(client, _BEGIN, (keys.job(match_id),), _begin_args())
+    return _taken(entry_id, match_id, started, flat)
 
 
 def load_job(client: redis.Redis, match_id: str) -> tuple[MatchJob | None, Mapping[str, str]]:

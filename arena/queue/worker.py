@@ -1,11 +1,12 @@
 """The worker: takes match jobs from the stream, plays them with the referee, records them once.
 
-One job at a time: new jobs come from XREADGROUP; when idle, and otherwise every quarter of the idle
-timeout, the worker first claims one job that another consumer left unacknowledged for longer than the
-idle timeout (XAUTOCLAIM), so a killed worker's job is rerun by the next free worker. While a match
-runs, a heartbeat re-claims its own entry every third of the idle timeout, so a slow match is not taken
-away from a live worker. Submitted bots are fetched by version and unpacked once into the bot cache
-(see ``arena.queue.submissions``).
+One job at a time: new jobs come from XREADGROUP (in a script that also marks the job running; a busy
+worker's next job comes with the recording of the last one, see ``store.record_and_take``); when
+idle, and otherwise every quarter of the idle timeout, the worker first claims one job that another
+consumer left unacknowledged for longer than the idle timeout (XAUTOCLAIM), so a killed worker's job
+is rerun by the next free worker. While a match runs, a heartbeat re-claims its own entry every third
+of the idle timeout, so a slow match is not taken away from a live worker. Submitted bots are fetched
+by version and unpacked once into the bot cache (see ``arena.queue.submissions``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from arena.bots import builtin_bots
 from arena.console import say
 from arena.games import get_game
 from arena.queue import keys, store, submissions
-from arena.queue.jobs import MAX_ATTEMPTS, MatchJob, begin_job, ensure_group, retrying
+from arena.queue.jobs import MAX_ATTEMPTS, MatchJob, Taken, begin_job, ensure_group, retrying, take_job
 from arena.queue.server import state_dir
 from arena.referee.match import MatchConfig, MatchRecord
 from arena.referee.pool import BotPool
@@ -81,6 +82,7 @@ class Worker:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pool: BotPool | None = None
         self._claim_due = 0.0  # time.monotonic() from which to look for stale jobs again
+        self._seen: dict[tuple[str, str], str] = {}  # (game, bot) -> its rating as last stored
 
     def run(self, burst: bool = False, max_jobs: int | None = None) -> int:
         """Handles jobs until stopped (or, with ``burst``, until none is left); returns how many.
@@ -92,10 +94,13 @@ class Worker:
         self._loop = asyncio.new_event_loop()
         try:
             self._pool = self._loop.run_until_complete(self._open_pool())
+            taken: Taken | None = None
             while max_jobs is None or self.handled < max_jobs:
-                took = self._retry(self._take)
-                if took is not None:
-                    self._handle(*took)
+                if taken is None:
+                    taken = self._take()
+                if taken is not None:
+                    last = max_jobs is not None and self.handled + 1 >= max_jobs
+                    taken = self._handle(taken, take_next=not last)
                     self.handled += 1
                 elif burst and self._retry(self._idle):
                     break
@@ -114,30 +119,46 @@ class Worker:
         """Returns ``action()``, retried with back-off while Redis is unreachable, saying which worker."""
         return retrying(self.config.url, action, self.say, who=f"arena: worker {self.consumer}")
 
-    def _take(self) -> tuple[str, str] | None:
-        """Returns (stream entry id, match id) of a stale job or a new one, or None after ``block``.
+    def _take(self) -> Taken | None:
+        """Returns a stale job or a new one, marked running, or None after waiting ``block``.
 
         Design detail: stale jobs are looked for when the worker was idle and otherwise once per
-        quarter of ``idle_timeout``, not before every job: a job counts as stale only after ``idle_timeout``
-        anyway, and the check would be one more Redis round trip per match.
+        quarter of ``idle_timeout``, not before every job: a job counts as stale only after
+        ``idle_timeout`` anyway, and the check would be one more Redis round trip per match. A waiting
+        job is read and begun by one script; only an empty stream costs a blocking read.
         """
-        entries = []
+        entry = self._retry(self._claim_stale)
+        if entry is None:
+            taken = self._retry(lambda: take_job(self.client, self.consumer))
+            if taken is not None:
+                return taken
+            entry = self._retry(self._wait_for_entry)
+        if entry is None:
+            self._claim_due = 0.0  # idle: look for stale jobs on the next poll
+            return None
+        return self._retry(lambda: begin_job(self.client, *entry))
+
+    def _claim_stale(self) -> tuple[str, str] | None:
+        """Returns (entry id, match id) of a job left unacknowledged for ``idle_timeout``, when due."""
         now = time.monotonic()
-        if now >= self._claim_due:
-            idle_ms = int(self.config.idle_timeout / timedelta(milliseconds=1))
-            claimed = self.client.xautoclaim(
-                keys.JOBS_STREAM, keys.WORKERS_GROUP, self.consumer, idle_ms, start_id="0-0", count=1
-            )
-            entries = claimed[1]
-            self._claim_due = now + self.config.idle_timeout.total_seconds() / 4
-        if not entries:
-            block_ms = int(self.config.block / timedelta(milliseconds=1))
-            read = self.client.xreadgroup(
-                keys.WORKERS_GROUP, self.consumer, {keys.JOBS_STREAM: ">"}, count=1, block=block_ms
-            )
-            entries = read[0][1] if read else []
-            if not entries:
-                self._claim_due = 0.0  # idle: look for stale jobs on the next poll
+        if now < self._claim_due:
+            return None
+        idle_ms = int(self.config.idle_timeout / timedelta(milliseconds=1))
+        claimed = self.client.xautoclaim(
+            keys.JOBS_STREAM, keys.WORKERS_GROUP, self.consumer, idle_ms, start_id="0-0", count=1
+        )
+        self._claim_due = now + self.config.idle_timeout.total_seconds() / 4
+        return self._first_entry(claimed[1])
+
+    def _wait_for_entry(self) -> tuple[str, str] | None:
+        """Returns (entry id, match id) of the next new entry, waiting up to ``block`` for one."""
+        block_ms = int(self.config.block / timedelta(milliseconds=1))
+        read = self.client.xreadgroup(
+            keys.WORKERS_GROUP, self.consumer, {keys.JOBS_STREAM: ">"}, count=1, block=block_ms
+        )
+        return self._first_entry(read[0][1] if read else [])
+
+    def _first_entry(self, entries: list) -> tuple[str, str] | None:
         for entry_id, fields in entries:
             if fields is None:  # trimmed from the stream while pending: nothing to run
                 self.client.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, entry_id)
@@ -152,18 +173,19 @@ class Worker:
         lag = next((g.get("lag") for g in groups if g["name"] == keys.WORKERS_GROUP), 0)
         return pending == 0 and not lag
 
-    def _handle(self, entry_id: str, match_id: str) -> None:
-        """Runs one job and records it, re-queues it or dead-letters it."""
-        job, fields, started = self._retry(lambda: begin_job(self.client, match_id))
-        if job is None or not started:  # unknown, or recorded or dead already: nothing to run
+    def _handle(self, taken: Taken, take_next: bool) -> Taken | None:
+        """Runs one job and records it, re-queues it or dead-letters it; returns the next job when
+        ``take_next`` and the recording took one (see ``store.record_and_take``)."""
+        job, fields, entry_id, match_id = taken.job, taken.fields, taken.entry_id, taken.match_id
+        if job is None or not taken.started:  # unknown, or recorded or dead already: nothing to run
             self._retry(lambda: self.client.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, entry_id))
-            return
+            return None
         attempts = int(fields["attempts"])
         if attempts > MAX_ATTEMPTS:
             error = fields.get("error") or f"the worker running it stopped {MAX_ATTEMPTS} times"
             status = self._retry(lambda: store.fail(self.client, job, entry_id, error, attempts - 1))
             self.say(f"arena: worker: {match_id}: {status.value}: {error}")
-            return
+            return None
         try:
             specs = self._retry(lambda: seat_specs(self.client, job, self.bot_cache))
             assert self._loop is not None
@@ -172,10 +194,15 @@ class Worker:
             error = f"{type(exc).__name__}: {exc}"
             status = self._retry(lambda: store.fail(self.client, job, entry_id, error, attempts))
             self.say(f"arena: worker: {match_id}: attempt {attempts} failed ({error}); job is {status.value}")
-            return
-        new = self._retry(lambda: store.record(self.client, job, match, replay, entry_id))
+            return None
+        # The next job comes with the record unless stale jobs are due to be looked for first.
+        take_as = self.consumer if take_next and time.monotonic() < self._claim_due else None
+        new, following = self._retry(
+            lambda: store.record_and_take(self.client, job, match, replay, entry_id, self._seen, take_as)
+        )
         if self.verbose:
             self.say(f"arena: worker: {match_id}: {'recorded' if new else 'already recorded'}")
+        return following
 
     @property
     def bot_cache(self) -> Path:
