@@ -1,10 +1,12 @@
 """The transport floor: a bare grpcio bidirectional-streaming ping-pong between two processes.
 
-    pingpong.py serve BYTES     # prints its port, answers every message with BYTES bytes
-    pingpong.py client PORT N   # N round trips; prints microseconds per round trip
+    pingpong.py serve BYTES         # prints its port, answers every message with BYTES bytes
+    pingpong.py client PORT N       # N round trips; prints microseconds per round trip
+    pingpong.py aio-client PORT N   # the same with a grpc.aio client
 
 Same shape as a match: the server (grpc.aio, like the referee) sends the large message, the client
-(sync grpc with a queue-fed request iterator, like the SDK) answers with a few bytes.
+(sync grpc with a queue-fed request iterator, like the SDK) answers with a few bytes. The asyncio
+client is measured beside it, to show what the transport would cost a bot built on grpc.aio.
 """
 
 from __future__ import annotations
@@ -65,8 +67,25 @@ def client(port: int, rounds: int) -> float:
     return 1e6 * elapsed / rounds
 
 
+async def aio_client(port: int, rounds: int) -> float:
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        call = channel.stream_stream(METHOD, request_serializer=_identity, response_deserializer=_identity)()
+        for _ in range(50):  # warm up
+            await call.write(b"ok")
+            await call.read()
+        start = time.perf_counter()
+        for _ in range(rounds):
+            await call.write(b"ok")
+            await call.read()
+        elapsed = time.perf_counter() - start
+        await call.done_writing()
+    return 1e6 * elapsed / rounds
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "serve":
         asyncio.run(serve(int(sys.argv[2])))
+    elif sys.argv[1] == "aio-client":
+        print(f"{asyncio.run(aio_client(int(sys.argv[2]), int(sys.argv[3]))):.2f}")
     else:
         print(f"{client(int(sys.argv[2]), int(sys.argv[3])):.2f}")

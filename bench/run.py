@@ -123,8 +123,9 @@ def typical_request_bytes() -> int:
 # -- 2. transport ---------------------------------------------------------------------------------
 
 
-def transport_round_trip_us(payload: int, rounds: int) -> float:
-    """Returns µs per round trip of a bare grpcio bidi ping-pong between two processes on loopback."""
+def transport_round_trip_us(payload: int, rounds: int, client: str = "client") -> float:
+    """Returns µs per round trip of a bare grpcio bidi ping-pong between two processes on loopback
+    (``client``: "client", sync grpc as the SDK uses it, or "aio-client")."""
     server = subprocess.Popen(
         [sys.executable, str(Path(__file__).with_name("pingpong.py")), "serve", str(payload)],
         stdout=subprocess.PIPE,
@@ -132,13 +133,13 @@ def transport_round_trip_us(payload: int, rounds: int) -> float:
     )
     try:
         port = server.stdout.readline().strip()
-        client = subprocess.run(
-            [sys.executable, str(Path(__file__).with_name("pingpong.py")), "client", port, str(rounds)],
+        run = subprocess.run(
+            [sys.executable, str(Path(__file__).with_name("pingpong.py")), client, port, str(rounds)],
             capture_output=True,
             text=True,
             check=True,
         )
-        return float(client.stdout.strip())
+        return float(run.stdout.strip())
     finally:
         server.kill()
         server.wait()
@@ -378,6 +379,14 @@ def main(argv: list[str]) -> int:
     payload = typical_request_bytes()
     engines = engine_figures(playouts)
     round_trip = transport_round_trip_us(payload, rounds)
+    aio_round_trip = transport_round_trip_us(payload, rounds, "aio-client")
+    aio_row = (
+        "grpc bidi round trip, grpc.aio client (us)",
+        aio_round_trip,
+        round_trip,
+        aio_round_trip / round_trip,
+        "",
+    )
     sdk = sdk_round_trip_us(rounds)
     loop = match_loop_us(games * 5)
     timing = referee_timing(games)
@@ -387,6 +396,7 @@ def main(argv: list[str]) -> int:
     rows = [
         *engine_rows(engines, round_trip),
         (f"grpc bidi round trip, {payload} B request (us)", round_trip, None, None, ""),
+        aio_row,
         *referee_rows(timing, rates, round_trip, sdk, loop),
         *queue_rows(queue),
     ]
@@ -399,6 +409,7 @@ def main(argv: list[str]) -> int:
                 "machine": machine,
                 "payload_bytes": payload,
                 "round_trip_us": round_trip,
+                "aio_round_trip_us": aio_round_trip,
                 "engines": engines,
                 "sdk_round_trip_us": sdk,
                 "match_loop_decision_us": loop,
