@@ -32,6 +32,7 @@ import collections
 import dataclasses
 import functools
 import itertools
+import operator
 from collections.abc import Iterable, Mapping, Set
 
 from arena.games.base import Game, GameSpec, IllegalActionError
@@ -348,8 +349,7 @@ class PnrzState:
 
     def available(self) -> tuple[Faction, ...]:
         """Returns the factions nobody has chosen."""
-        taken = {f for fs in self.factions for f in fs}
-        return tuple(f for f in Faction if f not in taken)
+        return _available(self.factions)
 
     def owner(self, faction: Faction) -> int | None:
         """Returns the seat playing ``faction``, or None."""
@@ -435,13 +435,33 @@ def _stays_joined(taken: Set[tuple[int, int]], x: int, y: int) -> bool:
 def _positions(board: Board) -> frozenset[tuple[int, int]]:
     """Returns the (x, y) of every tile in play (once per board: both the turn's choice of a base to
     move and the placement that follows need them)."""
-    return frozenset((p.x, p.y) for p in board)
+    return frozenset(map(_XY, board))
+
+
+_XY = operator.itemgetter(1, 0)  # Placement -> (x, y)
 
 
 @IdentityMemo
 def _shown(board: Board) -> tuple[PlacedTile, ...]:
     """Returns the board as observations show it (the same for every seat and every step it lasts)."""
-    return tuple(_seen(p) for p in board)
+    return tuple(map(_seen, board))
+
+
+@IdentityMemo
+def _available(factions: tuple[tuple[Faction, ...], ...]) -> tuple[Faction, ...]:
+    taken = {f for fs in factions for f in fs}
+    return tuple(f for f in Faction if f not in taken)
+
+
+@IdentityMemo
+def _score_rows(
+    board: Board, factions: tuple[tuple[Faction, ...], ...]
+) -> tuple[tuple[int, ...], tuple[FactionScore, ...]]:
+    """Returns each seat's score and the in-game factions' scores (once per board and factions)."""
+    by_faction = faction_scores(board)
+    seats = tuple(sum(by_faction[f] for f in fs) for fs in factions)
+    in_game = sorted(f for fs in factions for f in fs)
+    return seats, tuple(FactionScore(f, by_faction[f]) for f in in_game)
 
 
 def _replace_at(items: tuple, index: int, value: object) -> tuple:
@@ -771,23 +791,21 @@ class Pnrz(Game[PnrzState, Action]):
         return dict(faction_scores(state.board))
 
     def scores(self, state: PnrzState) -> tuple[int, ...]:
-        by_faction = faction_scores(state.board)
-        return tuple(sum(by_faction[f] for f in fs) for fs in state.factions)
+        return _score_rows(state.board, state.factions)[0]
 
     def observe(self, state: PnrzState, seat: int) -> Observation:
-        by_faction = faction_scores(state.board)
+        seat_scores, rows = _score_rows(state.board, state.factions)
         players = tuple(
-            Player(s, fs, len(state.hands[s]), sum(by_faction[f] for f in fs))
-            for s, fs in enumerate(state.factions)
+            Player(s, fs, len(hand), score)
+            for s, (fs, hand, score) in enumerate(zip(state.factions, state.hands, seat_scores, strict=True))
         )
-        in_game = [f for fs in state.factions for f in fs]
         return Observation(
             seat=seat,
             phase=state.phase,
             current=None if state.phase in (Phase.CHOOSE, Phase.OVER) else state.current,
             turn=state.turn,
             factions=state.factions[seat],
-            hand=tuple(TILES[t] for t in state.hands[seat]),
+            hand=tuple(map(TILES.__getitem__, state.hands[seat])),
             board=_shown(state.board),
             players=players,
             pile_size=len(state.pile),
@@ -795,7 +813,7 @@ class Pnrz(Game[PnrzState, Action]):
             icon=state.icon,
             pending=state.pending if state.phase is not Phase.PLACE or seat == state.current else (),
             final_turns_left=state.final_turns,
-            faction_scores=tuple(FactionScore(f, by_faction[f]) for f in sorted(in_game)),
+            faction_scores=rows,
         )
 
     def events(self, state: PnrzState) -> tuple[Event, ...]:
