@@ -37,7 +37,6 @@ from arena.games.pnrz import (
     SwapFirst,
     SwapWith,
     TakeTile,
-    _joined_around,
     picture_cells,
 )
 from arena.games.pnrz_board import (
@@ -46,6 +45,7 @@ from arena.games.pnrz_board import (
     Picture,
     cell_scores,
     is_connected,
+    joined_around,
     sections,
 )
 from tests.conftest import play_bots
@@ -529,7 +529,7 @@ def test_random_games_conserve_tiles_stay_connected_end_and_score_like_a_flood_f
             assert replay == state
 
 
-def test_a_tile_joined_around_by_its_neighbours_never_holds_the_area_together() -> None:
+def test_a_tilejoined_around_by_its_neighbours_never_holds_the_area_together() -> None:
     """The shortcut that lets a base move without a flood fill, checked against one on random areas."""
     rng = random.Random(5)
     shortcuts = 0
@@ -540,7 +540,7 @@ def test_a_tile_joined_around_by_its_neighbours_never_holds_the_area_together() 
             dx, dy = rng.choice(((1, 0), (-1, 0), (0, 1), (0, -1)))
             taken.add((x + dx, y + dy))
         for x, y in taken:
-            if _joined_around(taken, x, y):
+            if joined_around(taken, x, y):
                 shortcuts += 1
                 assert is_connected(taken - {(x, y)}), (sorted(taken), (x, y))
     assert shortcuts > 10000  # the shortcut is taken often, so the check means something

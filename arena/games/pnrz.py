@@ -28,12 +28,10 @@ tiles                  54 game tiles (our list: arena/games/data/pnrz_tiles.txt)
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import functools
 import itertools
-import operator
-from collections.abc import Iterable, Mapping, Set
+from collections.abc import Iterable, Mapping
 
 from arena.games.base import Game, GameSpec, IllegalActionError
 from arena.games.memo import IdentityMemo
@@ -42,7 +40,6 @@ from arena.games.pnrz_board import (
     BASE_TILES,
     GAME_TILES,
     LETTER,
-    NEIGHBOURS,
     TILES,
     Board,
     Faction,
@@ -52,7 +49,9 @@ from arena.games.pnrz_board import (
     Tile,
     frontier,
     picture_cells,
+    positions,
     rotations,
+    stays_joined,
 )
 from arena.games.pnrz_scoring import faction_scores
 from arena.games.rng import derive
@@ -378,69 +377,6 @@ def _seen(p: Placement) -> PlacedTile:
     return PlacedTile(p.tile_id, p.x, p.y, p.rotation, shown)
 
 
-_RING = ((-1, -1), (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0))  # around a tile, in order
-_SIDES = frozenset((1, 3, 5, 7))  # the ring's positions that share a side with the tile
-
-
-def _joined_around(taken: Set[tuple[int, int]], x: int, y: int) -> bool:
-    """Returns whether the tile at (x, y) has neighbours and they are joined without it by the eight
-    positions around it: then taking it away cannot split a connected area. (Consecutive ring
-    positions share a side, so one unbroken run of taken positions holding every neighbour joins
-    them; the converse does not hold, which is why False means "flood fill to know".)"""
-    filled = [(x + dx, y + dy) in taken for dx, dy in _RING]
-    if not any(filled[i] for i in _SIDES):
-        return False
-    if all(filled):
-        return True
-    start = filled.index(False)  # walk the ring from a gap, counting the runs that hold a neighbour
-    runs, in_run, holds = 0, False, False
-    for k in range(1, 9):
-        i = (start + k) % 8
-        if filled[i]:
-            in_run, holds = True, holds or i in _SIDES
-        elif in_run:
-            runs, in_run, holds = runs + holds, False, False
-    return runs + (in_run and holds) == 1
-
-
-def _stays_joined(taken: Set[tuple[int, int]], x: int, y: int) -> bool:
-    """Returns whether the connected area ``taken`` stays connected without its tile at (x, y).
-
-    Design detail: every other tile reaches the area through one of that tile's neighbours, so the
-    rest is connected exactly when those neighbours reach each other without it. Most often the eight
-    positions around show it at once (``_joined_around``); otherwise a breadth-first search from one
-    neighbour stops as soon as it has met the others, not after the whole area.
-    """
-    around = [(x + dx, y + dy) for dx, dy in NEIGHBOURS if (x + dx, y + dy) in taken]
-    if not around:
-        return False  # the tile is the whole area
-    if len(around) == 1 or _joined_around(taken, x, y):
-        return True
-    missing = set(around[1:])
-    seen = {(x, y), around[0]}
-    queue = collections.deque(around[:1])
-    while queue:
-        cx, cy = queue.popleft()
-        for n in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1)):
-            if n in taken and n not in seen:
-                missing.discard(n)
-                if not missing:
-                    return True
-                seen.add(n)
-                queue.append(n)
-    return False
-
-
-@IdentityMemo
-def _positions(board: Board) -> frozenset[tuple[int, int]]:
-    """Returns the (x, y) of every tile in play (once per board: both the turn's choice of a base to
-    move and the placement that follows need them)."""
-    return frozenset(map(_XY, board))
-
-
-_XY = operator.itemgetter(1, 0)  # Placement -> (x, y)
-
-
 @IdentityMemo
 def _shown(board: Board) -> tuple[PlacedTile, ...]:
     """Returns the board as observations show it (the same for every seat and every step it lasts)."""
@@ -533,7 +469,7 @@ class Pnrz(Game[PnrzState, Action]):
         if phase is Phase.MOVE:
             return tuple(_action(PlaceTile, x, y, 0) for x, y in self.base_spots(state, state.pending[0]))
         if phase is Phase.PLACE:
-            spots = frontier(_positions(state.board)) if state.board else [(0, 0)]
+            spots = frontier(positions(state.board)) if state.board else [(0, 0)]
             per_spot = _game_tile_placements if len(rotations(state.pending[0])) == 4 else _base_placements
             return tuple(itertools.chain.from_iterable(map(per_spot, spots)))
         if phase is Phase.ACTION:
@@ -555,16 +491,16 @@ class Pnrz(Game[PnrzState, Action]):
         positions, and only one of them is where the base was.)
         """
         mine = state.factions[seat]
-        taken = _positions(state.board)
+        taken = positions(state.board)
         return [
-            p.tile_id for p in state.board if BASE_OF[p.tile_id] in mine and _stays_joined(taken, p.x, p.y)
+            p.tile_id for p in state.board if BASE_OF[p.tile_id] in mine and stays_joined(taken, p.x, p.y)
         ]
 
     def base_spots(self, state: PnrzState, tile_id: int) -> list[tuple[int, int]]:
         """Returns the new positions a base in play may move to (none if the area would split)."""
         old = state.placement(tile_id)
-        taken = _positions(state.board)
-        if not _stays_joined(taken, old.x, old.y):
+        taken = positions(state.board)
+        if not stays_joined(taken, old.x, old.y):
             return []
         return [spot for spot in frontier(taken - {(old.x, old.y)}) if spot != (old.x, old.y)]
 

@@ -6,12 +6,16 @@ See that module's docstring for the geometry conventions.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
-from collections.abc import Iterable, Mapping
+import operator
+from collections.abc import Iterable, Mapping, Set
 from enum import IntEnum
 from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
+
+from arena.games.memo import IdentityMemo
 
 TILES_FILE = Path(__file__).with_name("data") / "pnrz_tiles.txt"
 
@@ -254,3 +258,66 @@ def is_connected(positions: Iterable[tuple[int, int]]) -> bool:
                 todo.remove(nxt)
                 stack.append(nxt)
     return not todo
+
+
+_RING = ((-1, -1), (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0))  # around a tile, in order
+_SIDES = frozenset((1, 3, 5, 7))  # the ring's positions that share a side with the tile
+
+
+def joined_around(taken: Set[tuple[int, int]], x: int, y: int) -> bool:
+    """Returns whether the tile at (x, y) has neighbours and they are joined without it by the eight
+    positions around it: then taking it away cannot split a connected area. (Consecutive ring
+    positions share a side, so one unbroken run of taken positions holding every neighbour joins
+    them; the converse does not hold, which is why False means "flood fill to know".)"""
+    filled = [(x + dx, y + dy) in taken for dx, dy in _RING]
+    if not any(filled[i] for i in _SIDES):
+        return False
+    if all(filled):
+        return True
+    start = filled.index(False)  # walk the ring from a gap, counting the runs that hold a neighbour
+    runs, in_run, holds = 0, False, False
+    for k in range(1, 9):
+        i = (start + k) % 8
+        if filled[i]:
+            in_run, holds = True, holds or i in _SIDES
+        elif in_run:
+            runs, in_run, holds = runs + holds, False, False
+    return runs + (in_run and holds) == 1
+
+
+def stays_joined(taken: Set[tuple[int, int]], x: int, y: int) -> bool:
+    """Returns whether the connected area ``taken`` stays connected without its tile at (x, y).
+
+    Design detail: every other tile reaches the area through one of that tile's neighbours, so the
+    rest is connected exactly when those neighbours reach each other without it. Most often the eight
+    positions around show it at once (``joined_around``); otherwise a breadth-first search from one
+    neighbour stops as soon as it has met the others, not after the whole area.
+    """
+    around = [(x + dx, y + dy) for dx, dy in NEIGHBOURS if (x + dx, y + dy) in taken]
+    if not around:
+        return False  # the tile is the whole area
+    if len(around) == 1 or joined_around(taken, x, y):
+        return True
+    missing = set(around[1:])
+    seen = {(x, y), around[0]}
+    queue = collections.deque(around[:1])
+    while queue:
+        cx, cy = queue.popleft()
+        for n in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1)):
+            if n in taken and n not in seen:
+                missing.discard(n)
+                if not missing:
+                    return True
+                seen.add(n)
+                queue.append(n)
+    return False
+
+
+@IdentityMemo
+def positions(board: Board) -> frozenset[tuple[int, int]]:
+    """Returns the (x, y) of every tile in play (once per board: both the turn's choice of a base to
+    move and the placement that follows need them)."""
+    return frozenset(map(_XY, board))
+
+
+_XY = operator.itemgetter(1, 0)  # Placement -> (x, y)
