@@ -8,6 +8,7 @@ hit is always the same object. It never changes a result, only how often it is c
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -21,6 +22,7 @@ class IdentityMemo(Generic[V]):
         self._function = function
         self._size = size
         self._entries: dict[tuple[int, ...], tuple[tuple[object, ...], V]] = {}
+        self._lock = threading.Lock()
 
     def __call__(self, *args: object) -> V:
         key = tuple(map(id, args))
@@ -28,7 +30,8 @@ class IdentityMemo(Generic[V]):
         if hit is not None:
             return hit[1]  # the entry holds its arguments, so equal ids mean the very same objects
         value = self._function(*args)
-        if len(self._entries) >= self._size:
-            del self._entries[next(iter(self._entries))]  # the oldest
-        self._entries[key] = (args, value)
+        with self._lock:  # threads may share an engine (the leaderboard's replay pages)
+            if len(self._entries) >= self._size:
+                del self._entries[next(iter(self._entries))]  # the oldest
+            self._entries[key] = (args, value)
         return value

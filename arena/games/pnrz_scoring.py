@@ -12,6 +12,7 @@ Picture cells are integer keys ``cx * _W + cy`` (see ``pnrz_board`` for the pict
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Iterable
 
 from arena.games.pnrz_board import _FRIEND, _POINTS, ENEMY, PICTURES, QUADRANT_OFFSETS, TILES, Board, Faction
@@ -152,6 +153,7 @@ class BoardScores:
         self._size = size
         self._sections: dict[int, tuple[Board, _Sections, dict[Faction, int]]] = {}
         self._parents: dict[int, tuple[Board, Board]] = {}  # id(board) -> (board, the board before)
+        self._lock = threading.Lock()
 
     def __call__(self, board: Board) -> dict[Faction, int]:
         """Returns each faction's score on ``board`` (callers must not mutate the dict)."""
@@ -177,9 +179,10 @@ class BoardScores:
         return entry
 
     def _remember(self, table: dict, board: Board, entry: tuple) -> None:
-        if len(table) >= self._size:
-            del table[next(iter(table))]  # the oldest
-        table[id(board)] = entry
+        with self._lock:  # threads may share the engine (the leaderboard's replay pages)
+            if len(table) >= self._size:
+                del table[next(iter(table))]  # the oldest
+            table[id(board)] = entry
 
 
 faction_scores = BoardScores()
