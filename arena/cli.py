@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import secrets
 import sys
 from datetime import timedelta
@@ -17,6 +16,7 @@ import typer
 
 from arena import cli_bots, cli_leaderboard, cli_tournament, codec
 from arena.games import GAMES, GameError, get_game
+from arena.paths import state_dir
 from arena.referee.match import MatchConfig
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpecError, resolve_bot
 from arena.referee.replay import ReplayError, first_difference, read_lines, reproduce
@@ -37,12 +37,6 @@ app = typer.Typer(
 
 class CliError(Exception):
     """A mistake in the command line: printed as one line, exit code 2."""
-
-
-def state_dir() -> Path:
-    """Returns arena's folder for replays and local data ($XDG_STATE_HOME/arena)."""
-    base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
-    return Path(base) / "arena"
 
 
 @app.command("games")

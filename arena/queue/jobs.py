@@ -45,6 +45,7 @@ class MatchJob:
     max_strikes: int = 3
     tournament: str = ""
     versions: tuple[str, ...] = ()
+    fresh_bots: bool = False  # play with new bot processes, stopped after it (duplicate deals)
 
     def __post_init__(self) -> None:
         if len(set(self.bots)) != len(self.bots):

@@ -3,7 +3,10 @@
 ``round-robin`` plays every group of ``players`` bots, ``gauntlet`` every group that contains the
 challenger (the first bot); both play every seating rotation of each group, ``rounds`` times. With
 ``duplicate`` deals, all rotations of a group in a round share one seed, so each bot gets each seat's
-cards once and the luck of the deal cancels out.
+cards once and the luck of the deal cancels out (and each of those matches starts fresh bot processes,
+so none remembers the deal). Every match's seed is keyed with the platform's secret
+(``arena.seeds.keyed_seed``): the organiser's chosen seed reproduces the tournament, and no bot can
+compute a seed from it or from other matches' seeds.
 
 Design detail: the tournament id is a hash of everything that defines the plan (the bots' versions
 included), and match ids derive from it, so running the same tournament command twice enqueues nothing
@@ -18,6 +21,7 @@ import itertools
 import json
 
 from arena.queue.jobs import MatchJob
+from arena.seeds import keyed_seed
 
 FORMATS = ("round-robin", "gauntlet")
 
@@ -71,15 +75,17 @@ def rotations(group: tuple[str, ...]) -> list[tuple[str, ...]]:
     return [group[i:] + group[:i] for i in range(len(group))]
 
 
-def plan(spec: TournamentSpec) -> list[MatchJob]:
-    """Returns the tournament's jobs: rounds x groups x rotations, each with its own match id."""
+def plan(spec: TournamentSpec, key: bytes) -> list[MatchJob]:
+    """Returns the tournament's jobs: rounds x groups x rotations, each with its own match id and a
+    seed keyed with ``key`` (the platform's secret, ``arena.seeds.platform_key``)."""
     tid = spec.tournament_id
     version_of = dict(zip(spec.bots, spec.versions, strict=False))
     jobs = []
     for r in range(spec.rounds):
         for g, group in enumerate(groups(spec)):
             for s, seats in enumerate(rotations(group)):
-                seed = spec.seed + (r * 1000 + g if spec.duplicate else len(jobs))
+                place = (r, g) if spec.duplicate else (r, g, s)
+                seed = keyed_seed(key, spec.seed, tid, *place)
                 jobs.append(
                     MatchJob(
                         match_id=f"{tid}-r{r + 1}-g{g + 1}-s{s + 1}",
@@ -90,6 +96,7 @@ def plan(spec: TournamentSpec) -> list[MatchJob]:
                         max_strikes=spec.max_strikes,
                         tournament=tid,
                         versions=tuple(version_of[b] for b in seats) if version_of else (),
+                        fresh_bots=spec.duplicate,
                     )
                 )
     return jobs

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import redis
 
+from arena.paths import state_dir
+
 ENV_URL = "ARENA_REDIS_URL"
 LOCAL_HOST, LOCAL_PORT = "127.0.0.1", 6379
 INSTALL_HINT = "install one with: sudo apt-get install redis-server (or set ARENA_REDIS_URL / --redis)"
@@ -26,12 +28,6 @@ INSTALL_HINT = "install one with: sudo apt-get install redis-server (or set AREN
 
 class RedisSetupError(Exception):
     """No Redis is configured or reachable, and none could be started."""
-
-
-def state_dir() -> Path:
-    """Returns arena's state folder ($XDG_STATE_HOME/arena)."""
-    base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
-    return Path(base) / "arena"
 
 
 def _listening(host: str, port: int) -> bool:

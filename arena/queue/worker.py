@@ -30,12 +30,12 @@ import redis
 from arena.bots import builtin_bots
 from arena.console import say
 from arena.games import get_game
+from arena.paths import state_dir
 from arena.queue import keys, store, submissions
 from arena.queue.jobs import MAX_ATTEMPTS, MatchJob, Taken, begin_job, ensure_group, retrying, take_job
-from arena.queue.server import state_dir
 from arena.referee.match import MatchConfig, MatchRecord
 from arena.referee.pool import BotPool
-from arena.referee.processes import BotSpec, resolve_bot
+from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec, resolve_bot
 from arena.referee.runner import unique_names
 
 DEFAULT_IDLE_TIMEOUT = timedelta(seconds=60)
@@ -56,6 +56,7 @@ class WorkerConfig:
     join_timeout: timedelta = timedelta(seconds=15)  # how long a bot may take to connect
     consumer: str = ""  # this worker's name in the consumer group; default host-pid-random
     bot_cache: Path | None = None  # where submitted bots are unpacked; default $XDG_STATE_HOME/arena/bots
+    bot_limits: BotLimits = DEFAULT_LIMITS  # every bot process's limits, and its sandbox
 
 
 def default_consumer() -> str:
@@ -113,7 +114,13 @@ class Worker:
 
     async def _open_pool(self) -> BotPool:
         log_dir = Path(tempfile.mkdtemp(prefix="arena-worker-"))
-        return await BotPool(log_dir, join_timeout=self.config.join_timeout).__aenter__()
+        pool = BotPool(
+            log_dir,
+            join_timeout=self.config.join_timeout,
+            limits=self.config.bot_limits,
+            private=(self.bot_cache, state_dir()),
+        )
+        return await pool.__aenter__()
 
     def _retry(self, action: Callable[[], T]) -> T:
         """Returns ``action()``, retried with back-off while Redis is unreachable, saying which worker."""
@@ -275,7 +282,9 @@ async def play(job: MatchJob, specs: list[BotSpec], pool: BotPool) -> tuple[Matc
     if "/" in job.match_id or job.match_id.startswith("."):
         raise JobError(f"match id {job.match_id!r} may not contain '/' or start with '.'")
     config = MatchConfig(deadline=timedelta(milliseconds=job.deadline_ms), max_strikes=job.max_strikes)
-    result = await pool.play(get_game(job.game), specs, unique_names(specs), job.seed, job.match_id, config)
+    result = await pool.play(
+        get_game(job.game), specs, unique_names(specs), job.seed, job.match_id, config, fresh=job.fresh_bots
+    )
     replay = result.replay_text
     never = [json.loads(x) for x in replay.splitlines() if '"never connected"' in x]
     if never:

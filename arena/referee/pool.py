@@ -5,22 +5,23 @@ bot against a few milliseconds of play), and one Play stream can carry any numbe
 pool keeps one referee server and, per bot spec, the processes that finished a match still connected,
 and seats them again in the next match that needs that bot. A bot that disconnected or crashed is not
 reused: the next match starts a fresh process for it. At most ``max_idle`` processes wait unused.
+A match played ``fresh`` (a duplicate deal) gets new processes and stops them after it, so no bot
+carries a memory of the deal into the other rotations.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from types import TracebackType
 
-import grpc
-
 from arena.games.base import Game
 from arena.referee.leases import LeaseRegistry
 from arena.referee.match import MatchConfig
-from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec
+from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec, RefereeEndpoint
 from arena.referee.runner import (
     DEFAULT_JOIN_TIMEOUT,
     BotEntry,
@@ -29,7 +30,7 @@ from arena.referee.runner import (
     play_match,
     stop_bots,
 )
-from arena.referee.server import start_server
+from arena.referee.server import start_referee
 
 
 @dataclasses.dataclass
@@ -47,20 +48,22 @@ class BotPool:
         max_idle: int = 16,
         join_timeout: timedelta = DEFAULT_JOIN_TIMEOUT,
         limits: BotLimits = DEFAULT_LIMITS,
+        private: tuple[Path, ...] = (),
     ) -> None:
         self.log_dir = log_dir
         self.limits = limits
+        self.private = private  # folders no bot may read (the bot cache, logs)
         self.max_idle = max_idle
         self.join_timeout = join_timeout
         self.registry = LeaseRegistry()
         self.stats = PoolStats()
         self._idle: list[BotEntry] = []  # oldest first
-        self._server: grpc.aio.Server | None = None
-        self._port = 0
+        self._stack = contextlib.AsyncExitStack()
+        self._endpoint: RefereeEndpoint | None = None
         self._count = 0
 
     async def __aenter__(self) -> BotPool:
-        self._server, self._port = await start_server(self.registry)
+        self._endpoint = await self._stack.enter_async_context(start_referee(self.registry))
         return self
 
     async def __aexit__(
@@ -68,8 +71,7 @@ class BotPool:
     ) -> None:
         await self._stop(self._idle)
         self._idle.clear()
-        if self._server is not None:
-            await self._server.stop(grace=0.5)
+        await self._stack.aclose()
 
     async def play(
         self,
@@ -81,19 +83,26 @@ class BotPool:
         config: MatchConfig,
         replay_path: Path | None = None,
         on_step: Callable | None = None,
+        fresh: bool = False,
     ) -> GameResult:
-        """Plays one match (seat i = specs[i], shown as names[i]) and returns its result."""
+        """Plays one match (seat i = specs[i], shown as names[i]) and returns its result; ``fresh``:
+        with new bot processes, stopped after it."""
         game.check_players(len(specs))
-        seated = [self._acquire(spec, name) for spec, name in zip(specs, names, strict=True)]
-        address = f"127.0.0.1:{self._port}"
-        await connect_bots(seated, self.registry, address, self.log_dir, self.join_timeout, self.limits)
+        seated = [self._acquire(spec, name, fresh) for spec, name in zip(specs, names, strict=True)]
+        assert self._endpoint is not None, "use the pool with 'async with'"
+        await connect_bots(
+            seated, self.registry, self._endpoint, self.log_dir, self.join_timeout, self.limits, self.private
+        )
         try:
             return await play_match(game, seated, seed, match_id, config, replay_path, on_step)
         finally:
-            await self._release(seated)
+            if fresh:
+                await self._stop(seated)
+            else:
+                await self._release(seated)
 
-    def _acquire(self, spec: BotSpec, name: str) -> BotEntry:
-        for i, entry in enumerate(self._idle):
+    def _acquire(self, spec: BotSpec, name: str, fresh: bool) -> BotEntry:
+        for i, entry in enumerate([] if fresh else self._idle):
             if entry.spec == spec and entry.lease is not None and entry.lease.connected:
                 self.stats.reused += 1
                 entry.name = name

@@ -1,10 +1,10 @@
 """Bot processes: what a bot argument of ``arena match`` means, and how its process is run.
 
 A bot is a built-in name (``random``), a path to a Python file that uses the SDK, or any shell command
-(quoted, e.g. ``"node bots/node/bot.js"``). Each runs as its own process in its own process group and
-session, with the referee address and its seat token in the environment, under the resource limits
-of ``BotLimits`` (docs/security.md). Stopping it stops the whole group, and every process that still
-carries its marker variable (children that left the group with setsid).
+(quoted, e.g. ``"node bots/node/bot.js"``). Each runs as its own process, by default inside the bot
+sandbox (``arena.referee.sandbox``: bubblewrap, no network, no view of other processes or of the
+host's files) and in a cgroup of its own (``arena.referee.cgroups``: memory, CPU share, processes),
+with the rlimits of ``BotLimits`` on top (docs/security.md). Stopping it ends its whole process tree.
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import IO
 
 from arena.bots import builtin_bots
+from arena.referee import cgroups, sandbox
 
-MARKER_VARIABLE = "ARENA_BOT_INSTANCE"  # set in every bot's environment; its descendants inherit it
+MARKER_VARIABLE = "ARENA_BOT_INSTANCE"  # unsandboxed bots: their descendants inherit it and are found
 MIB = 1 << 20
 SIGNAL_CAUSES = {  # what a bot's death by this signal usually means
     "SIGXCPU": " (the CPU time limit, --bot-cpu-seconds)",
@@ -36,21 +37,26 @@ SIGNAL_CAUSES = {  # what a bot's death by this signal usually means
 
 @dataclasses.dataclass(frozen=True)
 class BotLimits:
-    """Resource limits the referee sets on every bot process (setrlimit, before the bot's exec).
+    """Resource limits of every bot process, and whether it runs in the sandbox.
 
-    ``None`` leaves a limit as the referee's own. The limits apply per process (processes: per user)
-    and last the bot's whole life, which is a whole series of games: the per-decision time is the
-    deadline, not ``cpu_seconds``. Their effect is described in docs/security.md.
+    ``None`` turns a limit off. Memory, the CPU share and processes are enforced on the bot's whole
+    process tree by a cgroup where the machine allows one; memory, CPU time, open files and processes
+    are also set as rlimits on each process (the only bound where no cgroup can be made; see
+    ``describe``). The disk is the size of the sandbox's private /tmp. The limits last the bot's
+    whole life, which is a whole series of games: the per-decision time is the deadline.
     """
 
-    memory_mb: int | None = 2048  # RLIMIT_AS, address space; Node.js needs about 1 GiB of it to start
+    memory_mb: int | None = 2048  # cgroup memory + RLIMIT_AS; Node.js needs about 1 GiB of address space
     cpu_seconds: int | None = 3600  # RLIMIT_CPU, CPU time over the process's life; then SIGXCPU/SIGKILL
     open_files: int | None = 256  # RLIMIT_NOFILE, open file descriptors
-    processes: int | None = 512  # RLIMIT_NPROC, processes of the *user*; root is exempt (see docs)
+    processes: int | None = 512  # cgroup pids.max (tasks); RLIMIT_NPROC counts the user's, root exempt
     log_bytes: int = MIB  # bytes of stdout+stderr kept in the bot's log; the rest is dropped
+    cpus: float | None = 1.0  # cgroup CPU quota in cores: a busy bot cannot starve its opponent
+    disk_mb: int | None = 64  # size of the sandbox's private /tmp (and HOME)
+    sandbox: bool = True  # False: run unconfined (--no-sandbox), for trusted bots only
 
     def rlimits(self) -> list[tuple[int, int]]:
-        """Returns (resource, value) for every limit that is set."""
+        """Returns (resource, value) for every rlimit that is set."""
         pairs = [
             (resource.RLIMIT_AS, None if self.memory_mb is None else self.memory_mb * MIB),
             (resource.RLIMIT_CPU, self.cpu_seconds),
@@ -72,8 +78,41 @@ class BotLimits:
             out.append((res, value, hard))
         return out
 
-    def wrap(self, argv: tuple[str, ...]) -> tuple[str, ...]:
-        """Returns a command that sets the limits and then execs ``argv`` (same pid, same env).
+    def cgroup_limits(self) -> cgroups.CgroupLimits:
+        """Returns what each bot's cgroup bounds."""
+        memory = None if self.memory_mb is None else self.memory_mb * MIB
+        return cgroups.CgroupLimits(memory, self.cpus, self.processes)
+
+    def describe(self) -> str:
+        """Returns the line that tells the operator how bots run and which limits are in force where."""
+        support = cgroups.support()
+        by_cgroup = {"memory": "memory", "cpu": "cpu", "pids": "processes"}
+        enforced = {by_cgroup[c] for c in support.parents}
+
+        def where(name: str, rlimit: bool) -> str:
+            if name in enforced:
+                return "cgroup" + (" + rlimit" if rlimit else "")
+            return "rlimit" if rlimit else "not enforced: no writable cgroup"
+
+        parts = [
+            _limit("memory", self.memory_mb, "MiB", where("memory", True)),
+            _limit("CPU share", self.cpus, "cores", where("cpu", False)),
+            _limit("processes", self.processes, "", where("processes", True)),
+            _limit("CPU time", self.cpu_seconds, "s", "rlimit"),
+            _limit("open files", self.open_files, "", "rlimit"),
+        ]
+        if self.sandbox:
+            parts.append(_limit("disk", self.disk_mb, "MiB", "tmpfs"))
+            how = (
+                "bots run sandboxed (bubblewrap: own user, PID, network, IPC, UTS and cgroup namespaces, "
+                "uid 65534, no network, read-only code, private /tmp)"
+            )
+        else:
+            how = UNCONFINED_WARNING
+        return f"arena: {how}; limits per bot: {', '.join(parts)}"
+
+    def wrap(self, argv: tuple[str, ...], cgroup_files: list[str] = ()) -> tuple[str, ...]:
+        """Returns a command that joins the cgroups, sets the limits and then execs ``argv`` (same pid).
 
         Design Detail: not ``preexec_fn``. That makes subprocess fork() the multi-threaded referee
         instead of vfork(); gRPC's fork handlers then restart its poller thread in the child, and
@@ -81,16 +120,37 @@ class BotLimits:
         file descriptor") in about one start in six. A ``python -S`` launcher costs ~20 ms per start.
         """
         numbers = [str(n) for setting in self.settings() for n in setting]
-        return (sys.executable, "-S", "-E", "-c", _LAUNCHER, str(len(numbers) // 3), *numbers, *argv)
+        return (
+            sys.executable, "-S", "-E", "-c", _LAUNCHER,
+            str(len(cgroup_files)), *cgroup_files, str(len(numbers) // 3), *numbers, *argv,
+        )  # fmt: skip
+
+
+UNCONFINED_WARNING = (
+    "WARNING: --no-sandbox: bots run unconfined, as your user, with your files, network and processes "
+    "within reach; use it only with bots you trust"
+)
+
+
+def _limit(name: str, value: float | None, unit: str, where: str) -> str:
+    if value is None:
+        return f"{name} unlimited"
+    shown = f"{value:g}" + (f" {unit}" if unit else "")
+    return f"{name} {shown} ({where})"
 
 
 _LAUNCHER = """\
 import os, resource, sys
-count = int(sys.argv[1])
-numbers = [int(x) for x in sys.argv[2 : 2 + 3 * count]]
+args = sys.argv[1:]
+for file in args[1 : 1 + int(args[0])]:
+    with open(file, "w") as procs:
+        procs.write(str(os.getpid()))
+args = args[1 + int(args[0]) :]
+count = int(args[0])
+numbers = [int(x) for x in args[1 : 1 + 3 * count]]
 for i in range(count):
     resource.setrlimit(numbers[3 * i], (numbers[3 * i + 1], numbers[3 * i + 2]))
-argv = sys.argv[2 + 3 * count :]
+argv = args[1 + 3 * count :]
 try:
     os.execvp(argv[0], argv)
 except OSError as exc:
@@ -111,11 +171,25 @@ class BotSpec:
     name: str  # display name
     argv: tuple[str, ...]  # the command; for a shell command, ("/bin/sh", "-c", text)
     kind: str  # "builtin", "file", "command" or "submitted"
-    cwd: Path | None = None  # the process's working directory; None: the referee's
+    cwd: Path | None = None  # the process's working directory; None: the referee's (a temporary one inside)
+    code: tuple[Path, ...] = ()  # what the bot reads: bound read-only into its sandbox, at the same path
+    env: tuple[tuple[str, str], ...] = ()  # variables its entry command declares (NAME=value words)
+
+
+@dataclasses.dataclass(frozen=True)
+class RefereeEndpoint:
+    """Where bots reach the referee: on loopback (unconfined bots) and on a Unix socket (sandboxed)."""
+
+    tcp: str  # host:port
+    socket: Path | None = None  # the Unix socket bound into every sandbox
 
 
 def resolve_bot(game: str, text: str) -> BotSpec:
-    """Returns how to run the bot that ``text`` names for ``game``; raises BotSpecError."""
+    """Returns how to run the bot that ``text`` names for ``game``; raises BotSpecError.
+
+    A file bot sees its own folder (read-only, its working directory); a shell command sees the
+    current folder (read-only) and the files it names by absolute path.
+    """
     builtins = builtin_bots(game)
     if text in builtins:
         return BotSpec(text, (sys.executable, "-m", "arena.bots", game, text), "builtin")
@@ -123,15 +197,25 @@ def resolve_bot(game: str, text: str) -> BotSpec:
     if path.suffix == ".py" and " " not in text:
         if not path.is_file():
             raise BotSpecError(f"bot file {text} does not exist")
-        return BotSpec(path.stem, (sys.executable, str(path.resolve())), "file")
+        code = sandbox.code_folder(path.resolve())
+        folder = path.resolve().parent
+        return BotSpec(path.stem, (sys.executable, str(path.resolve())), "file", folder, (code,))
     words = shlex.split(text) if text.strip() else []
     if len(words) > 1 or (words and (os.access(text, os.X_OK) and path.is_file())):
-        return BotSpec(_command_name(words), ("/bin/sh", "-c", text), "command")
+        named = tuple(Path(w).resolve() for w in _path_words(words) if Path(w).is_absolute())
+        here = Path.cwd()
+        return BotSpec(_command_name(words), ("/bin/sh", "-c", text), "command", here, (here, *named))
     valid = ", ".join(sorted(builtins)) or "none"
     raise BotSpecError(
         f"unknown bot {text!r} for {game}: built-in bots are {valid}; "
         "or give a path to a Python bot file (my_bot.py) or a quoted shell command ('node bots/node/bot.js')"
     )
+
+
+def _path_words(words: list[str]) -> list[str]:
+    """Returns the words of a command that name existing files (the value of NAME=value included)."""
+    candidates = [w.split("=", 1)[1] if "=" in w else w for w in words]
+    return [w for w in candidates if w and os.path.isfile(w)]
 
 
 def _command_name(words: list[str]) -> str:
@@ -144,6 +228,10 @@ def _command_name(words: list[str]) -> str:
 class BotProcess:
     """One running bot process, started under ``limits``. Its stdout and stderr go to ``log_path``.
 
+    Sandboxed (the default), the process is bwrap, which runs the bot in its own namespaces; the
+    folders in ``private`` (replays, logs, arena's state) are covered with an empty tmpfs should the
+    bot's code folder contain them. ``env`` holds ARENA_TOKEN; ARENA_ADDRESS comes from ``endpoint``.
+
     Design Detail: the bot's output goes through a pipe to a reader thread that writes at most
     ``limits.log_bytes`` bytes to the log and discards the rest (still draining the pipe, so the bot
     never blocks on a full pipe). RLIMIT_FSIZE was the alternative, but it would kill a bot for writing
@@ -151,22 +239,37 @@ class BotProcess:
     """
 
     def __init__(
-        self, spec: BotSpec, env: dict[str, str], log_path: Path, limits: BotLimits = DEFAULT_LIMITS
+        self,
+        spec: BotSpec,
+        env: dict[str, str],
+        log_path: Path,
+        limits: BotLimits = DEFAULT_LIMITS,
+        endpoint: RefereeEndpoint | None = None,
+        private: tuple[Path, ...] = (),
     ) -> None:
         self.spec = spec
         self.log_path = log_path
         self.limits = limits
-        self.marker = secrets.token_hex(8)  # inherited by every descendant: finds escaped children
+        self.marker = secrets.token_hex(8)  # unsandboxed: inherited by every descendant
+        self._hits: list[str] | None = None
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        self.popen = subprocess.Popen(
-            limits.wrap(spec.argv),
-            env={**os.environ, **env, MARKER_VARIABLE: self.marker},
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            cwd=spec.cwd,
-        )
+        argv, cwd, process_env = self._command(env, endpoint, private)
+        support = cgroups.support()
+        self.cgroup = cgroups.BotCgroup(limits.cgroup_limits(), support) if support.parents else None
+        try:
+            self.popen = subprocess.Popen(
+                limits.wrap(argv, self.cgroup.procs_files if self.cgroup else []),
+                env=process_env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                cwd=cwd,
+            )
+        except OSError:
+            if self.cgroup:
+                self.cgroup.remove()
+            raise
         self._reader = threading.Thread(
             target=_copy_capped,
             args=(self.popen.stdout, log_path, limits.log_bytes),
@@ -175,28 +278,60 @@ class BotProcess:
         )
         self._reader.start()
 
+    def _command(
+        self, env: dict[str, str], endpoint: RefereeEndpoint | None, private: tuple[Path, ...]
+    ) -> tuple[tuple[str, ...], Path | None, dict[str, str]]:
+        """Returns (argv, working directory, environment) of the process the referee starts."""
+        declared = dict(self.spec.env)
+        if self.limits.sandbox:
+            request = sandbox.SandboxRequest(
+                argv=self.spec.argv,
+                code=self.spec.code,
+                cwd=self.spec.cwd or Path("/tmp"),
+                socket=endpoint.socket if endpoint and endpoint.socket else None,
+                env={**declared, **env},
+                hide=private,
+                disk_bytes=None if self.limits.disk_mb is None else self.limits.disk_mb * MIB,
+            )
+            return tuple(sandbox.command(request)), None, {"PATH": sandbox.DEFAULT_PATH}
+        basics = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "TMPDIR") if k in os.environ}
+        address = {"ARENA_ADDRESS": endpoint.tcp} if endpoint else {}
+        process_env = {**basics, **declared, **env, **address, MARKER_VARIABLE: self.marker}
+        return self.spec.argv, self.spec.cwd, process_env
+
     @property
     def pid(self) -> int:
-        """Returns the process id of the bot (also its process group and session id)."""
+        """Returns the process id of the bot (sandboxed: of its bwrap; also its process group)."""
         return self.popen.pid
 
     @property
     def exit_code(self) -> int | None:
         """Returns the exit code, or None while the process runs (-N: killed by signal N)."""
-        return self.popen.poll()
+        code = self.popen.poll()
+        if code is not None and self.limits.sandbox and code > 128:
+            return -(code - 128)  # bwrap exits with 128 + N when the bot was killed by signal N
+        return code
 
     def exit_description(self) -> str:
-        """Returns how the process ended, naming the limit when a resource limit's signal killed it."""
-        code = self.popen.poll()
+        """Returns how the process ended, naming the limit that killed it when one did."""
+        code = self.exit_code
         if code is None:
             return "still running"
+        hits = self.limits_hit()
+        because = f"; {', '.join(hits)}" if hits else ""
         if code >= 0:
-            return f"exited with code {code}"
+            return f"exited with code {code}{because}"
         try:
             name = signal.Signals(-code).name
         except ValueError:
-            return f"killed by signal {-code}"
-        return f"killed by {name}" + SIGNAL_CAUSES.get(name, "")
+            return f"killed by signal {-code}{because}"
+        return f"killed by {name}" + SIGNAL_CAUSES.get(name, "") + because
+
+    def limits_hit(self) -> list[str]:
+        """Returns the cgroup limits the bot ran into (fork refused, memory exhausted)."""
+        if self._hits is not None:
+            return self._hits
+        return self.cgroup.limits_hit() if self.cgroup else []
 
     def log_tail(self, lines: int = 5) -> str:
         """Returns the last lines the bot printed, joined by ' | ' (each cut to 200 characters)."""
@@ -211,8 +346,9 @@ class BotProcess:
         return " | ".join(tail)
 
     def stop(self, grace: float = 2.0) -> None:
-        """Lets the process exit by itself within ``grace`` seconds, then ends its whole process group
-        and every other process that inherited its marker (children that left the group)."""
+        """Lets the process exit by itself within ``grace`` seconds, then ends its whole process tree:
+        its process group, its cgroup, its PID namespace (sandboxed) or every process that inherited
+        its marker (unconfined). The limits it ran into are added to its log."""
         deadline = time.monotonic() + grace
         while self.popen.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -232,12 +368,17 @@ class BotProcess:
                 break
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=1.0)
-        kill_marked(self.marker)
+        if self.cgroup:
+            self.cgroup.kill_all()
+        if not self.limits.sandbox:
+            kill_marked(self.marker)
         self._reader.join(timeout=1.0)
-
-    def survivors(self) -> list[int]:
-        """Returns the pids still alive that belong to this bot (its group, or carrying its marker)."""
-        return sorted(set(_marked_pids(self.marker)) | set(_group_pids(self.popen.pid)))
+        if self.cgroup and self._hits is None:
+            self._hits = self.cgroup.limits_hit()
+            self.cgroup.remove()
+            if self._hits:
+                with contextlib.suppress(OSError), open(self.log_path, "a", encoding="utf-8") as log:
+                    log.write("".join(f"[arena: {hit}]\n" for hit in self._hits))
 
 
 def _copy_capped(pipe: IO[bytes], log_path: Path, cap: int) -> None:

@@ -1,8 +1,10 @@
 """Runs a series of matches between bot processes on an in-process referee (``arena match``).
 
-The referee server listens on loopback; each bot argument becomes a process with its own lease, kept
-across the games of the series (a bot that crashed or disconnected is restarted for the next game).
-Seats rotate between games, game ``g`` uses seed ``seed + g``, and every game writes its replay.
+The referee server listens on loopback and on a Unix socket (the sandboxed bots' only way out); each
+bot argument becomes a process with its own lease, kept across the games of the series (a bot that
+crashed or disconnected is restarted for the next game). Seats rotate between games, game ``g``'s seed
+is derived from the series seed by a hash (``series_seed``: no game's seed tells another's), and
+every game writes its replay.
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from arena.games.base import Game
+from arena.paths import state_dir
 from arena.referee.leases import Lease, LeaseRegistry
 from arena.referee.match import Match, MatchConfig, MatchRecord, SeatState
-from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotProcess, BotSpec
+from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotProcess, BotSpec, RefereeEndpoint
 from arena.referee.replay import ReplayWriter
-from arena.referee.server import start_server
+from arena.referee.server import start_referee
+from arena.seeds import series_seed
 
 DEFAULT_JOIN_TIMEOUT = timedelta(seconds=15)
 
@@ -55,7 +59,7 @@ class SeriesConfig:
     join_timeout: timedelta = DEFAULT_JOIN_TIMEOUT
     log_dir: Path | None = None
     match_id: str = ""  # the match id in records and replays; default GAME-gameN (never the seed)
-    bot_limits: BotLimits = DEFAULT_LIMITS  # resource limits of every bot process
+    bot_limits: BotLimits = DEFAULT_LIMITS  # resource limits of every bot process, and its sandbox
 
 
 def unique_names(specs: list[BotSpec]) -> list[str]:
@@ -73,7 +77,7 @@ class SharedReferee:
     """A referee server that several series share (each series then leaves it running)."""
 
     registry: LeaseRegistry
-    port: int
+    endpoint: RefereeEndpoint
 
 
 async def run_series(
@@ -86,16 +90,27 @@ async def run_series(
 ) -> list[GameResult]:
     """Plays ``config.games`` games between the bots; returns each game's result.
 
-    Without ``referee``, the series starts its own server on loopback and stops it at the end.
+    Without ``referee``, the series starts its own server and stops it at the end.
     """
     game.check_players(len(specs))
-    server = None
-    if referee is None:
-        registry = LeaseRegistry()
-        server, port = await start_server(registry)
-    else:
-        registry, port = referee.registry, referee.port
+    async with contextlib.AsyncExitStack() as stack:
+        if referee is None:
+            registry = LeaseRegistry()
+            endpoint = await stack.enter_async_context(start_referee(registry))
+            referee = SharedReferee(registry, endpoint)
+        return await _run_series(game, specs, config, referee, on_result, on_step)
+
+
+async def _run_series(
+    game: Game,
+    specs: list[BotSpec],
+    config: SeriesConfig,
+    referee: SharedReferee,
+    on_result: Callable[[GameResult], None] | None,
+    on_step: Callable[[Any, list, tuple], None] | None,
+) -> list[GameResult]:
     log_dir = config.log_dir or Path(tempfile.mkdtemp(prefix="arena-bots-"))
+    private = tuple(p for p in (config.replay_dir, log_dir) if p is not None)
     entries = [
         BotEntry(spec, name, i) for i, (spec, name) in enumerate(zip(specs, unique_names(specs), strict=True))
     ]
@@ -103,16 +118,20 @@ async def run_series(
     try:
         for number in range(config.games):
             await connect_bots(
-                entries, registry, f"127.0.0.1:{port}", log_dir, config.join_timeout, config.bot_limits
+                entries,
+                referee.registry,
+                referee.endpoint,
+                log_dir,
+                config.join_timeout,
+                config.bot_limits,
+                private,
             )
             result = await _play_one(game, entries, number, config, on_step)
             results.append(result)
             if on_result:
                 on_result(result)
     finally:
-        await stop_bots(entries, registry)
-        if server is not None:
-            await server.stop(grace=0.5)
+        await stop_bots(entries, referee.registry)
     return results
 
 
@@ -127,12 +146,16 @@ async def stop_bots(entries: list[BotEntry], registry: LeaseRegistry) -> None:
 async def connect_bots(
     entries: list[BotEntry],
     registry: LeaseRegistry,
-    address: str,
+    endpoint: RefereeEndpoint,
     log_dir: Path,
     timeout: timedelta,
     limits: BotLimits = DEFAULT_LIMITS,
+    private: tuple[Path, ...] = (),
 ) -> None:
-    """(Re)starts every bot whose stream is not open and waits until each joined, exited or timed out."""
+    """(Re)starts every bot whose stream is not open and waits until each joined, exited or timed out.
+
+    ``private`` names folders no bot may read (replays, logs), hidden from the sandbox.
+    """
     starting = [e for e in entries if e.lease is None or not e.lease.connected]
     for entry in starting:
         if entry.lease:
@@ -145,9 +168,11 @@ async def connect_bots(
         try:
             entry.process = BotProcess(
                 entry.spec,
-                {"ARENA_ADDRESS": address, "ARENA_TOKEN": entry.lease.token},
+                {"ARENA_TOKEN": entry.lease.token},
                 log_path,
                 limits,
+                endpoint,
+                (*private, log_dir, state_dir()),
             )
         except OSError as exc:
             entry.process = None
@@ -190,7 +215,7 @@ async def _play_one(
 ) -> GameResult:
     n = len(entries)
     seated = [entries[(seat + number) % n] for seat in range(n)]  # seats rotate between games
-    seed = config.seed + number
+    seed = series_seed(config.seed, number)
     match_id = _match_id(game, config, number)
     path = config.replay_dir / f"{game.spec.name}-{seed}.jsonl" if config.replay_dir is not None else None
     return await play_match(game, seated, seed, match_id, config.match, path, on_step)
