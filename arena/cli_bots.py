@@ -15,7 +15,7 @@ from typing import Annotated, TypeVar
 import redis
 import typer
 
-from arena.console import say
+from arena.console import printable, say
 from arena.queue import submissions
 from arena.queue.jobs import connect, retrying
 from arena.queue.server import RedisSetupError, resolve_url
@@ -85,7 +85,9 @@ def register(app: typer.Typer, cli_error: type[Exception]) -> None:
             return
         typer.echo(f"{'submitted' if new_secret else 'updated'} {describe(submission)}")
         if new_secret:
-            typer.echo(f"owner secret (shown only now; needed to update or remove {name}): {new_secret}")
+            typer.echo(
+                f"owner secret (shown only now; needed to update or remove {printable(name)}): {new_secret}"
+            )
 
     @bots.command("list")
     def list_command(
@@ -122,7 +124,7 @@ def register(app: typer.Typer, cli_error: type[Exception]) -> None:
         if secret is None:
             raise cli_error(f"removing {name} needs its owner secret: pass --secret")
         gone = call(redis_, lambda c: submissions.remove(c, name, secret))
-        typer.echo(f"removed {name} ({gone} stored versions deleted)")
+        typer.echo(f"removed {printable(name)} ({gone} stored versions deleted)")
 
 
 def _size(n: int) -> str:
@@ -134,39 +136,45 @@ def _when(timestamp: float) -> str:
 
 
 def _what(s: Submission) -> str:
+    """Returns what the bot runs, escaped by ``printable`` (the entry command is the submitter's text)."""
     if s.kind == submissions.BUILTIN:
-        return f"built-in {s.builtin}"
+        return f"built-in {printable(s.builtin)}"
     files = f"{s.files} file" + ("" if s.files == 1 else "s")
-    return f"{files}, {_size(s.packed_bytes)} packed, entry: {' '.join(s.entry)}"
+    return f"{files}, {_size(s.packed_bytes)} packed, entry: {printable(' '.join(s.entry))}"
+
+
+def _names(values: list[str] | tuple[str, ...], separator: str = ", ") -> str:
+    return printable(separator.join(values))
 
 
 def describe(s: Submission) -> str:
-    """Returns one line naming the bot, its version, games and what it runs."""
-    return f"{s.name} version {s.version} (plays {', '.join(s.games)}; {_what(s)})"
+    """Returns one line naming the bot, its version, games and what it runs (escaped by ``printable``)."""
+    return f"{printable(s.name)} version {printable(s.version)} (plays {_names(s.games)}; {_what(s)})"
 
 
 def format_list(found: list[Submission]) -> str:
-    """Returns the ``arena bots list`` table."""
+    """Returns the ``arena bots list`` table (stored text escaped by ``printable``)."""
     if not found:
         return "no submitted bots yet: see 'arena bots submit --help'"
     lines = [f"  {'bot':<20} {'version':<20} {'games':<24} {'updated':<20}  runs"]
     for s in found:
         lines.append(
-            f"  {s.name:<20} {s.version:<20} {','.join(s.games):<24} {_when(s.updated):<20}  {_what(s)}"
+            f"  {printable(s.name):<20} {printable(s.version):<20} {_names(s.games, ','):<24} "
+            f"{_when(s.updated):<20}  {_what(s)}"
         )
     return "\n".join(lines)
 
 
 def format_show(s: Submission) -> str:
-    """Returns the ``arena bots show`` text."""
+    """Returns the ``arena bots show`` text (stored text escaped by ``printable``)."""
     return "\n".join(
         [
-            f"bot:      {s.name}",
-            f"games:    {', '.join(s.games)}",
-            f"version:  {s.version}",
+            f"bot:      {printable(s.name)}",
+            f"games:    {_names(s.games)}",
+            f"version:  {printable(s.version)}",
             f"runs:     {_what(s)}",
             f"created:  {_when(s.created)}",
             f"updated:  {_when(s.updated)}",
-            f"versions: {', '.join(s.versions)}",
+            f"versions: {_names(s.versions)}",
         ]
     )

@@ -19,7 +19,7 @@ from typing import Annotated
 import redis
 import typer
 
-from arena.console import say
+from arena.console import printable, say
 from arena.games import GameError, get_game
 from arena.queue import keys, store, submissions
 from arena.queue.jobs import MAX_ATTEMPTS, connect, enqueue, ensure_group, retrying, shown_url
@@ -254,7 +254,8 @@ def _rows(client: redis.Redis, url: str, game: str, resamples: int) -> list[Row]
 
 
 def format_leaderboard(game: str, rows: list[Row]) -> str:
-    """Returns the leaderboard as a terminal table."""
+    """Returns the leaderboard as a terminal table (names and versions escaped by ``printable``)."""
+    game = printable(game)
     if not rows:
         return f"no recorded matches of {game} yet"
     lines = [
@@ -265,14 +266,15 @@ def format_leaderboard(game: str, rows: list[Row]) -> str:
     for r in rows:
         interval = f"{r.low:.0f}..{r.high:.0f}"
         lines.append(
-            f"  {r.rank:>4}  {r.bot:<20} {r.version or '-':<20} {r.elo:>7.1f}  {interval:<15} {r.games:>6} "
-            f"{r.wins:>5} {r.draws:>5} {r.losses:>6} {100 * r.score_rate:>5.1f}%"
+            f"  {r.rank:>4}  {printable(r.bot):<20} {printable(r.version or '-'):<20} {r.elo:>7.1f}  "
+            f"{interval:<15} {r.games:>6} {r.wins:>5} {r.draws:>5} {r.losses:>6} {100 * r.score_rate:>5.1f}%"
         )
     return "\n".join(lines)
 
 
 def show_status(url: str) -> None:
-    """Prints the recent tournaments, the queue's state and the newest dead letters."""
+    """Prints the recent tournaments, the queue's state and the newest dead letters (every text read
+    from Redis escaped by ``printable``: a dead letter's error can quote a bot's output)."""
     client = connect(url)
 
     def gather() -> tuple:
@@ -288,6 +290,7 @@ def show_status(url: str) -> None:
     if not tournaments:
         typer.echo("no tournaments yet")
     for t in tournaments:
+        t = {k: printable(v) for k, v in t.items()}
         done = int(t.get("recorded", 0)) + int(t.get("dead", 0))
         typer.echo(
             f"{t['id']}: {t.get('game')} {t.get('format')} {t.get('bots')} — {done}/{t.get('total')} done "
@@ -296,4 +299,5 @@ def show_status(url: str) -> None:
     if dead:
         typer.echo("dead letters (newest first):")
         for d in dead:
+            d = {k: printable(v) for k, v in d.items()}
             typer.echo(f"  {d['match_id']}: failed {d['attempts']} times: {d['error']}")

@@ -9,6 +9,15 @@ Design Detail: Play is registered with a raw-bytes request deserializer and pars
 itself. Bytes that are not a BotMessage then get an Error (or, as the first message, a status) that
 says so, instead of gRPC's generic "Exception deserializing request" that ends the stream. Messages
 over ``MAX_MESSAGE_BYTES`` are refused by gRPC itself with RESOURCE_EXHAUSTED before they are read.
+
+Design Detail: anyone who can reach the port can open Play streams, and each costs the referee ~14 KiB
+before it has said who it is. So a stream must send its Join within ``JOIN_WINDOW`` or it is closed with
+DEADLINE_EXCEEDED, and at most ``MAX_UNJOINED`` streams may be waiting for their first message at once:
+one more is refused at once with RESOURCE_EXHAUSTED. A stream stops counting when its first message
+arrives (whatever it is) or it ends in any way (abort, cancellation, the client hanging up), so streams
+that joined never count and a silent stream holds its place for one window at most. The cap bounds the
+memory, not who gets in: a client that keeps reopening silent streams keeps the cap full, and while it
+is full a new stream is refused, a real bot's included (a stream already open may still join).
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from datetime import timedelta
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -32,6 +42,10 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Referee"].full_name
 # The largest message a bot may send (grpc.max_receive_message_length): 64 KiB. A real answer is a few
 # bytes, and the largest legal Action of any game is under 100 bytes.
 MAX_MESSAGE_BYTES = 64 * 1024
+# How long a new stream may take to send its first message (Join); a bot's SDK sends it at once.
+JOIN_WINDOW = timedelta(seconds=5)
+# How many streams may be open without having sent their first message; a referee runs a few dozen bots.
+MAX_UNJOINED = 64
 
 
 def parse_bot_message(data: bytes) -> tuple[pb.BotMessage | None, str]:
@@ -50,16 +64,51 @@ def _error(code: int, text: str) -> pb.RefereeMessage:
 
 
 class RefereeServicer:
-    """The Referee service; ``Play`` receives raw bytes (see the module's Design Detail)."""
+    """The Referee service; ``Play`` receives raw bytes and guards its first message (see the module's
+    Design Details)."""
 
-    def __init__(self, registry: LeaseRegistry) -> None:
+    def __init__(
+        self,
+        registry: LeaseRegistry,
+        join_window: timedelta = JOIN_WINDOW,
+        max_unjoined: int = MAX_UNJOINED,
+    ) -> None:
         self.registry = registry
+        self.join_window = join_window
+        self.max_unjoined = max_unjoined
+        self.unjoined = 0  # streams open now that have not sent their first message
+
+    async def _first_message(
+        self, request_iterator: AsyncIterator[bytes], context: grpc.aio.ServicerContext
+    ) -> bytes | None:
+        """Returns the stream's first message (None if the client closed it first); aborts a stream over
+        the cap of unjoined streams, or one whose first message misses the join window."""
+        if self.unjoined >= self.max_unjoined:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"too many streams waiting to join: at most {self.max_unjoined} may be open without having "
+                "sent Join(token); try again later",
+            )
+        self.unjoined += 1
+        try:
+            async with asyncio.timeout(self.join_window.total_seconds()):
+                return await anext(aiter(request_iterator), None)
+        except TimeoutError:
+            pass
+        finally:
+            self.unjoined -= 1
+        await context.abort(
+            grpc.StatusCode.DEADLINE_EXCEEDED,
+            f"the first message of a stream must be Join(token), sent within "
+            f"{self.join_window.total_seconds():g} s of opening it; none came",
+        )
+        return None  # not reached: abort raises
 
     async def Play(
         self, request_iterator: AsyncIterator[bytes], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.RefereeMessage]:
         """Authenticates the stream with its Join, then relays the lease's messages both ways."""
-        data = await anext(aiter(request_iterator), None)
+        data = await self._first_message(request_iterator, context)
         if data is None:
             return
         first, problem = parse_bot_message(data)
@@ -132,15 +181,25 @@ def _referee_handler(servicer: RefereeServicer) -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler(SERVICE_NAME, {"Play": play})
 
 
-async def start_server(registry: LeaseRegistry, address: str = "127.0.0.1:0") -> tuple[grpc.aio.Server, int]:
-    """Starts a referee server on ``address``; returns it and the port it listens on."""
+async def start_server(
+    registry: LeaseRegistry,
+    address: str = "127.0.0.1:0",
+    join_window: timedelta = JOIN_WINDOW,
+    max_unjoined: int = MAX_UNJOINED,
+) -> tuple[grpc.aio.Server, int]:
+    """Starts a referee server on ``address``; returns it and the port it listens on.
+
+    A Play stream must send Join within ``join_window``, and at most ``max_unjoined`` streams may be
+    waiting to do so at once (see the module's Design Detail).
+    """
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.so_reuseport", 0),
         ]
     )
-    server.add_generic_rpc_handlers((_referee_handler(RefereeServicer(registry)),))
+    servicer = RefereeServicer(registry, join_window, max_unjoined)
+    server.add_generic_rpc_handlers((_referee_handler(servicer),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
