@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
 import sys
 from datetime import timedelta
 from pathlib import Path
@@ -15,12 +14,15 @@ from typing import Annotated, Any
 import typer
 
 from arena import cli_bots, cli_leaderboard, cli_tournament, codec
+from arena.console import printable, say
 from arena.games import GAMES, GameError, get_game
 from arena.paths import state_dir
 from arena.referee.match import MatchConfig
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpecError, resolve_bot
 from arena.referee.replay import ReplayError, first_difference, read_lines, reproduce
 from arena.referee.runner import GameResult, SeriesConfig, run_series
+from arena.referee.sandbox import SandboxError, check_sandbox
+from arena.seeds import fresh_seed
 
 # Typer's usage errors, found through its public BadParameter (newer typer vendors click, older uses it).
 UsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
@@ -57,7 +59,10 @@ def match_command(
     ],
     seed: Annotated[
         int | None,
-        typer.Option(help="Seed of the first game (game g uses seed + g) [default: a random one, shown]."),
+        typer.Option(
+            help="Seed of the series, for reproducing local runs with trusted bots (each game's seed is a "
+            "hash of it; a bot can guess a small one from its hand) [default: 64 random bits, shown]."
+        ),
     ] = None,
     games: Annotated[
         int, typer.Option("--games", min=1, help="Number of games; seats rotate between games.")
@@ -91,6 +96,20 @@ def match_command(
         int,
         typer.Option(min=1, help="KiB of a bot's stdout and stderr kept in its log; the rest is dropped."),
     ] = DEFAULT_LIMITS.log_bytes // 1024,
+    bot_cpus: Annotated[
+        float,
+        typer.Option(min=0, help="CPU cores' worth of time per bot at most (cgroup quota); 0: no cap."),
+    ] = DEFAULT_LIMITS.cpus or 0,
+    bot_disk_mb: Annotated[
+        int, typer.Option(min=0, help="Size of each sandboxed bot's private /tmp, in MiB; 0: no cap.")
+    ] = DEFAULT_LIMITS.disk_mb or 0,
+    no_sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--no-sandbox",
+            help="Run the bots unconfined, with your user's files, network and processes: trusted bots only.",
+        ),
+    ] = False,
 ) -> None:
     """Play GAME between bots through the gRPC referee, and print the results."""
     try:
@@ -99,10 +118,21 @@ def match_command(
         specs = [resolve_bot(engine.spec.name, bot) for bot in bots]
     except (GameError, BotSpecError) as exc:
         raise CliError(str(exc)) from None
+    limits = BotLimits(
+        memory_mb=bot_memory_mb or None,
+        cpu_seconds=bot_cpu_seconds or None,
+        open_files=bot_open_files or None,
+        processes=bot_processes or None,
+        log_bytes=bot_log_kb * 1024,
+        cpus=bot_cpus or None,
+        disk_mb=bot_disk_mb or None,
+        sandbox=not no_sandbox,
+    )
+    announce_limits(limits, verbose)
     if seed is None:
         # Design detail: every hidden card and future roll is drawn from the seed, so an unguessable
         # one is the default; a chosen seed is for reproducing a game.
-        seed = secrets.randbits(62)
+        seed = fresh_seed()
     config = SeriesConfig(
         games=games,
         seed=seed,
@@ -110,13 +140,7 @@ def match_command(
         replay_dir=replay_dir or state_dir() / "replays",
         log_dir=(replay_dir or state_dir() / "replays") / "logs",
         join_timeout=timedelta(seconds=join_timeout),
-        bot_limits=BotLimits(
-            memory_mb=bot_memory_mb or None,
-            cpu_seconds=bot_cpu_seconds or None,
-            open_files=bot_open_files or None,
-            processes=bot_processes or None,
-            log_bytes=bot_log_kb * 1024,
-        ),
+        bot_limits=limits,
     )
     from tqdm import tqdm
 
@@ -125,7 +149,7 @@ def match_command(
     def on_result(result: GameResult) -> None:
         bar.update(1)
         for note in result.notes:
-            bar.write(f"arena: {result.record.match_id}: {note}", file=sys.stderr)
+            bar.write(f"arena: {result.record.match_id}: {printable(note)}", file=sys.stderr)
         if as_json:
             bar.write(json.dumps(result_json(result)), file=sys.stdout)
         elif verbose or games == 1:
@@ -136,6 +160,18 @@ def match_command(
     bar.close()
     if not as_json and games > 1:
         typer.echo(format_summary(results))
+
+
+def announce_limits(limits: BotLimits, verbose: bool) -> None:
+    """Checks that the sandbox can start here (raises CliError saying why not and what to do), then
+    says how bots run: always when they run unconfined, else with ``verbose``."""
+    if limits.sandbox:
+        try:
+            check_sandbox()
+        except SandboxError as exc:
+            raise CliError(str(exc)) from None
+    if verbose or not limits.sandbox:
+        say(limits.describe())
 
 
 def result_json(result: GameResult) -> dict[str, Any]:

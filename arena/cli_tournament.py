@@ -24,9 +24,12 @@ from arena.games import GameError, get_game
 from arena.queue import keys, store, submissions
 from arena.queue.jobs import MAX_ATTEMPTS, connect, enqueue, ensure_group, retrying, shown_url
 from arena.queue.plan import FORMATS, TournamentSpec, plan
-from arena.queue.server import RedisSetupError, resolve_url
+from arena.queue.server import ENV_URL, RedisSetupError, resolve_url
 from arena.queue.worker import DEFAULT_IDLE_TIMEOUT, Worker, WorkerConfig
 from arena.ratings import Row
+from arena.referee.processes import DEFAULT_LIMITS, BotLimits
+from arena.referee.sandbox import SandboxError, check_sandbox
+from arena.seeds import platform_key
 
 RedisOption = Annotated[
     str | None,
@@ -42,6 +45,27 @@ IdleOption = Annotated[
 
 
 IDLE_DEFAULT = DEFAULT_IDLE_TIMEOUT.total_seconds()
+NoSandboxOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-sandbox",
+        help="Run bots unconfined, with this user's files, network and processes: trusted bots only.",
+    ),
+]
+
+
+def worker_limits(no_sandbox: bool, cli_error: type[Exception], announce: bool = True) -> BotLimits:
+    """Returns the workers' bot limits after checking the sandbox can start here (else ``cli_error``
+    saying why and what to do); ``announce``: says how bots will run (a worker's first line)."""
+    limits = dataclasses.replace(DEFAULT_LIMITS, sandbox=not no_sandbox)
+    if limits.sandbox:
+        try:
+            check_sandbox()
+        except SandboxError as exc:
+            raise cli_error(str(exc)) from None
+    if announce:
+        say(limits.describe())
+    return limits
 
 
 def register(app: typer.Typer, cli_error: type[Exception]) -> None:
@@ -60,10 +84,12 @@ def register(app: typer.Typer, cli_error: type[Exception]) -> None:
         burst: Annotated[bool, typer.Option(help="Exit once no job is queued or pending.")] = False,
         max_jobs: Annotated[int | None, typer.Option(min=1, help="Exit after this many jobs.")] = None,
         verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Print a line per job.")] = False,
+        no_sandbox: NoSandboxOption = False,
     ) -> None:
         """Play queued matches from Redis and record their results, until stopped."""
+        limits = worker_limits(no_sandbox, cli_error)
         url = redis_url(redis_)
-        config = WorkerConfig(url, idle_timeout=timedelta(seconds=idle_timeout))
+        config = WorkerConfig(url, idle_timeout=timedelta(seconds=idle_timeout), bot_limits=limits)
         worker = Worker(connect(url), config, say, verbose)
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the finally blocks: stop bot processes
         handled = worker.run(burst=burst, max_jobs=max_jobs)
@@ -86,7 +112,11 @@ def register(app: typer.Typer, cli_error: type[Exception]) -> None:
         rounds: Annotated[int, typer.Option(min=1, help="Times every seating of every group is played.")] = 1,
         seed: Annotated[
             int | None,
-            typer.Option(help="Seed of the first match [default: a random one, shown; pass it to resume]."),
+            typer.Option(
+                help="The tournament's seed, combined with this platform's secret key (so bots cannot "
+                "compute the matches' seeds even from a small one) [default: a random one, shown; pass "
+                "it to resume]."
+            ),
         ] = None,
         duplicate_deals: Annotated[
             bool, typer.Option(help="Play each deal once per seating rotation, so luck cancels out.")
@@ -98,6 +128,7 @@ def register(app: typer.Typer, cli_error: type[Exception]) -> None:
         deadline_ms: Annotated[int, typer.Option(min=1, help="Time allowed per decision, in ms.")] = 2000,
         idle_timeout: IdleOption = IDLE_DEFAULT,
         redis_: RedisOption = None,
+        no_sandbox: NoSandboxOption = False,
     ) -> None:
         """Enqueue a tournament's matches, run them on local workers, and print the leaderboard."""
         if game == "status":
@@ -111,9 +142,10 @@ def register(app: typer.Typer, cli_error: type[Exception]) -> None:
         spec = _with_versions(spec, url, cli_error)
         if not chosen:
             say(f"arena: seed {seed} (run the same command with --seed {seed} to resume this tournament)")
-        run_tournament(
-            spec, url, os.cpu_count() or 1 if workers is None else workers, idle_timeout, cli_error
-        )
+        count = os.cpu_count() or 1 if workers is None else workers
+        if count:
+            worker_limits(no_sandbox, cli_error, announce=False)  # fail before enqueueing: bots can't run
+        run_tournament(spec, url, count, idle_timeout, cli_error, no_sandbox)
 
 
 def _spec(
@@ -156,11 +188,16 @@ def _with_versions(spec: TournamentSpec, url: str, cli_error: type[Exception]) -
 
 
 def run_tournament(
-    spec: TournamentSpec, url: str, workers: int, idle_timeout: float, cli_error: type[Exception]
+    spec: TournamentSpec,
+    url: str,
+    workers: int,
+    idle_timeout: float,
+    cli_error: type[Exception],
+    no_sandbox: bool = False,
 ) -> None:
     """Enqueues the plan, runs local workers, follows the progress, then prints the leaderboard."""
     client = connect(url)
-    jobs = plan(spec)
+    jobs = plan(spec, platform_key())
     tid = spec.tournament_id
 
     def enqueue_all() -> int:
@@ -177,7 +214,7 @@ def run_tournament(
     if workers == 0:
         say("arena: --workers 0: the matches are queued; 'arena worker' plays them")
         return
-    procs = [_start_worker(url, idle_timeout) for _ in range(workers)]
+    procs = [_start_worker(url, idle_timeout, no_sandbox) for _ in range(workers)]
     try:
         _follow(client, url, tid, len(jobs), lambda: all(p.poll() is not None for p in procs), cli_error)
     except KeyboardInterrupt:
@@ -194,9 +231,13 @@ def run_tournament(
     typer.echo(format_leaderboard(spec.game, _rows(client, url, spec.game, 200)))
 
 
-def _start_worker(url: str, idle_timeout: float) -> subprocess.Popen:
-    argv = [sys.executable, "-m", "arena.cli", "worker", "--redis", url, "--idle-timeout", str(idle_timeout)]
-    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+def _start_worker(url: str, idle_timeout: float, no_sandbox: bool) -> subprocess.Popen:
+    """Starts a local worker; the Redis URL (and its password) goes in its environment, not its argv,
+    which every user of the machine can read."""
+    argv = [sys.executable, "-m", "arena.cli", "worker", "--idle-timeout", str(idle_timeout)]
+    argv += ["--no-sandbox"] if no_sandbox else []
+    env = {**os.environ, ENV_URL: url}
+    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env)
 
 
 def _stop_workers(procs: list[subprocess.Popen]) -> None:

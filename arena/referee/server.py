@@ -25,8 +25,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import shutil
+import tempfile
 from collections.abc import AsyncIterator
 from datetime import timedelta
+from pathlib import Path
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -34,6 +37,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from arena.referee.leases import INBOUND_LIMIT, Lease, LeaseError, LeaseRegistry, Malformed
+from arena.referee.processes import RefereeEndpoint
 from arena.v1 import arena_pb2 as pb
 
 log = logging.getLogger(__name__)
@@ -186,8 +190,10 @@ async def start_server(
     address: str = "127.0.0.1:0",
     join_window: timedelta = JOIN_WINDOW,
     max_unjoined: int = MAX_UNJOINED,
+    socket: Path | None = None,
 ) -> tuple[grpc.aio.Server, int]:
-    """Starts a referee server on ``address``; returns it and the port it listens on.
+    """Starts a referee server on ``address`` (and the Unix ``socket``, when given); returns it and
+    the port it listens on.
 
     A Play stream must send Join within ``join_window``, and at most ``max_unjoined`` streams may be
     waiting to do so at once (see the module's Design Detail).
@@ -211,5 +217,24 @@ async def start_server(
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}: the address is in use or invalid")
+    if socket is not None and server.add_insecure_port(f"unix:{socket}") == 0:
+        raise OSError(f"cannot listen on the Unix socket {socket}")
     await server.start()
     return server, port
+
+
+@contextlib.asynccontextmanager
+async def start_referee(registry: LeaseRegistry) -> AsyncIterator[RefereeEndpoint]:
+    """Runs a referee server for bot processes while the context lasts; yields where bots reach it:
+    127.0.0.1 for unconfined bots, and a Unix socket in a private folder (0700) that is bound into
+    every sandbox (a sandboxed bot has no network)."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-referee-"))
+    path = folder / "referee.sock"
+    try:
+        server, port = await start_server(registry, socket=path)
+        try:
+            yield RefereeEndpoint(f"127.0.0.1:{port}", path)
+        finally:
+            await server.stop(grace=0.5)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
