@@ -39,6 +39,7 @@ from arena.bots import builtin_bots
 from arena.games import get_game
 from arena.queue import keys
 from arena.referee.processes import BotSpec
+from arena.referee.sandbox import declared_variables
 
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 VERSION_PATTERN = re.compile(r"^(?:[0-9a-f]{12}|builtin-[0-9a-f]{12})$")
@@ -366,12 +367,13 @@ def bot_spec(client: redis.Redis, game: str, name: str, version: str, cache: Pat
         if builtin not in bots:
             raise SubmissionError(f"bot {name}: {builtin!r} is not a built-in bot of {game}")
         return BotSpec(name, (sys.executable, "-m", "arena.bots", game, builtin), "builtin")
-    argv = json.loads(entry)
-    folder = unpacked(client, version, argv, cache)
-    if argv[0] in PYTHON_WORDS:
+    stored = json.loads(entry)
+    folder = unpacked(client, version, stored, cache)
+    declared, argv = declared_variables(stored)
+    if argv and argv[0] in PYTHON_WORDS:
         # Design detail: "python" means the worker's interpreter, the one with the arena SDK installed.
-        argv = [sys.executable, *argv[1:]]
-    return BotSpec(name, tuple(argv), "submitted", cwd=folder)
+        argv = (sys.executable, *argv[1:])
+    return BotSpec(name, argv, "submitted", cwd=folder, code=(folder,), env=tuple(declared.items()))
 
 
 def unpacked(client: redis.Redis, version: str, entry: Sequence[str], cache: Path) -> Path:

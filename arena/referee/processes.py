@@ -202,9 +202,10 @@ def resolve_bot(game: str, text: str) -> BotSpec:
         return BotSpec(path.stem, (sys.executable, str(path.resolve())), "file", folder, (code,))
     words = shlex.split(text) if text.strip() else []
     if len(words) > 1 or (words and (os.access(text, os.X_OK) and path.is_file())):
-        named = tuple(Path(w).resolve() for w in _path_words(words) if Path(w).is_absolute())
         here = Path.cwd()
-        return BotSpec(_command_name(words), ("/bin/sh", "-c", text), "command", here, (here, *named))
+        script = _script(words)
+        code = (sandbox.code_folder(script),) if script else ()
+        return BotSpec(_command_name(words), ("/bin/sh", "-c", text), "command", here, code)
     valid = ", ".join(sorted(builtins)) or "none"
     raise BotSpecError(
         f"unknown bot {text!r} for {game}: built-in bots are {valid}; "
@@ -212,10 +213,20 @@ def resolve_bot(game: str, text: str) -> BotSpec:
     )
 
 
-def _path_words(words: list[str]) -> list[str]:
-    """Returns the words of a command that name existing files (the value of NAME=value included)."""
-    candidates = [w.split("=", 1)[1] if "=" in w else w for w in words]
-    return [w for w in candidates if w and os.path.isfile(w)]
+def _script(words: list[str]) -> Path | None:
+    """Returns the file a command runs: the first word that names an existing file outside the
+    system and Python runtime (``./bot``, or ``bots/node/bot.js`` in ``node bots/node/bot.js``). Its
+    folder is the code a sandboxed command bot sees; nothing else the command names is bound.
+    """
+    _, command = sandbox.declared_variables(words)
+    runtime = (Path("/usr"), Path("/bin"), *sandbox.python_runtime())
+    for word in command:
+        if not os.path.isfile(word):
+            continue
+        path = Path(word).resolve()
+        if not any(sandbox.under(Path(os.path.abspath(word)), folder) for folder in runtime):
+            return path
+    return None
 
 
 def _command_name(words: list[str]) -> str:
@@ -284,10 +295,14 @@ class BotProcess:
         """Returns (argv, working directory, environment) of the process the referee starts."""
         declared = dict(self.spec.env)
         if self.limits.sandbox:
+            if self.spec.kind == "submitted":  # its files at /bot: no path of the worker's shows
+                code, cwd = tuple((p, sandbox.BOT_INSIDE) for p in self.spec.code), sandbox.BOT_INSIDE
+            else:  # at the same path, so the command's relative paths work
+                code, cwd = tuple((p, p) for p in self.spec.code if p.exists()), self.spec.cwd or Path("/tmp")
             request = sandbox.SandboxRequest(
                 argv=self.spec.argv,
-                code=self.spec.code,
-                cwd=self.spec.cwd or Path("/tmp"),
+                code=code,
+                cwd=cwd,
                 socket=endpoint.socket if endpoint and endpoint.socket else None,
                 env={**declared, **env},
                 hide=private,

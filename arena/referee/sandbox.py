@@ -33,6 +33,7 @@ from pathlib import Path
 
 SANDBOX_UID = 65534  # "nobody": the bot's uid inside its user namespace
 SOCKET_INSIDE = "/run/arena/referee.sock"  # where the referee's Unix socket appears in the sandbox
+BOT_INSIDE = Path("/bot")  # where a submitted bot's files appear (its working directory)
 ADDRESS_INSIDE = f"unix://{SOCKET_INSIDE}"
 HOME_INSIDE = "/tmp/home"
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -63,8 +64,8 @@ class SandboxRequest:
     """What one bot's sandbox must contain: its command, its code, its socket and its variables."""
 
     argv: tuple[str, ...]  # the bot's command, as run inside
-    code: tuple[Path, ...]  # files and folders bound read-only at the same path (the bot's code)
-    cwd: Path  # its working directory inside (one of ``code``, or /tmp)
+    code: tuple[tuple[Path, Path], ...]  # (on the host, inside): the bot's code, bound read-only
+    cwd: Path  # its working directory inside
     socket: Path | None  # the referee's Unix socket on the host (None: the bot gets no referee)
     env: dict[str, str]  # ARENA_TOKEN and the entry's declared variables
     hide: tuple[Path, ...] = ()  # folders inside ``code`` covered by an empty tmpfs (arena's state)
@@ -126,10 +127,10 @@ def python_runtime() -> tuple[Path, ...]:
 
     folders = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), Path(sys.prefix)}
     folders.add(Path(arena.__file__).resolve().parent)
-    return tuple(sorted(p for p in folders if not _under(p, Path("/usr"))))
+    return tuple(sorted(p for p in folders if not under(p, Path("/usr"))))
 
 
-def _under(path: Path, folder: Path) -> bool:
+def under(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
@@ -155,9 +156,10 @@ def command(request: SandboxRequest) -> list[str]:
         args += ["--size", str(request.disk_bytes)]
     args += ["--tmpfs", "/tmp", "--dir", HOME_INSIDE]
     args += _ro_binds(python_runtime())
-    args += _ro_binds(request.code)
+    for outside, inside in request.code:
+        args += ["--ro-bind", str(outside), str(inside)]
     for folder in request.hide:
-        if any(_under(folder, Path(c)) for c in request.code) and folder.is_dir():
+        if any(under(folder, outside) and outside == inside for outside, inside in request.code):
             args += ["--tmpfs", str(folder)]
     if request.socket is not None:
         args += ["--bind", str(request.socket), SOCKET_INSIDE]
@@ -171,7 +173,7 @@ def command(request: SandboxRequest) -> list[str]:
     }
     for name, value in env.items():
         args += ["--setenv", name, value]
-    args += ["--chdir", str(request.cwd), "--", *request.argv]
+    args += ["--dir", str(request.cwd), "--chdir", str(request.cwd), "--", *request.argv]
     return args
 
 

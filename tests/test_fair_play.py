@@ -1,0 +1,207 @@
+"""Fair play, end to end: a cheating bot (tests/bots/cheater.py) against an honest one, through the real
+``arena match`` and a real ``arena worker``, with the sandbox on as it is by default.
+
+Each attack is one a hostile bot author tried against the platform before the sandbox; each test
+checks that the attack got nothing, and that the honest opponent's result is unaffected (no strike,
+no forfeit, a normal end).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.referee import cgroups
+from tests.conftest import REPO, RedisServer, json_lines, run_arena
+
+pytestmark = pytest.mark.e2e
+CHEATER = REPO / "tests" / "bots" / "cheater.py"
+DOCUMENTED_ENVIRONMENT = {"ARENA_ADDRESS", "ARENA_TOKEN", "HOME", "LANG", "PATH", "PWD", "TMPDIR"}
+
+
+def cheat_reports(folder: Path) -> list[dict]:
+    """Returns every report the cheater printed into a bot log under ``folder``."""
+    reports = []
+    for log in sorted(folder.rglob("*.log")):
+        for line in log.read_text(errors="replace").splitlines():
+            if line.startswith("CHEAT "):
+                reports.append(json.loads(line[len("CHEAT ") :]))
+    return reports
+
+
+def bot_logs(folder: Path) -> str:
+    return "\n".join(log.read_text(errors="replace") for log in sorted(folder.rglob("*.log")))
+
+
+def play(tmp_path: Path, attack: str, *options: str, games: int = 1, opponent: str = "random") -> list[dict]:
+    """Plays ``games`` Ninjan games, cheater against ``opponent``; returns the --json results."""
+    command = f"{sys.executable} {CHEATER} {attack}"
+    proc = run_arena(
+        "match", "ninjan", command, opponent, "--json", "--games", str(games),
+        "--replay-dir", str(tmp_path / "replays"), *options,
+        env={"XDG_STATE_HOME": str(tmp_path / "state"), "ARENA_REDIS_URL": "redis://:hunter2@127.0.0.1:1/0"},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    results = json_lines(proc.stdout)
+    assert len(results) == games
+    return results
+
+
+def assert_honest_side_untouched(results: list[dict], honest: str = "random") -> None:
+    for result in results:
+        assert result["termination"] == "normal"
+        for player in result["players"]:
+            if player["bot"] == honest:
+                assert (player["strikes"], player["forfeit"]) == (0, False), result
+
+
+def test_a_bot_sees_no_process_secret_network_or_file_outside_its_sandbox(tmp_path: Path) -> None:
+    state = tmp_path / "state" / "arena"
+    (state / "bots" / "someone-elses-bot").mkdir(parents=True)
+    targets = [
+        str(tmp_path / "replays"),  # replays and bot logs of this very match
+        str(state),  # arena's state: the bot cache, the private Redis, the seed key
+        str(REPO / "tests" / "golden"),  # other files of the repository the bot lives in
+        str(REPO / "bots" / "python"),  # the other bot's code
+        str(Path.home() / ".local"),
+        "/etc/shadow",
+    ]
+    results = play(tmp_path, "snoop " + " ".join(targets), opponent=str(REPO / "bots/python/first_bot.py"))
+    assert_honest_side_untouched(results, honest="first_bot")
+    (report,) = [r for r in cheat_reports(tmp_path / "replays") if "pids" in r]
+    assert report["uid"] == 65534
+    assert report["other_tokens"] == [] and report["secrets"] == []
+    assert set(report["environment"]) <= DOCUMENTED_ENVIRONMENT
+    # the sandbox's init, the shell of the command and the bot: no other bot, no referee, no worker
+    assert report["pids"] == [1, 2, 3]
+    assert report["open_ports"] == []  # nothing on loopback: not Redis, not the referee's TCP port
+    assert report["readable"] == {}, report["readable"]
+
+
+def test_a_bot_cannot_signal_any_other_process(tmp_path: Path) -> None:
+    results = play(tmp_path, "kill", games=2)
+    assert_honest_side_untouched(results)
+    reports = [r for r in cheat_reports(tmp_path / "replays") if "kill_attempts" in r]
+    assert reports and all(r["kill_attempts"] == "done" and r["signalled"] == 0 for r in reports)
+
+
+def test_a_child_that_leaves_the_session_and_clears_its_environment_dies_with_the_bot(tmp_path: Path) -> None:
+    tag = f"{secrets.randbelow(10**6)}.{secrets.randbelow(10**6)}"
+    results = play(tmp_path, f"escape {tag}")
+    assert_honest_side_untouched(results)
+    assert [r for r in cheat_reports(tmp_path / "replays") if "escaped_child" in r]
+    assert not processes_named(tag), "the escaped child outlived the match"
+
+
+def processes_named(tag: str) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if tag.encode() in Path(f"/proc/{name}/cmdline").read_bytes():
+                    found.append(int(name))
+            except OSError:
+                continue
+    return found
+
+
+def test_two_bots_at_one_table_cannot_read_each_others_files(tmp_path: Path) -> None:
+    command = f"{sys.executable} {CHEATER} leave"
+    proc = run_arena(
+        "match", "ninjan", command, command, "--json", "--replay-dir", str(tmp_path / "replays"),
+        env={"XDG_STATE_HOME": str(tmp_path / "state")},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    reports = [r for r in cheat_reports(tmp_path / "replays") if "found_left" in r]
+    assert len(reports) == 2
+    for report in reports:
+        assert all(not name.startswith("hand-") for names in report["found_left"].values() for name in names)
+
+
+# -- limits: each attack is stopped by its limit, reported in the bot's log, and the match goes on --
+
+
+def test_a_fork_bomb_is_stopped_by_the_process_limit(tmp_path: Path) -> None:
+    results = play(tmp_path, "forkbomb", "--bot-processes", "64")
+    assert_honest_side_untouched(results)
+    (report,) = [r for r in cheat_reports(tmp_path / "replays") if "forkbomb_stopped" in r]
+    assert report["forkbomb_stopped"] < 64
+    if "pids" in cgroups.support().parents:
+        assert "[arena: the process limit (64) refused" in bot_logs(tmp_path / "replays")
+
+
+def test_a_disk_fill_is_stopped_by_the_private_tmp_size(tmp_path: Path) -> None:
+    results = play(tmp_path, "diskfill", "--bot-disk-mb", "16")
+    assert_honest_side_untouched(results)
+    (report,) = [r for r in cheat_reports(tmp_path / "replays") if "disk_stopped_at" in r]
+    assert report["disk_stopped_at"] <= 16 << 20
+    assert report["why"] == "No space left on device"
+
+
+def test_a_memory_hog_is_stopped_by_the_memory_limit(tmp_path: Path) -> None:
+    results = play(tmp_path, "memory", "--bot-memory-mb", "300")
+    assert_honest_side_untouched(results)
+    (report,) = [r for r in cheat_reports(tmp_path / "replays") if "memory_stopped_at" in r]
+    assert report["memory_stopped_at"] <= 300 << 20
+
+
+def test_a_bot_burning_every_core_does_not_make_its_opponent_time_out(tmp_path: Path) -> None:
+    """The burner spins two processes per core all match long; its cgroup's quota keeps it to one
+    core, so the honest bot and the referee keep the other and answer within a tight deadline."""
+    if "cpu" not in cgroups.support().parents:
+        pytest.fail("no writable cpu cgroup on this machine: the CPU share cannot be capped")
+    results = play(tmp_path, "burn", "--deadline-ms", "250", "--bot-cpus", "1", games=6)
+    assert_honest_side_untouched(results)
+
+
+# -- a real worker: submitted bots, duplicate deals, a Redis with a password ----------------------
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path):
+    server = RedisServer(tmp_path / "redis-data")
+    (tmp_path / "redis-data").mkdir()
+    server.start()
+    yield server
+    server.kill()
+
+
+def test_through_a_worker_no_bot_reaches_redis_or_remembers_a_duplicate_deal(
+    tmp_path: Path, private_redis: RedisServer
+) -> None:
+    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "TMPDIR": str(tmp_path), "ARENA_REDIS_URL": ""}
+    url = private_redis.url
+    snoop = f"snoop {tmp_path / 'state'} {REPO / 'tests'} {REPO / 'bots'}"
+    for name, attack in (("snooper", snoop), ("leaver", "leave")):
+        entry = f"python cheater.py {attack}"
+        proc = run_arena(
+            "bots", "submit", name, "--games", "ninjan", "--dir", str(CHEATER.parent), "--entry", entry,
+            "--redis", url, env=env,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+    proc = run_arena(
+        "tournament", "ninjan", "--bots", "snooper,leaver,random", "--duplicate-deals", "--workers", "1",
+        "--redis", url, env=env, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    logs = tmp_path  # the worker's bot logs are in a temporary folder under TMPDIR
+    reports = cheat_reports(logs)
+    snoops = [r for r in reports if "pids" in r]
+    assert snoops
+    for report in snoops:
+        assert report["pids"] == [1, 2] and report["uid"] == 65534, report
+        assert report["open_ports"] == [] and report["secrets"] == [] and report["other_tokens"] == [], report
+        assert report["readable"] == {}, report
+    leaves = [r for r in reports if "found_left" in r]
+    assert len(leaves) == 4  # leaver plays 2 groups x 2 rotations, each in a fresh process
+    for report in leaves:
+        assert all(not n.startswith("hand-") for names in report["found_left"].values() for n in names)
+    status = run_arena("leaderboard", "ninjan", "--json", "--redis", url, env=env)
+    rows = json.loads(status.stdout)
+    assert {row["bot"] for row in rows} == {"snooper", "leaver", "random"}
+
