@@ -308,7 +308,8 @@ class BotProcess:
                 hide=private,
                 disk_bytes=None if self.limits.disk_mb is None else self.limits.disk_mb * MIB,
             )
-            return tuple(sandbox.command(request)), None, {"PATH": sandbox.DEFAULT_PATH}
+            argv, inside = sandbox.command(request)
+            return tuple(argv), None, inside
         basics = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "TMPDIR") if k in os.environ}
         address = {"ARENA_ADDRESS": endpoint.tcp} if endpoint else {}
         process_env = {**basics, **declared, **env, **address, MARKER_VARIABLE: self.marker}

@@ -5,8 +5,9 @@ namespaces and runs as uid 65534; it sees the read-only system runtime (``/usr``
 ``/etc``), the Python environment arena runs from (read-only, so SDK bots work), its own code
 (read-only), and a private writable ``/tmp`` (its ``HOME`` too) that is a size-capped tmpfs and
 vanishes with it. It has no network at all: it reaches the referee through one Unix socket bound
-into the sandbox. Its environment is exactly ``ARENA_ADDRESS``, ``ARENA_TOKEN``, ``PATH``, ``HOME``,
-``LANG`` and the variables its own entry command declares (``NAME=value`` words before the program).
+into the sandbox. Its environment is exactly ``ARENA_ADDRESS``, ``ARENA_TOKEN``, ``PATH``,
+``HOME``, ``LANG``, ``TMPDIR`` (and ``PWD``, set by bwrap) and the variables its own entry command
+declares (``NAME=value`` words before the program).
 When the referee stops it, the PID namespace ends and every process it started dies with it.
 
 What this rules out, each with its test in tests/test_sandbox.py and tests/test_fair_play.py:
@@ -104,7 +105,6 @@ def _namespaces() -> list[str]:
         "--hostname", "arena-bot",
         "--die-with-parent",  # the sandbox ends when its bwrap process (the one the referee holds) dies
         "--new-session",  # no TIOCSTI into a terminal
-        "--clearenv",
     ]  # fmt: skip
 
 
@@ -142,9 +142,12 @@ def _ro_binds(paths: Iterable[Path]) -> list[str]:
     return args
 
 
-def command(request: SandboxRequest) -> list[str]:
-    """Returns the bwrap command line that runs ``request.argv`` confined (environment included).
+def command(request: SandboxRequest) -> tuple[list[str], dict[str, str]]:
+    """Returns the bwrap command line that runs ``request.argv`` confined, and the whole environment
+    to start it with (bwrap passes it on unchanged).
 
+    Design detail: the environment is not given as ``--setenv`` arguments: a command line is
+    readable by every user of the machine (``ps``), and the seat token is a secret.
     The private /tmp is mounted before the bot's code, so code that lives under the host's /tmp (a
     test's folder) is still bound; ``code_folder`` never binds /tmp itself.
     """
@@ -171,10 +174,8 @@ def command(request: SandboxRequest) -> list[str]:
         **request.env,
         "ARENA_ADDRESS": ADDRESS_INSIDE,
     }
-    for name, value in env.items():
-        args += ["--setenv", name, value]
     args += ["--dir", str(request.cwd), "--chdir", str(request.cwd), "--", *request.argv]
-    return args
+    return args, env
 
 
 def code_folder(path: Path) -> Path:
