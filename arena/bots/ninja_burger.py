@@ -271,13 +271,15 @@ class NinjaBot(Bot):
 
     def trade(self, obs: Observation, legal_actions: Sequence[Action]) -> Action:
         """Forces the Errand on the eligible rival with the most honor, when a mission is worth more."""
+        targets = [a for a in legal_actions if isinstance(a, ForceTrade)]
+        if not targets:  # asked without an Errand (who is asked is public): nothing to do
+            return Decline()
         ninja = self.ninja(obs, obs.seat)
         assert obs.mission is not None
         items = items_of(obs, obs.seat)
         keep = mission_value(ninja, obs.mission, items)
         if unseen_value(ninja, tuple(sorted(items, key=lambda c: c.id))) <= keep:
             return Decline()
-        targets = [a for a in legal_actions if isinstance(a, ForceTrade)]
         return max(targets, key=lambda a: (obs.players[a.target].honor, -a.target))
 
     # -- its own mission ---------------------------------------------------------------------------

@@ -20,9 +20,12 @@ cards                  16 ninjas, 56 missions (12 Errands), 72 fortune cards: ar
 =====================  =========================================================
 
 Design Detail: every step that needs no decision (salary, deals, draws, reveals, 3d6 rolls, rewards
-and penalties) is resolved inside the ``apply`` that leads to it, from the seeded RNG; a fortune
-window or reroll window only asks the seats that hold a card they could play there. That keeps a game
-at a few hundred decisions.
+and penalties) is resolved inside the ``apply`` that leads to it, from the seeded RNG. Who is asked
+depends on public facts only, so that the shape of the conversation (which seats are asked, how many
+steps) tells no seat anything about a hidden card: a fortune window asks the seats whose hand is not
+empty (opponents not on an Errand), a failed roll asks the active player if its hand is not empty,
+and the Errand trades ask every attendee who has a lower-honor attendee, with ``Decline`` always
+among the legal actions. That keeps a game at a few hundred decisions.
 
 Modules: this one holds what a seat sees and may do (observations, actions, the legal-action queries)
 and the Game interface. The cards, constants and dice are in ninja_burger_cards; the state, the events

@@ -40,7 +40,7 @@ class Phase(IntEnum):
     TRADE = 3  # an Errand holder may force a lower-honor attendee to trade missions
     CHOOSE_SKILL = 4  # the active player picks the skill of a check that offers a choice, before its roll
     WINDOW = 5  # fortune window before a check: one seat may play a card or decline
-    REROLL = 6  # the active player failed a roll and may play a reroll card
+    REROLL = 6  # the active player failed a roll and may play a reroll card (asked if its hand is not empty)
     OVER = 7
 
 
@@ -208,6 +208,27 @@ def _targets(
     return tuple(t for t in range(len(honor)) if t != seat and attended[t] and honor[t] < honor[seat])
 
 
+def _asked_in_window(hand_size: int, seat: int, active: int, mission: MissionCard) -> bool:
+    """Returns whether ``seat`` is asked in a fortune window on ``active``'s (revealed) ``mission``.
+
+    Design Detail: who is asked, and so how many steps a window takes, depends on public facts only:
+    the hand's size, whose mission it is and whether it is an Errand. Asking only the seats that hold
+    a card they could play there told every seat, by the step numbers and the wait, who holds one.
+    Every kind of card comes in an immediate version, so any non-empty hand could hold a playable
+    card: the active player's (a Good Fortune bonus needs no money), and an opponent's unless the
+    mission is an Errand (no Interesting Times on an Errand).
+    """
+    return hand_size > 0 and (seat == active or not mission.errand)
+
+
+def _asked_to_trade(attended: Sequence[bool], honor: Sequence[int], seat: int) -> bool:
+    """Returns whether ``seat`` is asked in the Errand trades: it attended, and so did someone with less
+    honor. Whether it holds an Errand (hidden) decides only its legal actions, never whether it is asked."""
+    return attended[seat] and any(
+        attended[t] and honor[t] < honor[seat] for t in range(len(honor)) if t != seat
+    )
+
+
 def _bonus(items: Sequence[FortuneCard], plays: Sequence[Play], skill: Skill) -> int:
     """Returns a check's bonus in ``skill`` from the active seat's items and the cards played on it."""
     bonus = sum(c.value for c in items if c.skill == skill)
@@ -359,7 +380,7 @@ class _Table:
 
     def next_trade(self) -> None:
         while self.trade_index < self.n:
-            if _targets(self.attended, self.missions, self.honor, self.order[self.trade_index]):
+            if _asked_to_trade(self.attended, self.honor, self.order[self.trade_index]):
                 self.phase = Phase.TRADE
                 return
             self.trade_index += 1
@@ -422,19 +443,18 @@ class _Table:
         self.roll()
 
     def open_window(self) -> None:
-        """Step 6: opponents in seat order after the active player, then the active player."""
+        """Step 6: opponents in seat order after the active player, then the active player (each only
+        if ``_asked_in_window``: public facts decide who is asked, never the cards in a hand)."""
         active = self.active
         self.queue = [(active + k) % self.n for k in range(1, self.n)] + [active]
         self.phase = Phase.WINDOW
         self.next_window()
 
     def next_window(self) -> None:
+        mission = self.missions[self.active]
+        assert mission is not None
         while self.queue:
-            seat = self.queue[0]
-            mission = self.missions[self.active]
-            assert mission is not None
-            opening = self.check_index == 0
-            if _playable(self.hands[seat], seat, self.active, mission, opening, self.money[seat]):
+            if _asked_in_window(len(self.hands[self.queue[0]]), self.queue[0], self.active, mission):
                 self.phase = Phase.WINDOW
                 return
             self.queue.pop(0)
@@ -494,7 +514,7 @@ class _Table:
         ):
             self.ability_reroll_used = True
             self.roll()
-        elif _rerolls(self.hands[seat]):
+        elif self.hands[seat]:  # any hand could hold a reroll card: its size is public, its cards are not
             self.phase = Phase.REROLL
         else:
             self.end_check()
