@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.seeds import series_seed
 from tests.conftest import json_lines, run_arena
 
 pytestmark = pytest.mark.e2e
@@ -49,7 +50,8 @@ def test_one_match_prints_a_result_table_and_writes_a_replay(tmp_path: Path) -> 
     assert "winner:" in proc.stdout and "greedy" in proc.stdout
     (replay,) = tmp_path.glob("*.jsonl")
     lines = json_lines(replay.read_text())
-    assert lines[0]["type"] == "header" and lines[0]["game"] == "ninjan" and lines[0]["seed"] == 3
+    assert lines[0]["type"] == "header" and lines[0]["game"] == "ninjan"
+    assert lines[0]["seed"] == series_seed(3, 0)  # game g of a series plays a hash of --seed and g
     assert lines[0]["versions"]["protocol"] == "arena.v1"
     assert lines[-1]["type"] == "result"
 
@@ -78,7 +80,7 @@ def test_two_hundred_games_json_greedy_beats_random(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     games = json_lines(proc.stdout)
     assert len(games) == 200
-    assert [g["seed"] for g in games] == list(range(1, 201))
+    assert [g["seed"] for g in games] == [series_seed(1, g) for g in range(200)]
     for game in games:
         assert game["game"] == "ninjan"
         assert sorted(p["seat"] for p in game["players"]) == [0, 1]
@@ -109,7 +111,8 @@ def test_same_seed_same_replay_bytes_and_replay_verifies(tmp_path: Path) -> None
             str(tmp_path / run),
         )
         assert proc.returncode == 0, proc.stderr
-    first, second = (tmp_path / "a" / "ninjan-9.jsonl"), (tmp_path / "b" / "ninjan-9.jsonl")
+    name = f"ninjan-{series_seed(9, 0)}.jsonl"
+    first, second = (tmp_path / "a" / name), (tmp_path / "b" / name)
     assert first.read_bytes() == second.read_bytes()
     proc = run_arena("replay", str(first))
     assert proc.returncode == 0, proc.stderr
@@ -119,7 +122,7 @@ def test_same_seed_same_replay_bytes_and_replay_verifies(tmp_path: Path) -> None
 def test_a_tampered_replay_is_caught(tmp_path: Path) -> None:
     proc = run_arena("match", "ninjan", "random", "random", "--seed", "2", "--replay-dir", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
-    path = tmp_path / "ninjan-2.jsonl"
+    path = tmp_path / f"ninjan-{series_seed(2, 0)}.jsonl"
     lines = path.read_text().splitlines()
     result = json.loads(lines[-1])
     result["players"][0]["score"] += 1
