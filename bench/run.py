@@ -21,7 +21,9 @@ Layers:
    Redis queue (a private redis-server) with 1 and 2 worker processes, with the queue's own time
    (Redis round trips) against the time of the matches;
 5. scale: ``--scale`` queued Ninjan matches (default 10,000) drained by 2 workers: the time, the peak
-   resident memory of each worker and of Redis, and how many were lost.
+   resident memory of each worker and of Redis, and how many were lost;
+6. sandbox: what the bot sandbox costs, sandboxed against unconfined, alternating in one run: the time
+   from starting an SDK bot process to its Join, and the wall time per decision of real matches.
 """
 
 from __future__ import annotations
@@ -52,10 +54,10 @@ from arena import codec  # noqa: E402
 from arena.games import GAMES  # noqa: E402
 from arena.referee.leases import Lease, LeaseRegistry  # noqa: E402
 from arena.referee.match import Match, MatchConfig, SeatState  # noqa: E402
-from arena.referee.processes import resolve_bot  # noqa: E402
+from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotProcess, resolve_bot  # noqa: E402
 from arena.referee.replay import ReplayWriter  # noqa: E402
 from arena.referee.runner import SeriesConfig, SharedReferee, run_series  # noqa: E402
-from arena.referee.server import start_server  # noqa: E402
+from arena.referee.server import start_referee  # noqa: E402
 from arena.v1 import arena_pb2 as pb  # noqa: E402
 
 FIRST_BOT = str(REPO / "bots" / "python" / "first_bot.py")
@@ -158,11 +160,15 @@ class SeriesTiming:
     decisions: int  # decisions the bots made
 
 
-async def _timed_series(games: int, referee: SharedReferee | None = None, seed: int = 1) -> SeriesTiming:
+async def _timed_series(
+    games: int, referee: SharedReferee | None = None, seed: int = 1, limits: BotLimits = DEFAULT_LIMITS
+) -> SeriesTiming:
     """Plays ``games`` Ninjan games between two first-legal-action bot processes and times them."""
     specs = [resolve_bot("ninjan", FIRST_BOT), resolve_bot("ninjan", FIRST_BOT)]
     marks: list[float] = []
-    config = SeriesConfig(games=games, seed=seed, match=MatchConfig(deadline=timedelta(seconds=10)))
+    config = SeriesConfig(
+        games=games, seed=seed, match=MatchConfig(deadline=timedelta(seconds=10)), bot_limits=limits
+    )
     results = await run_series(
         GAMES["ninjan"], specs, config, on_result=lambda _: marks.append(time.perf_counter()), referee=referee
     )
@@ -221,15 +227,74 @@ def concurrency_rates(games: int, levels: tuple[int, ...]) -> dict[int, float]:
 
     async def run(level: int) -> float:
         registry = LeaseRegistry()
-        server, port = await start_server(registry)
-        try:
-            shared = SharedReferee(registry, port)
+        async with start_referee(registry) as endpoint:
+            shared = SharedReferee(registry, endpoint)
             runs = await asyncio.gather(*(_timed_series(games, shared, seed=100 * i) for i in range(level)))
-        finally:
-            await server.stop(None)
         return sum(run.matches for run in runs) / max(run.seconds for run in runs)
 
     return {level: asyncio.run(run(level)) for level in levels}
+
+
+# -- 6. sandbox -----------------------------------------------------------------------------------
+
+
+async def _start_to_join_ms(limits: BotLimits, registry: LeaseRegistry, endpoint, logs: Path) -> float:
+    """Returns ms from starting an SDK bot process to its Join reaching the referee."""
+    lease = registry.create("timed")
+    began = time.perf_counter()
+    process = BotProcess(
+        resolve_bot("ninjan", FIRST_BOT), {"ARENA_TOKEN": lease.token}, logs / "start.log", limits, endpoint
+    )
+    await asyncio.wait_for(lease.joined.wait(), 60)
+    elapsed = 1000 * (time.perf_counter() - began)
+    registry.forget(lease)
+    await asyncio.to_thread(process.stop)
+    return elapsed
+
+
+def sandbox_figures(starts: int, games: int, repeats: int) -> dict[str, dict[str, float]]:
+    """Returns, for "sandboxed" and "unconfined" bots, the median start-to-join time (ms) and the
+    median wall time per decision (us) of real matches; the two kinds alternate, so both see the
+    same machine load."""
+    kinds = {"sandboxed": DEFAULT_LIMITS, "unconfined": dataclasses.replace(DEFAULT_LIMITS, sandbox=False)}
+    joins: dict[str, list[float]] = {kind: [] for kind in kinds}
+    decisions: dict[str, list[float]] = {kind: [] for kind in kinds}
+
+    async def measure() -> None:
+        registry = LeaseRegistry()
+        with tempfile.TemporaryDirectory() as logs:
+            async with start_referee(registry) as endpoint:
+                for _ in range(starts):
+                    for kind, limits in kinds.items():
+                        joins[kind].append(await _start_to_join_ms(limits, registry, endpoint, Path(logs)))
+        for _ in range(repeats):
+            for kind, limits in kinds.items():
+                timing = await _timed_series(games, limits=limits)
+                decisions[kind].append(1e6 * timing.seconds / timing.decisions)
+
+    asyncio.run(measure())
+    return {
+        kind: {"start_ms": statistics.median(joins[kind]), "decision_us": statistics.median(decisions[kind])}
+        for kind in kinds
+    }
+
+
+def sandbox_rows(figures: dict[str, dict[str, float]]) -> list[Row]:
+    boxed, free = figures["sandboxed"], figures["unconfined"]
+    start_added = boxed["start_ms"] - free["start_ms"]
+    return [
+        ("sandbox: bot start to Join, unconfined (ms)", free["start_ms"], None, None, ""),
+        ("sandbox: bot start to Join, sandboxed (ms)", boxed["start_ms"], None, None, ""),
+        ("sandbox: start time the sandbox adds (ms)", start_added, 50.0, start_added / 50.0, "<= 1"),
+        ("sandbox: wall time per decision, unconfined (us)", free["decision_us"], None, None, ""),
+        (
+            "sandbox: wall time per decision, sandboxed (us)",
+            boxed["decision_us"],
+            free["decision_us"],
+            boxed["decision_us"] / free["decision_us"],
+            "<= 1.05",
+        ),
+    ]
 
 
 # -- 4 and 5. queue --------------------------------------------------------------------------------
@@ -370,6 +435,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--scale", type=int, help="matches in the drain (default 10000; 20 with --quick; 0 skips)"
     )
+    parser.add_argument("--out", type=Path, default=RESULTS, help=f"where to write the JSON [{RESULTS}]")
     args = parser.parse_args(argv)
     playouts, rounds, games, levels, queued = (
         (3, 300, 3, (1, 2), 6) if args.quick else (40, 5000, 40, (1, 2, 4, 8), 300)
@@ -392,6 +458,7 @@ def main(argv: list[str]) -> int:
     timing = referee_timing(games)
     rates = concurrency_rates(games, levels)
     queue = queue_figures(queued, drain)
+    sandbox = sandbox_figures(*((2, 2, 1) if args.quick else (15, games, 5)))
 
     rows = [
         *engine_rows(engines, round_trip),
@@ -399,10 +466,11 @@ def main(argv: list[str]) -> int:
         aio_row,
         *referee_rows(timing, rates, round_trip, sdk, loop),
         *queue_rows(queue),
+        *sandbox_rows(sandbox),
     ]
     print(format_rows(rows))
     machine = {"cpus": os.cpu_count(), "load_average": os.getloadavg(), "python": sys.version.split()[0]}
-    RESULTS.write_text(
+    args.out.write_text(
         json.dumps(
             {
                 "quick": args.quick,
@@ -418,6 +486,7 @@ def main(argv: list[str]) -> int:
                 "referee_step_us": 1e6 * timing.seconds / timing.steps,
                 "matches_per_s": {str(k): v for k, v in rates.items()},
                 "queue": queue,
+                "sandbox": sandbox,
                 "table": [
                     dict(zip(("figure", "value", "floor", "ratio", "target"), row, strict=True))
                     for row in rows
@@ -427,7 +496,7 @@ def main(argv: list[str]) -> int:
         )
         + "\n"
     )
-    print(f"wrote {RESULTS}")
+    print(f"wrote {args.out}")
     return 0
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,18 +16,25 @@ from tests.conftest import REPO
 pytestmark = pytest.mark.e2e
 
 
-def test_quick_benchmark_reports_every_layer() -> None:
+def test_quick_benchmark_reports_every_layer(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"  # not bench/results.json: that holds the last full run's figures
     proc = subprocess.run(
-        [sys.executable, "bench/run.py", "--quick"], cwd=REPO, capture_output=True, text=True, timeout=600
+        [sys.executable, "bench/run.py", "--quick", "--out", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr
     for figure in (
         "referee: wall time per decision (us)",
         "queue: matches/s, 2 workers",
         "scale: matches lost",
+        "sandbox: start time the sandbox adds (ms)",
+        "sandbox: wall time per decision, sandboxed (us)",
     ):
         assert figure in proc.stdout
-    results = json.loads((REPO / "bench" / "results.json").read_text())
+    results = json.loads(out.read_text())
     assert results["quick"] is True
     assert sorted(results["engines"]) == sorted(GAMES)
     for figures in results["engines"].values():
@@ -38,3 +46,5 @@ def test_quick_benchmark_reports_every_layer() -> None:
     assert set(queue) == {"1", "2", "drain"}
     assert all(run["lost"] == 0 and run["redis_calls_per_match"] > 0 for run in queue.values())
     assert queue["drain"]["matches"] == 20
+    for kind in ("sandboxed", "unconfined"):
+        assert results["sandbox"][kind]["start_ms"] > 0 and results["sandbox"][kind]["decision_us"] > 0
