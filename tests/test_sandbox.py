@@ -1,0 +1,193 @@
+"""The bot sandbox and its limits, process by process (the attacks end to end: tests/test_fair_play.py).
+
+Each test starts real processes in a real bubblewrap sandbox, as the referee does.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.referee import cgroups, sandbox
+from arena.referee.processes import BotLimits, BotProcess, BotSpec, resolve_bot
+from tests.conftest import REPO, run_arena
+
+
+def run_inside(tmp_path: Path, program: str, limits: BotLimits | None = None, **spec: object) -> str:
+    """Runs the Python ``program`` as a sandboxed bot process; returns what it printed."""
+    fields = {"name": "probe", "argv": (sys.executable, "-c", program), "kind": "builtin", **spec}
+    process = BotProcess(
+        BotSpec(**fields), {"ARENA_TOKEN": "t0ken"}, tmp_path / "probe.log", limits or BotLimits()
+    )
+    until = time.monotonic() + 60
+    while process.exit_code is None:
+        assert time.monotonic() < until, "hang guard"
+        time.sleep(0.02)
+    process.stop()
+    return (tmp_path / "probe.log").read_text()
+
+
+def test_the_environment_is_exactly_the_documented_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARENA_REDIS_URL", "redis://:hunter2@127.0.0.1:6379/0")
+    out = run_inside(tmp_path, "import os; print(sorted(os.environ.items()))", env=(("DEPTH", "3"),))
+    env = dict(eval(out))
+    assert set(env) == {"ARENA_ADDRESS", "ARENA_TOKEN", "PATH", "HOME", "LANG", "TMPDIR", "PWD", "DEPTH"}
+    assert env["ARENA_TOKEN"] == "t0ken" and env["DEPTH"] == "3"
+    assert env["ARENA_ADDRESS"] == sandbox.ADDRESS_INSIDE
+    assert env["HOME"] == sandbox.HOME_INSIDE
+
+
+def test_the_token_is_not_on_any_command_line(tmp_path: Path) -> None:
+    """A command line is readable by every user of the machine; the token travels in the environment."""
+    request = sandbox.SandboxRequest(("true",), (), Path("/tmp"), None, {"ARENA_TOKEN": "s3cret"})
+    argv, env = sandbox.command(request)
+    assert "s3cret" not in " ".join(argv) and env["ARENA_TOKEN"] == "s3cret"
+
+
+def test_the_bot_is_nobody_alone_in_its_pid_namespace_and_offline(tmp_path: Path) -> None:
+    code = (
+        "import os, socket\n"
+        "print(os.getuid(), os.getgid(), sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n"
+        "s = socket.socket(); print(s.connect_ex(('127.0.0.1', 6379)))\n"
+        "print(sorted(socket.if_nameindex()))\n"
+    )
+    lines = run_inside(tmp_path, code).splitlines()
+    assert lines[0] == "65534 65534 [1, 2]"
+    assert lines[1] != "0"  # the host's Redis on 6379 is not reachable
+    assert lines[2] == "[(1, 'lo')]"  # its own loopback, no other interface
+
+
+def test_code_is_read_only_and_tmp_is_private_and_capped(tmp_path: Path) -> None:
+    code_dir = tmp_path / "code"
+    code_dir.mkdir()
+    (code_dir / "mine.txt").write_text("mine")
+    code = (
+        "import os\n"
+        f"print(open({str(code_dir / 'mine.txt')!r}).read())\n"
+        "try:\n"
+        f"    open({str(code_dir / 'new.txt')!r}, 'w')\n"
+        "except OSError as e:\n"
+        "    print('write refused:', e.strerror)\n"
+        "written = 0\n"
+        "try:\n"
+        "    with open('/tmp/fill', 'wb') as f:\n"
+        "        while written < 1 << 30:\n"
+        "            f.write(b'x' * (1 << 20)); f.flush(); written += 1 << 20\n"
+        "except OSError as e:\n"
+        "    print('disk full at', written, e.strerror)\n"
+        "print(sorted(os.listdir('/tmp')))\n"
+    )
+    out = run_inside(tmp_path, code, BotLimits(disk_mb=8), code=(code_dir,), cwd=code_dir).splitlines()
+    assert out[0] == "mine"
+    assert out[1] == "write refused: Read-only file system"
+    assert out[2].startswith("disk full at") and int(out[2].split()[3]) <= 8 << 20
+    skeleton = {code_dir.parts[2]} if code_dir.parts[1] == "tmp" else set()  # the mount point of the code
+    assert set(eval(out[3])) == {"fill", "home"} | skeleton
+    assert not (code_dir / "new.txt").exists()
+
+
+def test_arenas_private_folders_inside_the_code_folder_are_hidden(tmp_path: Path) -> None:
+    replays = tmp_path / "replays"
+    replays.mkdir()
+    (replays / "ninjan-1.jsonl").write_text("{}")
+    spec = BotSpec(
+        "probe", (sys.executable, "-c", f"import os; print(os.listdir({str(replays)!r}))"), "command"
+    )
+    spec = BotSpec(spec.name, spec.argv, spec.kind, tmp_path, (tmp_path,))
+    process = BotProcess(spec, {}, tmp_path / "p.log", BotLimits(), private=(replays,))
+    process.stop(grace=30)
+    assert (tmp_path / "p.log").read_text().strip() == "[]"
+
+
+def test_a_command_bot_sees_only_its_scripts_folder(tmp_path: Path) -> None:
+    spec = resolve_bot("ninjan", f"{sys.executable} {REPO / 'bots' / 'node' / 'bot.js'} --fast")
+    assert spec.code == (REPO / "bots" / "node",)
+    assert resolve_bot("ninjan", "random").code == ()
+    assert resolve_bot("ninjan", str(REPO / "bots" / "python" / "first_bot.py")).code == (
+        REPO / "bots" / "python",
+    )
+
+
+def test_declared_variables_are_split_from_the_command() -> None:
+    assert sandbox.declared_variables(("A=1", "B=x=y", "python", "C=2")) == (
+        {"A": "1", "B": "x=y"},
+        ("python", "C=2"),
+    )
+
+
+def test_the_cgroup_gets_the_limits_and_the_bot_runs_in_it(tmp_path: Path) -> None:
+    limits = BotLimits(memory_mb=300, processes=40, cpus=0.5)
+    if not cgroups.support().parents:  # an unprivileged user without a delegated cgroup: rlimits only
+        assert "CPU share 0.5 cores (not enforced: no writable cgroup)" in limits.describe()
+        return
+    group = cgroups.BotCgroup(limits.cgroup_limits())
+    try:
+        folders = group.folders
+        if group.support.version == 1:
+            assert (folders["memory"] / "memory.limit_in_bytes").read_text().strip() == str(300 << 20)
+            assert (folders["pids"] / "pids.max").read_text().strip() == "40"
+            assert (folders["cpu"] / "cpu.cfs_quota_us").read_text().strip() == "50000"
+        else:
+            assert (folders["memory"] / "memory.max").read_text().strip() == str(300 << 20)
+            assert (folders["pids"] / "pids.max").read_text().strip() == "40"
+            assert (folders["cpu"] / "cpu.max").read_text().split() == ["50000", "100000"]
+    finally:
+        group.remove()
+    assert all(not folder.exists() for folder in group.folders.values())
+    spec = BotSpec("sleeper", ("/bin/sleep", "30"), "builtin")
+    process = BotProcess(spec, {}, tmp_path / "sleeper.log", limits)
+    try:
+        assert process.cgroup is not None
+        until = time.monotonic() + 30
+        while len(process.cgroup.pids()) < 2:  # the launcher joins, then bwrap starts the bot
+            assert time.monotonic() < until, "hang guard"
+            time.sleep(0.01)
+        assert process.pid in process.cgroup.pids()
+    finally:
+        process.stop(grace=0)
+    assert all(not folder.exists() for folder in process.cgroup.folders.values())
+
+
+def test_the_limits_line_says_how_bots_run_and_what_is_enforced_where() -> None:
+    line = BotLimits().describe()
+    assert line.startswith("arena: bots run sandboxed (bubblewrap")
+    assert "disk 64 MiB (tmpfs)" in line and "open files 256 (rlimit)" in line
+    if "memory" in cgroups.support().parents:
+        assert "memory 2048 MiB (cgroup + rlimit)" in line
+    unconfined = BotLimits(sandbox=False).describe()
+    assert "WARNING: --no-sandbox" in unconfined and "disk" not in unconfined
+
+
+def test_arena_match_says_which_limits_are_in_force_first(tmp_path: Path) -> None:
+    proc = run_arena("match", "ninjan", "random", "random", "-v", "--replay-dir", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines()[0].startswith("arena: bots run sandboxed (bubblewrap")
+
+
+def test_no_sandbox_is_announced_on_every_run(tmp_path: Path) -> None:
+    proc = run_arena("match", "ninjan", "random", "random", "--no-sandbox", "--replay-dir", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "WARNING: --no-sandbox: bots run unconfined" in proc.stderr
+
+
+def test_without_bubblewrap_arena_says_why_and_what_to_do_in_one_line(tmp_path: Path) -> None:
+    """A PATH without bwrap stands for a machine without it (or without user namespaces)."""
+    python_only = tmp_path / "bin"
+    python_only.mkdir()
+    (python_only / "python").symlink_to(sys.executable)
+    env = {"PATH": str(python_only)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "match", "ninjan", "random", "random"],
+        capture_output=True, text=True, timeout=120, env={**os.environ, **env}, cwd=REPO,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("arena: error: the bot sandbox needs bubblewrap")
+    assert "apt-get install bubblewrap" in line and "--no-sandbox" in line
