@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 import random
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -81,7 +84,7 @@ def play_bots(game: Game, bots: list, seed: int, match_id: str | None = None) ->
     return state
 
 
-REPO = __import__("pathlib").Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parent.parent
 
 
 def run_arena(*args: str, env: dict | None = None, timeout: float = 240) -> Any:
@@ -105,6 +108,39 @@ def json_lines(text: str) -> list[dict]:
     import json
 
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def reports_in_logs(folder: Path, prefix: str) -> list[dict]:
+    """Returns the JSON of every ``PREFIX {json}`` line in the bot logs (``*.log``) under ``folder``.
+
+    Test bots run sandboxed: they can write no file of the test's, so they report on their stdout,
+    which the referee keeps in their log (``<replay-dir>/logs/<index>-<name>.log`` for ``arena match``,
+    ``SeriesConfig.log_dir`` for ``run_series``). Logs are read in name order, each from its start.
+    """
+    start = f"{prefix} "
+    reports = []
+    for log in sorted(folder.rglob("*.log")):
+        for line in log.read_text(errors="replace").splitlines():
+            if line.startswith(start):
+                reports.append(json.loads(line[len(start) :]))
+    return reports
+
+
+def processes_named(tag: str) -> list[int]:
+    """Returns the pids of the host's processes whose command line contains ``tag``.
+
+    A sandboxed bot's pids are those of its PID namespace; a tag in a child's command line is how the
+    host finds that child.
+    """
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if tag.encode() in Path(f"/proc/{name}/cmdline").read_bytes():
+                    found.append(int(name))
+            except OSError:
+                continue
+    return found
 
 
 def free_port() -> int:

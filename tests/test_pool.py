@@ -14,7 +14,7 @@ from arena.referee.match import MatchConfig
 from arena.referee.pool import BotPool
 from arena.referee.processes import resolve_bot
 from arena.referee.replay import first_difference, reproduce
-from tests.conftest import REPO, json_lines
+from tests.conftest import REPO, json_lines, reports_in_logs
 
 pytestmark = pytest.mark.e2e
 NINJAN = get_game("ninjan")
@@ -43,7 +43,6 @@ def test_warm_bots_are_reused_across_matches(tmp_path: Path) -> None:
 def test_a_bot_that_crashed_is_replaced_by_a_fresh_process(tmp_path: Path) -> None:
     crash = resolve_bot("ninjan", f"{sys.executable} {REPO / 'tests' / 'bots' / 'scripted.py'} crash-mid")
     good = resolve_bot("ninjan", "random")
-    log = tmp_path / "scripted.log"
 
     async def scenario() -> tuple[list, BotPool]:
         async with BotPool(tmp_path / "logs", join_timeout=timedelta(seconds=20)) as pool:
@@ -54,13 +53,10 @@ def test_a_bot_that_crashed_is_replaced_by_a_fresh_process(tmp_path: Path) -> No
             ]
             return results, pool
 
-    import os
-
-    os.environ["SCRIPTED_LOG"] = str(log)
-    try:
-        results, pool = asyncio.run(scenario())
-    finally:
-        del os.environ["SCRIPTED_LOG"]
+    results, pool = asyncio.run(scenario())
+    # each crashing bot joined and got its first decision before it crashed (crash-mid)
+    decisions = [m for m in reports_in_logs(tmp_path / "logs", "SCRIPTED") if "decision" in m]
+    assert len(decisions) == 3
     assert all(r.record.players[0].forfeit for r in results)
     assert not any(r.record.players[1].forfeit for r in results)
     assert pool.stats.started == 4 and pool.stats.reused == 2  # a new crashing bot each time, random kept

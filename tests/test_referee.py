@@ -2,7 +2,8 @@
 
 Every case runs ``arena match`` as a user would, with one scripted misbehaving bot (tests/bots/
 scripted.py, raw gRPC) against the built-in random bot, and checks both sides: the error the bot
-received (its own log of every message) and the result recorded (--json and the replay).
+received (every message it got, reported on its stdout into its log) and the result recorded (--json
+and the replay).
 """
 
 from __future__ import annotations
@@ -13,18 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, json_lines, run_arena
+from arena.seeds import series_seed
+from tests.conftest import REPO, json_lines, reports_in_logs, run_arena
 
 pytestmark = pytest.mark.e2e
 SCRIPTED = f"{sys.executable} {REPO / 'tests' / 'bots' / 'scripted.py'}"
 
 
-def play_scripted(
-    tmp_path: Path, mode: str, *extra: str, env: dict | None = None
-) -> tuple[dict, list[dict], list]:
-    """Plays one game: scripted bot in seat 0, random in seat 1; returns (result, bot's log, replay lines)."""
-    log = tmp_path / "bot.jsonl"
-    log.touch()
+def play_scripted(tmp_path: Path, mode: str, *extra: str) -> tuple[dict, list[dict], list]:
+    """Plays one game: scripted bot in seat 0, random in seat 1; returns (result, every message the
+    scripted bot received, replay lines)."""
     proc = run_arena(
         "match",
         "ninjan",
@@ -38,12 +37,11 @@ def play_scripted(
         "--join-timeout",
         "10",
         *extra,
-        env={"SCRIPTED_LOG": str(log), **(env or {})},
     )
     assert proc.returncode == 0, proc.stderr
     (result,) = json_lines(proc.stdout)
     replay = json_lines(Path(result["replay"]).read_text())
-    return result, json_lines(log.read_text()), replay
+    return result, reports_in_logs(tmp_path / "replays" / "logs", "SCRIPTED"), replay
 
 
 def errors_seen(log: list[dict]) -> list[dict]:
@@ -123,7 +121,6 @@ def test_bot_that_crashes_at_start(tmp_path: Path) -> None:
         "--json",
         "--replay-dir",
         str(tmp_path),
-        env={"SCRIPTED_LOG": str(tmp_path / "log")},
     )
     assert proc.returncode == 0, proc.stderr
     (result,) = json_lines(proc.stdout)
@@ -186,8 +183,6 @@ def test_a_second_stream_for_a_taken_seat_is_refused() -> None:
 def test_no_message_to_a_bot_reveals_the_seed(tmp_path: Path) -> None:
     """Every hidden card and future roll is drawn from the seed: no bot may learn it from the referee."""
     seed = "987654321987"
-    log = tmp_path / "bot.jsonl"
-    log.touch()
     proc = run_arena(
         "match",
         "ninjan",
@@ -198,9 +193,10 @@ def test_no_message_to_a_bot_reveals_the_seed(tmp_path: Path) -> None:
         seed,
         "--replay-dir",
         str(tmp_path / "replays"),
-        env={"SCRIPTED_LOG": str(log)},
     )
     assert proc.returncode == 0, proc.stderr
-    received = log.read_text()
+    received = "\n".join(json.dumps(m) for m in reports_in_logs(tmp_path / "replays" / "logs", "SCRIPTED"))
     assert '"matchStart"' in received and '"decision"' in received
-    assert seed not in received
+    (result,) = json_lines(proc.stdout)
+    assert result["seed"] == series_seed(int(seed), 0)
+    assert seed not in received and str(result["seed"]) not in received  # neither --seed nor the game's

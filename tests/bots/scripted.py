@@ -1,7 +1,8 @@
 """A misbehaving bot for the referee tests, speaking raw gRPC (no SDK) so it can send anything.
 
-usage: scripted.py MODE   (ARENA_ADDRESS, ARENA_TOKEN from the environment; SCRIPTED_LOG: a file
-where every message the bot receives is appended as one JSON line)
+usage: scripted.py MODE   (ARENA_ADDRESS, ARENA_TOKEN from the environment). Every message the bot
+receives is reported on its stdout as one line ``SCRIPTED {json}``, flushed: the referee keeps the
+bot's output in its log (a sandboxed bot can write no file of the test's).
 
 Modes: illegal, always-illegal, bad-index, malformed, wrong-game, slow, crash-start, crash-mid,
 wrong-token, good.
@@ -23,11 +24,15 @@ from arena.v1 import arena_pb2 as pb
 from arena.v1 import arena_pb2_grpc
 
 
+def report(item: dict) -> None:
+    """Prints one report line on stdout (into the bot's log)."""
+    print("SCRIPTED " + json.dumps(item), flush=True)
+
+
 def main(mode: str) -> int:
     if mode == "crash-start":
         print("scripted bot: crashing on purpose before joining", file=sys.stderr)
         return 3
-    log = open(os.environ["SCRIPTED_LOG"], "a", encoding="utf-8")  # noqa: SIM115
     token = "not-a-real-token" if mode == "wrong-token" else os.environ["ARENA_TOKEN"]
     outbox: queue.Queue = queue.Queue()
     outbox.put(pb.BotMessage(join=pb.Join(token=token, bot_name=f"scripted-{mode}")))
@@ -41,8 +46,7 @@ def main(mode: str) -> int:
     channel = grpc.insecure_channel(os.environ["ARENA_ADDRESS"])
     try:
         for message in arena_pb2_grpc.RefereeStub(channel).Play(requests()):
-            log.write(json.dumps(json_format.MessageToDict(message)) + "\n")
-            log.flush()
+            report(json_format.MessageToDict(message))
             if message.WhichOneof("kind") != "decision":
                 continue
             request = message.decision
@@ -69,8 +73,7 @@ def main(mode: str) -> int:
                 held = None
             outbox.put(pb.BotMessage(answer=answer))
     except grpc.RpcError as exc:
-        log.write(json.dumps({"status": exc.code().name, "details": exc.details()}) + "\n")
-        log.flush()
+        report({"status": exc.code().name, "details": exc.details()})
         return 1
     finally:
         outbox.put(None)
