@@ -2,6 +2,8 @@
 # (and for one-off commands: docker compose run --rm worker arena tournament ...).
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 XDG_STATE_HOME=/var/lib/arena
+# bubblewrap: every bot runs in its sandbox (arena/referee/sandbox.py); compose.yaml lets it make namespaces.
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY arena ./arena
