@@ -143,6 +143,10 @@ def processes_named(tag: str) -> list[int]:
     return found
 
 
+SEED_KEY = bytes(range(32))  # the platform's seed key in tests that run tournaments (arena.seeds)
+SEED_KEY_ENV = {"ARENA_SEED_KEY": SEED_KEY.hex()}  # ... handed to the arena processes they start
+
+
 def free_port() -> int:
     """Returns a TCP port on loopback that nothing listens on right now."""
     import socket

@@ -27,7 +27,15 @@ from arena.queue.submissions import builtin_version
 from arena.queue.worker import Worker, WorkerConfig
 from arena.ratings import rebuild
 from arena.referee.replay import first_difference, reproduce
-from tests.conftest import REPO, free_port, json_lines, replay_of_random_game, run_arena
+from tests.conftest import (
+    REPO,
+    SEED_KEY,
+    SEED_KEY_ENV,
+    free_port,
+    json_lines,
+    replay_of_random_game,
+    run_arena,
+)
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 
@@ -45,9 +53,13 @@ def worker(client: redis.Redis, url: str) -> Worker:
 
 def test_plan_plays_every_rotation_of_every_group_every_round() -> None:
     spec = TournamentSpec("ninjan", ("a", "b", "c"), players=2, rounds=2, seed=5)
-    jobs = plan(spec)
+    jobs = plan(spec, SEED_KEY)
     assert len(jobs) == 2 * 3 * 2
     assert len({j.match_id for j in jobs}) == len(jobs) and len({j.seed for j in jobs}) == len(jobs)
+    # every seed is keyed with the platform's key: another platform's seeds share nothing with these
+    other = plan(spec, b"another platform's key")
+    assert [j.match_id for j in other] == [j.match_id for j in jobs]
+    assert not {j.seed for j in other} & {j.seed for j in jobs}
     assert {j.bots for j in jobs[:6]} == {
         ("a", "b"),
         ("b", "a"),
@@ -56,10 +68,10 @@ def test_plan_plays_every_rotation_of_every_group_every_round() -> None:
         ("b", "c"),
         ("c", "b"),
     }
-    assert plan(spec) == jobs  # same spec, same ids: re-running resumes
-    duplicate = plan(TournamentSpec("ninjan", ("a", "b", "c"), players=3, duplicate=True))
+    assert plan(spec, SEED_KEY) == jobs  # same spec and key, same ids and seeds: re-running resumes
+    duplicate = plan(TournamentSpec("ninjan", ("a", "b", "c"), players=3, duplicate=True), SEED_KEY)
     assert [j.bots for j in duplicate] == rotations(("a", "b", "c")) and len({j.seed for j in duplicate}) == 1
-    gauntlet = plan(TournamentSpec("ninjan", ("x", "a", "b"), format="gauntlet"))
+    gauntlet = plan(TournamentSpec("ninjan", ("x", "a", "b"), format="gauntlet"), SEED_KEY)
     assert all("x" in j.bots for j in gauntlet) and len(gauntlet) == 4
 
 
@@ -212,11 +224,14 @@ def test_a_worker_killed_mid_match_loses_nothing(client: redis.Redis, redis_url:
 
 def test_tournament_through_the_cli_ranks_greedy_above_random(redis_url: str, client: redis.Redis) -> None:
     args = ["tournament", "ninjan", "--bots", "greedy,random", "--players", "2", "--rounds", "4"]
-    proc = run_arena(*args, "--seed", "3", "--workers", "2", "--idle-timeout", "5", "--redis", redis_url)
+    proc = run_arena(
+        *args, "--seed", "3", "--workers", "2", "--idle-timeout", "5", "--redis", redis_url, env=SEED_KEY_ENV
+    )
     assert proc.returncode == 0, proc.stderr
     assert "8 matches of ninjan (8 newly queued)" in proc.stderr
     assert proc.stdout.index("greedy") < proc.stdout.index("random")
-    again = run_arena(*args, "--seed", "3", "--workers", "1", "--redis", redis_url)  # resumes: nothing new
+    # the same spec and key again resumes: nothing new
+    again = run_arena(*args, "--seed", "3", "--workers", "1", "--redis", redis_url, env=SEED_KEY_ENV)
     assert again.returncode == 0 and "(0 newly queued)" in again.stderr
     board = run_arena("leaderboard", "ninjan", "--json", "--redis", redis_url)
     assert board.returncode == 0, board.stderr
@@ -228,7 +243,7 @@ def test_tournament_through_the_cli_ranks_greedy_above_random(redis_url: str, cl
     versions = tuple(builtin_version(b, ("ninjan",)) for b in ("greedy", "random"))
     assert [r["version"] for r in rows] == list(versions)
     spec = TournamentSpec("ninjan", ("greedy", "random"), rounds=4, seed=3, versions=versions)
-    check_recorded_exactly_once(client, plan(spec))
+    check_recorded_exactly_once(client, plan(spec, SEED_KEY))
 
 
 def test_bad_tournament_input_gets_one_line(redis_url: str) -> None:

@@ -24,7 +24,7 @@ from arena.queue import keys
 from arena.queue.jobs import connect
 from arena.queue.plan import TournamentSpec, plan
 from arena.queue.submissions import builtin_version
-from tests.conftest import REPO, RedisServer
+from tests.conftest import REPO, SEED_KEY, SEED_KEY_ENV, RedisServer
 from tests.test_queue import check_recorded_exactly_once, wait_until
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
@@ -70,6 +70,7 @@ def start_tournament(url: str, log: Path) -> subprocess.Popen:
             cwd=REPO,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
+            env={**os.environ, **SEED_KEY_ENV},
         )
     _started.append(proc)
     return proc
@@ -77,7 +78,7 @@ def start_tournament(url: str, log: Path) -> subprocess.Popen:
 
 def tournament_jobs() -> list:
     versions = tuple(builtin_version(b, ("ninjan",)) for b in BOTS)
-    return plan(TournamentSpec("ninjan", BOTS, rounds=ROUNDS, seed=11, versions=versions))
+    return plan(TournamentSpec("ninjan", BOTS, rounds=ROUNDS, seed=11, versions=versions), SEED_KEY)
 
 
 def recorded(url: str) -> int:

@@ -22,6 +22,7 @@ import redis
 
 from arena.queue import keys, submissions
 from arena.queue.plan import TournamentSpec, plan
+from arena.seeds import platform_key
 from tests.conftest import REPO, run_arena
 from tests.test_queue import check_recorded_exactly_once, children, pending_of, wait_until
 
@@ -71,7 +72,8 @@ def test_four_submitted_bots_round_robin_ranks_them_by_strength(
     assert {row["bot"]: row["version"] for row in rows} == versions
     assert all(row["games"] == 54 for row in rows)  # 3 opponents x 2 seats x 9 rounds
     spec = TournamentSpec("ninjan", tuple(bots), rounds=9, seed=7, versions=tuple(versions[b] for b in bots))
-    check_recorded_exactly_once(client, plan(spec))
+    # the seeds are keyed with the platform key the CLI made in its state folder on first use
+    check_recorded_exactly_once(client, plan(spec, platform_key(tmp_path / "state" / "arena")))
     assert sorted(p.name for p in (tmp_path / "state" / "arena" / "bots").iterdir()) == sorted(
         versions.values()
     )
@@ -114,7 +116,7 @@ def test_sigkilled_worker_during_a_tournament_loses_and_doubles_nothing(
     assert tournament.returncode == 0, err
     assert kills == 3
     spec = TournamentSpec("ninjan", bots, rounds=2, seed=3, versions=tuple(versions[b] for b in bots))
-    jobs = plan(spec)
+    jobs = plan(spec, platform_key(tmp_path / "state" / "arena"))  # the key the CLI made on first use
     assert len(jobs) == 24
     check_recorded_exactly_once(client, jobs)
     assert int(client.hget(keys.tournament(spec.tournament_id), "recorded")) == 24
