@@ -38,6 +38,7 @@ class SeatState:
     forfeit: bool = False
     forfeit_reason: str = ""
     pending_events: list[pb.Event] = dataclasses.field(default_factory=list)
+    requests: int = 0  # DecisionRequests sent to this seat: its request ids count its own decisions only
 
     @property
     def playing(self) -> bool:
@@ -156,7 +157,6 @@ class Match:
         self.replay = replay
         self.on_step = on_step
         self.step = 0
-        self._request_id = 0
 
     async def run(self) -> MatchRecord:
         """Plays the match to the end; returns its record."""
@@ -195,8 +195,8 @@ class Match:
         """Sends one DecisionRequest and returns the bot's legal action, or None after a strike."""
         lease = seat.lease
         assert lease is not None
-        self._request_id += 1
-        request_id = self._request_id
+        seat.requests += 1
+        request_id = seat.requests
         deadline_ms = int(self.config.deadline / timedelta(milliseconds=1))
         lease.drain_inbound()
         lease.send(
