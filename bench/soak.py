@@ -5,9 +5,10 @@ usage: PYTHONPATH=. python bench/soak.py [--scale 1.0]
 Lanes of matches run concurrently on one in-process referee (this process): two random bots, and
 hostile bots (tests/bots/hostile.py) that misbehave in every match against built-in bots: illegal
 actions, garbage bytes, floods of answers, oversize messages (the stream is cut, the bot restarted),
-and a bot that forks children and exits (restarted every match). It prints the referee's resident
-memory after the first 100 matches and at the end (they must be within 20%), checks that every
-normal match finished without a strike, and that no bot process (nor any child of one) is left over.
+and a bot that forks children and exits (restarted every match). Every bot runs in the sandbox, as by
+default. It prints the referee's resident memory after the first 100 matches and at the end (they
+must be within 20%), checks that every normal match finished without a strike, and that no bot
+process (nor any child of one, found by the tag in its command line) is left over.
 Exit code 0 when all holds. Not a CI test: it takes minutes.
 """
 
@@ -17,6 +18,7 @@ import argparse
 import asyncio
 import gc
 import os
+import secrets
 import sys
 import tempfile
 import time
@@ -25,13 +27,15 @@ from pathlib import Path
 import psutil
 
 from arena.games import get_game
+from arena.games.base import Game
 from arena.referee.leases import LeaseRegistry
 from arena.referee.processes import MARKER_VARIABLE, BotSpec, resolve_bot
 from arena.referee.runner import GameResult, SeriesConfig, SharedReferee, run_series
-from arena.referee.server import start_server
+from arena.referee.server import start_referee
 
 REPO = Path(__file__).resolve().parent.parent
 HOSTILE = REPO / "tests" / "bots" / "hostile.py"
+TAG = secrets.token_hex(8)  # in the command line of every child the fork bot leaves (hostile.py)
 LANES = [  # (hostile mode or None for a normal match, opponent, games)
     (None, "random", 600),
     ("illegal", "random", 450),
@@ -42,12 +46,10 @@ LANES = [  # (hostile mode or None for a normal match, opponent, games)
 ]
 
 
-def hostile(mode: str, log: Path) -> BotSpec:
-    return BotSpec(
-        f"hostile-{mode}",
-        ("/usr/bin/env", f"HOSTILE_LOG={log}", sys.executable, str(HOSTILE), mode),
-        "command",
-    )
+def hostile(mode: str) -> BotSpec:
+    """Returns a hostile bot in ``mode``, its folder bound into its sandbox (it reports on stdout)."""
+    argv = (sys.executable, str(HOSTILE), mode, *([TAG] if mode == "fork" else []))
+    return BotSpec(f"hostile-{mode}", argv, "command", code=(HOSTILE.parent,))
 
 
 class Meter:
@@ -81,28 +83,29 @@ def rss() -> int:
 
 
 def leftovers() -> list[str]:
-    """Returns the processes that still carry a bot marker, or are children of this process."""
+    """Returns the processes that are children of this process, carry a bot marker (unconfined bots)
+    or the fork bot's tag in their command line (sandboxed ones: their pids are the namespace's)."""
     found = [f"{p.pid} {p.name()}" for p in psutil.Process().children(recursive=True)]
     for proc in psutil.process_iter(["pid", "name"]):
         try:
             if any(key == MARKER_VARIABLE for key in proc.environ()):
                 found.append(f"{proc.pid} {proc.info['name']} (marked)")
+            if any(f"hostile-child-{TAG}" in word for word in proc.cmdline()):
+                found.append(f"{proc.pid} {proc.info['name']} (a fork bot's child)")
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             continue
     return sorted(set(found))
 
 
-async def soak(scale: float) -> int:
-    game = get_game("ninjan")
-    registry = LeaseRegistry()
-    server, port = await start_server(registry)
+async def play_lanes(game: Game, referee: SharedReferee, scale: float) -> Meter:
+    """Plays every lane's series at once on ``referee``; returns what the meter counted."""
     work = Path(tempfile.mkdtemp(prefix="arena-soak-"))
     meter = Meter()
     series = []
     for number, (mode, opponent, games) in enumerate(LANES):
         specs = [resolve_bot("ninjan", opponent), resolve_bot("ninjan", "random")]
         if mode is not None:
-            specs[1] = hostile(mode, work / f"{mode}.jsonl")
+            specs[1] = hostile(mode)
         config = SeriesConfig(
             games=max(1, int(games * scale)), seed=1000 * number, log_dir=work / f"logs-{number}"
         )
@@ -112,11 +115,18 @@ async def soak(scale: float) -> int:
                 specs,
                 config,
                 on_result=lambda r, normal=mode is None: meter.on_result(normal, r),
-                referee=SharedReferee(registry, port),
+                referee=referee,
             )
         )
     await asyncio.gather(*series)
-    await server.stop(None)
+    return meter
+
+
+async def soak(scale: float) -> int:
+    game = get_game("ninjan")
+    registry = LeaseRegistry()
+    async with start_referee(registry) as endpoint:
+        meter = await play_lanes(game, SharedReferee(registry, endpoint), scale)
     end = rss()
     time.sleep(0.5)
     left = leftovers()

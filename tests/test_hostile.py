@@ -3,14 +3,17 @@
 Each case plays one Ninjan match between a hostile bot (tests/bots/hostile.py, or hostile.js through
 the Node.js client; real processes) and the built-in random bot, and at the same time, on the same
 referee, a normal series between two random bots. It checks what the platform owes everyone: the
-hostile bot is told what it did wrong (its log holds every message it got), its match ends with an
-honest result that is recorded and replays byte for byte, and the other match finishes untouched.
+hostile bot is told what it did wrong (it reports every message it got on its stdout, which the
+referee keeps in its log), its match ends with an honest result that is recorded and replays byte for
+byte, and the other match finishes untouched. Hostile bots run in the sandbox, as every bot does by
+default; one case that needs a file of the host's runs unconfined, and says why.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import secrets
 import shutil
 import sys
 from collections.abc import Awaitable, Callable
@@ -26,9 +29,9 @@ from arena.referee.match import MatchConfig
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec, resolve_bot
 from arena.referee.replay import first_difference, read_lines, reproduce
 from arena.referee.runner import GameResult, SeriesConfig, SharedReferee, run_series
-from arena.referee.server import MAX_MESSAGE_BYTES, start_server
+from arena.referee.server import MAX_MESSAGE_BYTES, start_referee, start_server
 from arena.results import PlayerResult
-from tests.conftest import REPO, json_lines
+from tests.conftest import REPO, processes_named, reports_in_logs
 
 pytestmark = pytest.mark.e2e
 NINJAN = get_game("ninjan")
@@ -42,7 +45,7 @@ class Run:
     """What one hostile case produced."""
 
     result: GameResult  # the hostile bot's match
-    log: list[dict]  # every message the hostile bot received, and its notes
+    log: list[dict]  # every message the hostile bot received, and its notes (its HOSTILE reports)
     normal: list[GameResult]  # the series played alongside on the same referee
     logs: Path  # the bot process logs of the hostile match
 
@@ -59,11 +62,15 @@ class Run:
         return [m for m in self.log if m.get("note") == key]
 
 
-def hostile(tmp_path: Path, mode: str, language: str = "python", **env: str) -> BotSpec:
-    """Returns the spec of a hostile bot in ``mode`` that logs to tmp_path/hostile.jsonl."""
-    assignments = [f"HOSTILE_LOG={tmp_path / 'hostile.jsonl'}", *(f"{k}={v}" for k, v in env.items())]
-    program = (sys.executable, str(HOSTILE_PY)) if language == "python" else ("node", str(HOSTILE_JS))
-    return BotSpec(f"hostile-{mode}", ("/usr/bin/env", *assignments, *program, mode), "command")
+def hostile(mode: str, *arguments: str, language: str = "python") -> BotSpec:
+    """Returns the spec of a hostile bot in ``mode``, configured by its command line only, with the
+    code it reads bound into its sandbox: its folder, and for Node.js the gRPC client and the protos."""
+    if language == "python":
+        argv, code = (sys.executable, str(HOSTILE_PY), mode, *arguments), (HOSTILE_PY.parent,)
+    else:
+        argv = ("node", str(HOSTILE_JS), mode, *arguments)
+        code = (HOSTILE_JS.parent, REPO / "bots" / "node" / "node_modules", REPO / "proto")
+    return BotSpec(f"hostile-{mode}", argv, "command", code=code)
 
 
 async def play_alongside(
@@ -76,9 +83,7 @@ async def play_alongside(
     normal_games: int = 2,
 ) -> Run:
     """Plays the hostile match and a normal series (two games by default) concurrently on one referee."""
-    (tmp_path / "hostile.jsonl").touch()
     registry = LeaseRegistry()
-    server, port = await start_server(registry)
     hostile_config = SeriesConfig(
         seed=5,
         match=MatchConfig(deadline=timedelta(milliseconds=deadline_ms)),
@@ -91,24 +96,25 @@ async def play_alongside(
         games=normal_games, seed=50, replay_dir=tmp_path / "normal", log_dir=tmp_path / "nlogs"
     )
     random = resolve_bot("ninjan", "random")
-    try:
+    async with start_referee(registry) as endpoint:
+        referee = SharedReferee(registry, endpoint)
         hostile_results, normal, *_ = await asyncio.wait_for(
             asyncio.gather(
-                run_series(NINJAN, [spec, random], hostile_config, referee=SharedReferee(registry, port)),
-                run_series(NINJAN, [random, random], normal_config, referee=SharedReferee(registry, port)),
+                run_series(NINJAN, [spec, random], hostile_config, referee=referee),
+                run_series(NINJAN, [random, random], normal_config, referee=referee),
                 *([meanwhile(registry)] if meanwhile else []),
             ),
             timeout=120,  # a hang guard only
         )
-    finally:
-        await server.stop(None)
     (result,) = hostile_results
-    return Run(result, json_lines((tmp_path / "hostile.jsonl").read_text()), normal, tmp_path / "logs")
+    logs = tmp_path / "logs"
+    return Run(result, reports_in_logs(logs, "HOSTILE"), normal, logs)
 
 
-def play(tmp_path: Path, mode: str, **kwargs) -> Run:
-    """Plays a Python hostile bot in ``mode``; checks what every case must hold; returns the run."""
-    run = asyncio.run(play_alongside(tmp_path, hostile(tmp_path, mode), **kwargs))
+def play(tmp_path: Path, mode: str, *arguments: str, **kwargs) -> Run:
+    """Plays a Python hostile bot in ``mode`` (with its command line's ``arguments``); checks what every
+    case must hold; returns the run."""
+    run = asyncio.run(play_alongside(tmp_path, hostile(mode, *arguments), **kwargs))
     check_common(run)
     return run
 
@@ -244,11 +250,23 @@ def test_another_seats_token_is_refused_while_that_seat_plays(tmp_path: Path) ->
                 return
             await asyncio.sleep(0.02)
 
-    spec = hostile(tmp_path, "steal-token", HOSTILE_STEAL_FILE=str(steal))
+    spec = hostile("steal-token", str(steal))
+    # Unconfined on purpose: this case checks the referee's leases (the second line of defence: a
+    # token that leaked anyway is refused while its seat plays), and simulates the leak with a file
+    # the test writes while the thief waits; a sandboxed bot cannot read a file of the host's (that
+    # first line of defence is tests/test_fair_play.py's).
+    unconfined = BotLimits(sandbox=False)
     # The victim's series must outlast the thief's start-up (a second or so), and a game takes ~30 ms:
     # 200 games keep random#2 connected while the hostile match waits its 20 s for the thief anyway.
     run = asyncio.run(
-        play_alongside(tmp_path, spec, join_timeout=20, meanwhile=leak_a_connected_token, normal_games=200)
+        play_alongside(
+            tmp_path,
+            spec,
+            limits=unconfined,
+            join_timeout=20,
+            meanwhile=leak_a_connected_token,
+            normal_games=200,
+        )
     )
     check_common(run)
     assert run.log[-1] == {
@@ -322,11 +340,12 @@ def test_garbage_on_stdout_and_stderr_is_capped_in_the_log(tmp_path: Path) -> No
 
 
 def test_children_of_a_bot_do_not_survive_the_match(tmp_path: Path) -> None:
-    run = play(tmp_path, "fork")
+    tag = secrets.token_hex(8)
+    run = play(tmp_path, "fork", tag)
     (children,) = run.notes("children")
-    assert len(children["pids"]) == 2
-    for pid in children["pids"]:
-        assert not _alive(pid), f"child {pid} of the bot survived the match"
+    assert len(children["pids"]) == 2  # pids in the bot's PID namespace: the host knows them by the tag
+    survivors = [pid for pid in processes_named(f"hostile-child-{tag}") if _alive(pid)]
+    assert not survivors, f"children {survivors} of the bot survived the match"
     assert run.hostile.forfeit
 
 
@@ -357,15 +376,14 @@ def test_the_limits_are_set_on_the_bot_process(tmp_path: Path) -> None:
     """RLIMIT_NPROC is set too, but counts per user and does not bind root (see docs/security.md)."""
     limits = BotLimits(memory_mb=300, cpu_seconds=40, open_files=64, processes=100)
     script = tmp_path / "limits.sh"
-    script.write_text(f"cat /proc/self/limits > {tmp_path / 'limits.txt'}\n")
-    spec = BotSpec("limits", ("/bin/sh", str(script)), "command")
+    script.write_text("cat /proc/self/limits\n")  # into the bot's log: it can write no file of ours
+    spec = BotSpec("limits", ("/bin/sh", str(script)), "command", code=(script,))
     from arena.referee.processes import BotProcess
 
     process = BotProcess(spec, {}, tmp_path / "limits.log", limits)
     process.stop(grace=10)
-    table = {
-        line[:26].strip(): line[26:].split() for line in (tmp_path / "limits.txt").read_text().splitlines()
-    }
+    lines = (tmp_path / "limits.log").read_text().splitlines()
+    table = {line[:26].strip(): line[26:].split() for line in lines if line.startswith("Max ")}
     assert table["Max address space"][:2] == [str(300 << 20)] * 2
     assert table["Max cpu time"][:2] == ["40", "41"]
     assert table["Max open files"][:2] == ["64", "64"]
@@ -389,7 +407,7 @@ needs_node = pytest.mark.skipif(
     ],
 )
 def test_a_node_bot_sending_a_bad_answer_gets_a_strike(tmp_path: Path, mode: str, text: str) -> None:
-    run = asyncio.run(play_alongside(tmp_path, hostile(tmp_path, mode, language="node")))
+    run = asyncio.run(play_alongside(tmp_path, hostile(mode, language="node")))
     check_common(run)
     (error,) = run.errors
     assert error["code"] == "ERROR_CODE_MALFORMED" and text in error["message"]

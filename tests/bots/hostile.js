@@ -1,7 +1,10 @@
 // A hostile bot in JavaScript for tests/test_hostile.py, through @grpc/grpc-js (bots/node/node_modules).
 //
-//   node tests/bots/hostile.js MODE     (ARENA_ADDRESS, ARENA_TOKEN; HOSTILE_LOG: where every message
-//                                        the bot receives is appended as one JSON line)
+//   node tests/bots/hostile.js MODE     (ARENA_ADDRESS, ARENA_TOKEN from the environment)
+//
+// Every message the bot receives is reported on its stdout as one line `HOSTILE {json}` (written at
+// once): the referee keeps the bot's output in its log, as a sandboxed bot can write no file of the
+// test's. It reads bots/node/node_modules and proto/: a sandbox must bind both besides its own folder.
 //
 // Modes, on the first decision (later decisions are answered with index 0):
 //   other-game  a populated Ninja Master action (call 12) in a Ninjan match
@@ -24,7 +27,7 @@ const definition = protoLoader.loadSync("arena/v1/arena.proto", {
 });
 const play = definition["arena.v1.Referee"].Play;
 const mode = process.argv[2];
-const log = (item) => fs.appendFileSync(process.env.HOSTILE_LOG, JSON.stringify(item) + "\n");
+const log = (item) => fs.writeSync(1, "HOSTILE " + JSON.stringify(item) + "\n");
 
 // A generic client: requests are sent as the raw Buffers given, so garbage can go on the wire.
 const client = new grpc.Client(process.env.ARENA_ADDRESS, grpc.credentials.createInsecure());

@@ -1,7 +1,9 @@
 """A hostile bot for tests/test_hostile.py: raw gRPC with identity serializers, so it can send any bytes.
 
-usage: hostile.py MODE   (ARENA_ADDRESS, ARENA_TOKEN from the environment; HOSTILE_LOG: a file where
-every message the bot receives is appended as one JSON line, and its own notes as {"note": ...})
+usage: hostile.py MODE [ARGUMENT]   (ARENA_ADDRESS, ARENA_TOKEN from the environment). Every message
+the bot receives, and its own notes as {"note": ...}, are reported on its stdout as one line
+``HOSTILE {json}`` each, flushed: the referee keeps the bot's output in its log (a sandboxed bot can
+write no file of the test's, and gets no variable but the documented ones).
 
 The misbehaviour happens on the first decision of every match (or at start); later decisions get
 index 0.
@@ -10,13 +12,14 @@ Answers: illegal (a well-formed Ninjan action that is not legal), bad-index, oth
 Ninja Master action during Ninjan), garbage (bytes that are no BotMessage), truncated (a real Answer
 cut short), oversize (128 KiB, over the referee's 64 KiB limit), flood (2,000 answers at once).
 Joining: wrong-token, reuse-token (join, hang up, join again with the same token), steal-token (join
-with another seat's token, read from the file HOSTILE_STEAL_FILE), second-stream (a second stream
+with another seat's token, read from the file named by ARGUMENT), second-stream (a second stream
 for its own seat while the first plays on).
 Time and connection: silent (reads but never answers), late (answers its first decision only once the
 next DecisionRequest has come, so after that decision's deadline, then answers the new one at once),
 hangup (cancels its stream mid-turn and stays alive), crash-start (exits 3 before joining).
-Process: noisy (4 MiB of garbage on stdout and stderr, then plays well), fork (forks two sleeping
-children, one in a new session, and exits), memory (allocates without bound), spin (burns CPU).
+Process: noisy (4 MiB of garbage on stdout and stderr, then plays well: its reports are lost past the
+log's cap), fork (forks two sleeping children, one in a new session, whose command lines carry the tag
+ARGUMENT so the host can find them, and exits), memory (allocates without bound), spin (burns CPU).
 good: plays index 0 every time.
 """
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import time
@@ -40,14 +44,11 @@ PLAY = "/arena.v1.Referee/Play"
 
 
 class Log:
-    """Appends what the bot sees to HOSTILE_LOG, one JSON object a line."""
-
-    def __init__(self) -> None:
-        self.file = open(os.environ["HOSTILE_LOG"], "a", encoding="utf-8")  # noqa: SIM115
+    """Reports what the bot sees on stdout (into its log), one ``HOSTILE {json}`` line each."""
 
     def write(self, item: dict) -> None:
-        self.file.write(json.dumps(item) + "\n")
-        self.file.flush()
+        sys.stdout.write("HOSTILE " + json.dumps(item) + "\n")
+        sys.stdout.flush()
 
 
 def join_bytes(token: str, mode: str) -> bytes:
@@ -126,10 +127,14 @@ def first_status(channel: grpc.Channel, token: str, mode: str) -> dict:
         stream.call.cancel()
 
 
-def fork_children(log: Log) -> None:
-    """Leaves two sleeping children behind: one in the bot's process group, one in its own session."""
-    plain = subprocess.Popen(["sleep", "600"])
-    escaped = subprocess.Popen(["sleep", "600"], start_new_session=True)
+def fork_children(log: Log, tag: str) -> None:
+    """Leaves two sleeping children behind: one in the bot's process group, one in its own session.
+
+    Each is ``sleep`` run under the name ``hostile-child-TAG``: pids seen inside a sandbox are those of
+    its PID namespace, so the host finds the children by the tag in their command line instead."""
+    sleep = shutil.which("sleep")
+    plain = subprocess.Popen([f"hostile-child-{tag}", "600"], executable=sleep)
+    escaped = subprocess.Popen([f"hostile-child-{tag}", "600"], executable=sleep, start_new_session=True)
     log.write({"note": "children", "pids": [plain.pid, escaped.pid]})
 
 
@@ -165,7 +170,7 @@ def wait_for_file(path: Path, timeout: float = 30.0) -> str:
     return path.read_text().strip()
 
 
-def main(mode: str) -> int:
+def main(mode: str, argument: str = "") -> int:
     if mode == "crash-start":
         print("hostile bot: crashing on purpose before joining", file=sys.stderr)
         return 3
@@ -179,7 +184,7 @@ def main(mode: str) -> int:
     elif mode == "reuse-token":
         log.write({"note": "first", **first_status(channel, token, mode)})
     elif mode == "steal-token":
-        token = wait_for_file(Path(os.environ["HOSTILE_STEAL_FILE"]))
+        token = wait_for_file(Path(argument))
     stream = Stream(channel, join_bytes(token, mode))
     decisions = 0
     held: int | None = None  # late: the request id whose answer is held back
@@ -214,7 +219,7 @@ def main(mode: str) -> int:
                 time.sleep(60)
                 return 0
             elif first and mode == "fork":
-                fork_children(log)
+                fork_children(log, argument)
                 os._exit(0)
             elif first and mode == "memory":
                 allocate_forever(log)
@@ -230,4 +235,4 @@ def main(mode: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(*sys.argv[1:3]))
