@@ -19,7 +19,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def node_modules() -> Path:
-    if not (NODE_DIR / "node_modules" / "@grpc" / "grpc-js").is_dir():
+    if not (NODE_DIR / "node_modules" / "@grpc" / "grpc-js").is_dir() or not (NODE_DIR / "proto").is_dir():
         npm = shutil.which("npm")
         if npm is None:
             pytest.fail("node is installed but npm is not: install npm to run the Node.js bot test")

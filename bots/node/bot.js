@@ -2,7 +2,7 @@
 // seat token, then answer each DecisionRequest. This one prefers actions that take a pile (Ninjan) and
 // otherwise picks a random legal action, which is enough to show the typed messages in another language.
 //
-//   npm install --prefix bots/node
+//   npm install --prefix bots/node     (also copies proto/ here: a sandboxed bot sees only its folder)
 //   arena match ninjan "node bots/node/bot.js" random
 "use strict";
 
@@ -10,7 +10,8 @@ const path = require("path");
 const grpc = require("@grpc/grpc-js");
 const protoLoader = require("@grpc/proto-loader");
 
-const PROTO_ROOT = path.join(__dirname, "..", "..", "proto");
+// proto/ beside this file: a copy of the repository's proto/ made by `npm install` (copy-protos.js).
+const PROTO_ROOT = path.join(__dirname, "proto");
 const definition = protoLoader.loadSync("arena/v1/arena.proto", {
   includeDirs: [PROTO_ROOT],
   keepCase: true,
