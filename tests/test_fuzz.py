@@ -78,14 +78,15 @@ async def a_normal_stream_works(port: int, registry: LeaseRegistry) -> bool:
 
 def watched(raised: list[BaseException]) -> Any:
     """Returns RefereeServicer.Play wrapped to record any exception that escapes it (an abort with a
-    status is the servicer's way to refuse a stream, not an escape)."""
+    status is the servicer's way to refuse a stream, not an escape, and GeneratorExit is gRPC closing
+    the stream's generator when the client went away while a message waited to be sent)."""
     original = RefereeServicer.Play
 
     async def play(self: RefereeServicer, requests: Any, context: Any) -> Any:
         try:
             async for message in original(self, requests, context):
                 yield message
-        except (asyncio.CancelledError, grpc.aio.AbortError):
+        except (asyncio.CancelledError, grpc.aio.AbortError, GeneratorExit):
             raise
         except BaseException as exc:
             raised.append(exc)
