@@ -226,10 +226,34 @@ def test_the_shuriken_holder_scores_one_vp_per_shuriken() -> None:
 TALLY_DICE = ("O1", "K3", "~K", "U3", "X", "X", "X", "X", "X")
 
 
-def test_tally_example_thief_plus_four_holder_minus_two() -> None:
-    """The seed's example exactly: the thief holds the sword and pink and called right; the holder
-    (13 VP) holds orange and purple. Under the free-hand calling rule this exact combination cannot
-    be reached by play (see the next test), so the position is set up after the grabs."""
+def test_tally_example_full_handed_call_thief_plus_four_holder_minus_two() -> None:
+    """The seed's example played as a real round through the engine (``initial_state`` with seed 7,
+    the example's VP and its dice as the round's roll, then checked ``apply`` tick by tick): the
+    thief (seat 1, 5 VP) steals the sword from its holder (seat 0, 13 VP), grabs pink with its other
+    hand and then, both hands full, calls the right number; the holder grabs orange and purple.
+    The tally is the seed's: +4 for the thief, -2 for the old holder."""
+    state = position((13, 5, 4), roll(*TALLY_DICE), sword=0, shuriken=2, seed=7)
+    state = tick(state, grab(ORANGE), grab(SWORD), WAIT)
+    state = tick(state, grab(PURPLE), grab(PINK), WAIT)
+    assert state.held_by(1) == (PINK, SWORD) and state.held_by(0) == (ORANGE, PURPLE)
+    assert GAME.phase(state) is Phase.GRAB  # nobody has called: the round goes on
+    assert GAME.legal_actions(state, 1) == (WAIT, *CALLS)  # full hands: no grab, but every call
+    state = tick(state, WAIT, Call(7), WAIT)
+    (ticked,) = [e for e in GAME.events(state) if isinstance(e, TickResolved)]
+    assert ticked.calls == (CallResult(1, 7, True),) and ticked.call_winner == 1
+    event = tallied(state)
+    assert event.ended_by is RoundEnd.CALL and event.thief == 1 and event.ninja_total == 7
+    assert event.lines[0].seat == 1  # the thief tallies first
+    thief, holder = line(state, 1), line(state, 0)
+    assert (thief.sword, thief.ninjas, thief.call) == (6, -3, 1)  # Stole sword (6) + Pink (-3) + Called (+1)
+    assert thief.after - thief.before == 4
+    assert (holder.sword, holder.ninjas, holder.call) == (-6, 1 + 3, 0)  # Lost sword (-6) + Orange + Purple
+    assert holder.after - holder.before == -2
+    assert state.scores == (11, 9, 4) and state.sword_holder == 0
+
+
+def test_tally_example_by_the_tally_function_alone() -> None:
+    """The same example given straight to ``tally`` (the position after the grabs, the call result)."""
     state = position((13, 5, 4), roll(*TALLY_DICE), sword=0, shuriken=2)
     holders = {SWORD: 1, PINK: 1, ORANGE: 0, PURPLE: 0}
     state = dataclasses.replace(state, holders=tuple(holders.get(c) for c in COMPONENTS))
@@ -243,8 +267,8 @@ def test_tally_example_thief_plus_four_holder_minus_two() -> None:
 
 
 def test_tally_example_played_tick_by_tick() -> None:
-    """The same dice played through the engine: the thief steals (tick 1) and calls (tick 2); the
-    holder grabs orange and purple. The holder's -2 is the seed's; the thief gets +6 +1 = +7."""
+    """The same dice, the thief calling with a free hand: it steals (tick 1) and calls (tick 2)
+    while the holder grabs purple. The holder's -2 is the seed's; the thief, without pink, +6 +1 = +7."""
     state = position((13, 5, 4), roll(*TALLY_DICE), sword=0, shuriken=2)
     state = tick(state, grab(ORANGE), grab(SWORD), WAIT)
     assert Call(7) in GAME.legal_actions(state, 1)
@@ -260,15 +284,22 @@ def test_tally_example_played_tick_by_tick() -> None:
 SIMPLE = ("O1", "K1", "B1", "G1", "U1", "X", "X", "X", "X")  # 5 ninjas, one of each colour; no shuriken
 
 
-def test_no_call_before_a_capture_and_none_with_full_hands() -> None:
+def test_no_call_before_a_capture_and_calls_with_full_hands() -> None:
     state = position((3, 3), roll(*SIMPLE))
     assert not any(isinstance(a, Call) for a in GAME.legal_actions(state, 0))
+    with pytest.raises(IllegalActionError):
+        tick(state, Call(5), WAIT)
     state = tick(state, grab(ORANGE), WAIT)
     assert Call(0) in GAME.legal_actions(state, 0) and Call(27) in GAME.legal_actions(state, 1)
     state = tick(state, grab(PINK), WAIT)
-    assert GAME.legal_actions(state, 0) == (WAIT,)
+    # Both hands full: no more grabs, but calling is voice, not hands.
+    assert GAME.legal_actions(state, 0) == (WAIT, *CALLS)
+    assert GAME.legal_actions(state, 1) == (WAIT, *(GRABS[c] for c in (BLUE, GREEN, PURPLE, SWORD)), *CALLS)
     with pytest.raises(IllegalActionError):
-        tick(state, Call(5), WAIT)
+        tick(state, grab(BLUE), WAIT)
+    state = tick(state, Call(5), WAIT)
+    assert tallied(state).ended_by is RoundEnd.CALL
+    assert line(state, 0).call == 1 and state.scores[0] == 3 + 1 + 1 + 1
     assert len(CALLS) == 28
 
 
@@ -277,14 +308,20 @@ def test_apply_takes_listed_actions_and_equal_copies_alike_and_rejects_as_game_a
     listed = {0: CALLS[5], 1: GRABS[PINK]}  # the very objects legal_actions lists (the shortcut)
     copies = {0: Call(5), 1: Grab(PINK)}  # equal, not identical (checked as Game.apply does)
     assert GAME.apply(state, listed) == GAME.apply(state, copies) == Game.apply(GAME, state, listed)
+    full = tick(state, grab(PINK), WAIT)  # seat 0's hands are full: its calls take the shortcut too
+    listed = {0: CALLS[5], 1: GRABS[BLUE]}
+    copies = {0: Call(5), 1: Grab(BLUE)}
+    assert GAME.apply(full, listed) == GAME.apply(full, copies) == Game.apply(GAME, full, listed)
 
-    def error(apply, actions) -> str:
+    def error(apply, state, actions) -> str:
         with pytest.raises(IllegalActionError) as caught:
             apply(GAME, state, actions)
         return str(caught.value)
 
     for bad in ({0: GRABS[ORANGE], 1: WAIT}, {0: WAIT}, {0: WAIT, 1: WAIT, 2: WAIT}):
-        assert error(type(GAME).apply, bad) == error(Game.apply, bad)
+        assert error(type(GAME).apply, state, bad) == error(Game.apply, state, bad)
+    for bad in ({0: GRABS[BLUE], 1: WAIT}, {0: WAIT, 1: GRABS[PINK]}):  # full hands; a held component
+        assert error(type(GAME).apply, full, bad) == error(Game.apply, full, bad)
 
 
 def test_a_call_ends_the_round_but_that_ticks_grabs_resolve() -> None:
@@ -334,11 +371,30 @@ def test_no_player_holds_more_than_two_components() -> None:
     state = position((3, 3), roll(*SIMPLE))
     state = tick(state, grab(ORANGE), grab(PINK))
     state = tick(state, grab(BLUE), grab(GREEN))
-    event = tallied(state)  # both hands full on both sides: no grab is possible
-    assert event.ended_by is RoundEnd.NO_GRAB
+    # Both hands full on both sides: no grab is possible, purple and the sword stay free.
+    assert state.free() == (PURPLE, SWORD)
+    assert GAME.legal_actions(state, 0) == GAME.legal_actions(state, 1) == (WAIT, *CALLS)
+    with pytest.raises(IllegalActionError):
+        tick(state, grab(PURPLE), WAIT)
 
 
-def test_the_round_ends_after_six_ticks() -> None:
+def test_when_no_grab_is_possible_the_round_waits_for_a_call() -> None:
+    """A round ends with a call: with every component held, the seats (all with full hands) may
+    still call, and the round goes on until one does; nobody calling, the tick guard ends it."""
+    state = position((3, 3, 3), roll(*SIMPLE), sword=0, shuriken=2)
+    state = tick(state, grab(ORANGE), grab(PINK), grab(BLUE))
+    state = tick(state, grab(GREEN), grab(PURPLE), grab(SWORD))
+    assert state.free() == () and GAME.phase(state) is Phase.GRAB and state.tick == 2
+    assert all(GAME.legal_actions(state, s) == (WAIT, *CALLS) for s in range(3))
+    called = tick(tick(state, WAIT, WAIT, WAIT), WAIT, Call(5), WAIT)
+    assert tallied(called).ended_by is RoundEnd.CALL and line(called, 1).call == 1
+    for _ in range(MAX_TICKS - 2):
+        state = tick(state, WAIT, WAIT, WAIT)
+    assert tallied(state).ended_by is RoundEnd.TICK_LIMIT and state.round == 2
+    assert all(x.call == 0 for x in tallied(state).lines)
+
+
+def test_the_tick_guard_ends_a_round_without_a_call_after_six_ticks() -> None:
     state = position((3, 3), roll(*SIMPLE))
     for _ in range(MAX_TICKS - 1):
         state = tick(state, WAIT, WAIT)
@@ -495,6 +551,10 @@ def test_invariants_over_two_thousand_seeded_games() -> None:
                         assert before.holders[result.component - 1] is None
                         assert result.winner in result.grabbers
                     assert len({g.winner for g in event.grabs}) == len(event.grabs)
+                if isinstance(event, RoundTallied):  # a round ends with a call, or by the tick guard
+                    assert event.ended_by in (RoundEnd.CALL, RoundEnd.TICK_LIMIT)
+                    assert (event.ended_by is RoundEnd.CALL) == any(x.call for x in event.lines)
+                    assert event.ended_by is RoundEnd.CALL or before.tick + 1 == MAX_TICKS
         endings[GAME.termination(state)] += 1
         playoffs += state.playoff
         assert min(GAME.ranks(state)) == 1
@@ -530,6 +590,15 @@ def test_master_beats_random_by_a_clear_margin() -> None:
         ranks = GAME.ranks(state)
         wins += ranks[seat] == 1 and ranks.count(1) == 1
     assert wins >= 0.8 * games, f"master won {wins} of {games}"
+
+
+def test_master_calls_with_full_hands() -> None:
+    state = position((3, 3, 3), roll(*SIMPLE), sword=1, shuriken=2)
+    state = tick(state, grab(ORANGE), WAIT, WAIT)
+    state = tick(state, grab(PINK), WAIT, WAIT)
+    legal = GAME.legal_actions(state, 0)
+    assert legal == (WAIT, *CALLS)
+    assert MasterBot().choose(GAME.observe(state, 0), legal, None) == Call(5)
 
 
 def test_master_only_ever_calls_the_right_number() -> None:

@@ -32,11 +32,14 @@ class MasterBot(Bot):
       weighted by ``SWING``. When swords do not outnumber shurikens it is a cut (-3): never grabbed.
     * Contention: every opponent with a free hand is assumed to grab the component that is worth
       most to it; a grab contested by k others is won with probability 1 / (1 + k), so the bot picks
-      the best expected value, not just the best value.
+      the best expected value, not just the best value. Opponents with nothing worth grabbing, or
+      with both hands full, are assumed to call.
     * Calling: a correct call is +1, shared by lottery among the other likely callers, and it ends
-      the round, which denies opponents the positive components still free. With two free hands the
-      bot grabs first (it keeps a hand to call with); with its last free hand it calls unless a grab
-      is expected to be worth more.
+      the round, which denies opponents the positive components still free. Calling needs no free
+      hand, so a bot with both hands full, or with nothing worth grabbing, calls. Otherwise, with
+      two free hands the bot grabs unless what the call denies is worth more than the grab; with its
+      last free hand it calls unless a grab is expected to be worth more than the call (it could
+      call after that grab, but another seat may call first and take the point).
     """
 
     name = "master"
@@ -56,17 +59,18 @@ class MasterBot(Bot):
         free_hands = HANDS - held
         call = Call(roll.ninja_total)
         can_call = call in legal_actions
-        if free_hands <= 0:
-            return Wait()
+        if free_hands <= 0:  # calling is voice, not hands: the only choice left is to call or wait
+            return call if can_call else Wait()
 
-        opponents = [
-            p.seat for p in obs.players if p.contending and p.seat != me and self._hands(holders, p.seat) > 0
-        ]
+        opponents = [p.seat for p in obs.players if p.contending and p.seat != me]
         wanted: dict[Component, int] = {}
-        idle_opponents = 0
+        free_handed = idle_opponents = 0
         for seat in opponents:
-            best = self._best_for(seat, free, roll, obs.sword_holder, scores)
-            if best is None:
+            best = None
+            if self._hands(holders, seat) > 0:
+                free_handed += 1
+                best = self._best_for(seat, free, roll, obs.sword_holder, scores)
+            if best is None:  # nothing worth grabbing, or both hands full: a likely caller
                 idle_opponents += 1
             else:
                 wanted[best] = wanted.get(best, 0) + 1
@@ -84,7 +88,7 @@ class MasterBot(Bot):
                 (self.value(c, -me - 1, roll, obs.sword_holder, scores) for c in free if c not in wanted),
                 reverse=True,
             )
-            denial = self.DENIAL * sum(v for v in left[: len(opponents)] if v > 0)
+            denial = self.DENIAL * sum(v for v in left[:free_handed] if v > 0)
             call_value = CALL_BONUS / (1 + idle_opponents) + denial
             if best_grab is None or (free_hands == 1 and best_grab[0] < call_value):
                 return call

@@ -4,11 +4,12 @@ Rules as implemented: docs/rules/ninja-master.md. In short: every round the shur
 dice showing ninjas (1, 2 or 3 of a colour), smoke of a colour, swords and shurikens. Then the grab
 phase runs in *ticks*: in each tick every player makes one sealed choice at the same time (grab a free
 component, call the total number of ninja symbols, or wait); grabs of one component in the same tick
-go to one grabber by a seeded lottery. A call ends the round. A ninja token scores the ninjas of its
-colour (a penalty with exactly one smoke of that colour), the sword steals half the holder's VP when
-swords outnumber shurikens (else it cuts: -3), the shuriken holder scores its shurikens, a correct call
-+1 and a wrong one -3. The game ends when a player has 20 VP after a tally; a tie at the top is
-played off in further rounds among the tied players.
+go to one grabber by a seeded lottery. Calling is a matter of voice, not hands: a seat may call with
+both hands full. A round ends with a call (a round in which nobody calls ends after 6 ticks: a guard).
+A ninja token scores the ninjas of its colour (a penalty with exactly one smoke of that colour), the
+sword steals half the holder's VP when swords outnumber shurikens (else it cuts: -3), the shuriken
+holder scores its shurikens, a correct call +1 and a wrong one -3. The game ends when a player has
+20 VP after a tally; a tie at the top is played off in further rounds among the tied players.
 
 =====================  =========================================================
 players                2 to 5
@@ -16,7 +17,7 @@ decisions              simultaneous (every contending seat, every tick)
 chance                 a seeded roll per round; seeded lotteries per (round, tick)
 information            perfect: dice, holders and scores are public; choices
                        are sealed only until the tick resolves
-length                 at most 40 rounds of 1 roll + at most 6 ticks
+length                 at most 40 rounds of 1 roll + at most 6 ticks (both guards)
 config                 none (2 to 5 players; start 3 VP, win at 20 VP)
 =====================  =========================================================
 
@@ -38,7 +39,7 @@ from arena.games.rng import derive
 
 START_VP = 3
 WIN_VP = 20
-MAX_TICKS = 6  # ticks of the grab phase in one round
+MAX_TICKS = 6  # a guard: a round in which nobody calls ends after this many ticks ("TICK_LIMIT")
 MAX_ROUNDS = 40  # a guard: a game still running after this many rounds ends ("round_cap")
 HANDS = 2  # components a player may hold
 CALL_PENALTY = 3
@@ -84,9 +85,13 @@ class Phase(IntEnum):
 
 
 class RoundEnd(IntEnum):
+    """Why a round ended. A round ends with a call; TICK_LIMIT is only a guard. NO_GRAB is no longer
+    produced (it stays for the wire and older replays): when no grab is possible the seats may still
+    call, so the round goes on."""
+
     CALL = 1  # someone called a number
-    NO_GRAB = 2  # no contending player could grab anything more
-    TICK_LIMIT = 3  # MAX_TICKS ticks were played
+    NO_GRAB = 2  # not produced: no contending player could grab anything more
+    TICK_LIMIT = 3  # the guard: MAX_TICKS ticks were played and nobody called
 
 
 COMPONENTS: tuple[Component, ...] = tuple(Component)
@@ -328,7 +333,9 @@ class _Table:
     free: tuple[Component, ...]
     full: frozenset[int]  # the seats whose hands are full
     open_actions: tuple[Action, ...]  # the legal actions of a contending seat with a free hand
+    full_actions: tuple[Action, ...]  # ... and of one with both hands full: Wait, then the calls
     open_ids: frozenset[int]  # their ids (constants of this module, so the ids are never reused)
+    full_ids: frozenset[int]
     holdings: tuple[Holding, ...]  # the observation's components
 
 
@@ -336,10 +343,19 @@ class _Table:
 def _table(holders: tuple[int | None, ...]) -> _Table:
     free = tuple(c for c, h in zip(COMPONENTS, holders, strict=True) if h is None)
     full = frozenset(s for s in holders if s is not None and holders.count(s) >= HANDS)
-    captured = len(free) < len(COMPONENTS)
-    open_actions = (WAIT, *(GRABS[c] for c in free), *(CALLS if captured else ()))
+    calls = CALLS if len(free) < len(COMPONENTS) else ()  # only once a component has been captured
+    open_actions = (WAIT, *(GRABS[c] for c in free), *calls)
+    full_actions = (WAIT, *calls)  # calling is voice, not hands: full hands may still call
     holdings = tuple(Holding(c, h) for c, h in zip(COMPONENTS, holders, strict=True))
-    return _Table(free, full, open_actions, frozenset(map(id, open_actions)), holdings)
+    return _Table(
+        free,
+        full,
+        open_actions,
+        full_actions,
+        frozenset(map(id, open_actions)),
+        frozenset(map(id, full_actions)),
+        holdings,
+    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -474,12 +490,12 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
         return state.contenders if state.dice and not state.over else ()
 
     def legal_actions(self, state: NinjaMasterState, seat: int) -> tuple[Action, ...]:
-        """Returns Wait, the grabs of free components, then the calls 0..27 (with a free hand, once
-        a component has been captured)."""
+        """Returns Wait, the grabs of free components (with a free hand), then the calls 0..27 (once
+        a component has been captured, full hands or not)."""
         if seat not in self.to_move(state):
             return ()
         table = _table(state.holders)
-        return (WAIT,) if seat in table.full else table.open_actions
+        return table.full_actions if seat in table.full else table.open_actions
 
     def apply(self, state: NinjaMasterState, actions: Mapping[int, Action]) -> NinjaMasterState:
         """``Game.apply`` with a shortcut for a tick whose actions are the very objects
@@ -490,7 +506,7 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
             table = _table(state.holders)
             full = table.full
             if all(
-                action is WAIT if seat in full else id(action) in table.open_ids
+                id(action) in (table.full_ids if seat in full else table.open_ids)
                 for seat, action in actions.items()
             ):
                 return self._tick(state, actions)
@@ -540,17 +556,14 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
             call_winner = derive(state.seed, "call", state.round, tick).choice(correct)
         event = TickResolved(state.round, tick, choices, tuple(grabs), calls, call_winner)
         state = state.evolve(holders=tuple(holders), tick=tick, last_events=(event,))
+        # Design Detail: a round ends with a call. When no grab is possible any more (no free
+        # component, or every contending seat's hands full) the round goes on, since the seats may
+        # still call; only the tick guard ends a round in which nobody calls.
         if calls:
             return self._end_round(state, RoundEnd.CALL, calls, call_winner, roll)
-        if not self._grab_possible(state):
-            return self._end_round(state, RoundEnd.NO_GRAB, calls, call_winner, roll)
         if tick >= MAX_TICKS:
             return self._end_round(state, RoundEnd.TICK_LIMIT, calls, call_winner, roll)
         return state
-
-    def _grab_possible(self, state: NinjaMasterState) -> bool:
-        table = _table(state.holders)
-        return bool(table.free) and any(s not in table.full for s in state.contenders)
 
     def _end_round(
         self,
