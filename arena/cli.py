@@ -16,6 +16,7 @@ import typer
 from arena import cli_bots, cli_leaderboard, cli_tournament, codec
 from arena.console import printable, say
 from arena.games import GAMES, GameError, get_game
+from arena.games.play import Step
 from arena.paths import state_dir
 from arena.referee.match import MatchConfig
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpecError, resolve_bot
@@ -246,13 +247,15 @@ def format_summary(results: list[GameResult]) -> str:
 def play_by_play(game: Any) -> Any:
     """Returns an on_step callback that prints each decision, event and the table after it."""
 
-    def on_step(state: Any, decisions: list, events: tuple) -> None:
-        for seat, action, by in decisions:
-            shown = json.dumps(codec.to_json(action, game.action_type), separators=(",", ":"))
-            typer.echo(f"  seat {seat}: {shown}" + ("  (fallback)" if by == "fallback" else ""))
-        for event in events:
+    def on_step(step: Step) -> None:
+        for decision in step.decisions:
+            shown = json.dumps(codec.to_json(decision.action, game.action_type), separators=(",", ":"))
+            typer.echo(
+                f"  seat {decision.seat}: {shown}" + ("  (fallback)" if decision.by == "fallback" else "")
+            )
+        for event in step.events:
             typer.echo(f"  * {json.dumps(codec.to_json(event, game.event_type), separators=(',', ':'))}")
-        typer.echo(game.render(state))
+        typer.echo(game.render(step.state))
 
     return on_step
 

@@ -52,6 +52,7 @@ import sdk_pingpong  # noqa: E402
 
 from arena import codec  # noqa: E402
 from arena.games import GAMES  # noqa: E402
+from arena.games.play import Driver, Turn, play  # noqa: E402
 from arena.referee.leases import Lease, LeaseRegistry  # noqa: E402
 from arena.referee.match import Match, MatchConfig, SeatState  # noqa: E402
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotProcess, resolve_bot  # noqa: E402
@@ -77,21 +78,23 @@ def engine_figures(playouts: int) -> dict[str, dict[str, float]]:
         start = time.perf_counter()
         for seed in range(playouts):
             rng = random.Random(seed)
-            state = game.initial_state(players, seed)
-            while not game.is_terminal(state):
+            driver = Driver(game, game.initial_state(players, seed))
+            while True:
                 t0 = time.perf_counter()
-                seats = game.to_move(state)
-                legal = {seat: game.legal_actions(state, seat) for seat in seats}
-                observations = {seat: game.observe(state, seat) for seat in seats}
-                actions = {seat: rng.choice(legal[seat]) for seat in seats}
-                state = game.apply(state, actions)
+                turn = driver.turn()
+                if turn is None:
+                    break
+                observations = {seat: game.observe(turn.state, seat) for seat in turn.legal}
+                driver.advance(
+                    turn, {s: (rng.randrange(len(legal)), "bot") for s, legal in turn.legal.items()}
+                )
                 t1 = time.perf_counter()
-                for seat in seats:
+                for seat, legal in turn.legal.items():
                     codec.observation_to_proto(game, observations[seat])
-                    for action in legal[seat]:
+                    for action in legal:
                         codec.action_to_proto(game, action)
                 t2 = time.perf_counter()
-                if seats:
+                if turn.legal:
                     steps += 1
                     step_time += t1 - t0
                     encode_time += t2 - t1
@@ -110,15 +113,15 @@ def typical_request_bytes() -> int:
     sizes = []
     for seed in range(5):
         rng = random.Random(seed)
-        state = game.initial_state(2, seed)
-        while not game.is_terminal(state):
-            for seat in game.to_move(state):
-                obs = codec.observation_to_proto(game, game.observe(state, seat))
-                legal = [codec.action_to_proto(game, a) for a in game.legal_actions(state, seat)]
-                sizes.append(obs.ByteSize() + sum(a.ByteSize() for a in legal) + 16)
-            state = game.apply(
-                state, {s: rng.choice(game.legal_actions(state, s)) for s in game.to_move(state)}
-            )
+
+        def choose(turn: Turn, seat: int, rng: random.Random = rng) -> int:
+            obs = codec.observation_to_proto(game, game.observe(turn.state, seat))
+            legal = [codec.action_to_proto(game, a) for a in turn.legal[seat]]
+            sizes.append(obs.ByteSize() + sum(a.ByteSize() for a in legal) + 16)
+            return rng.randrange(len(legal))
+
+        for _ in play(game, game.initial_state(2, seed), choose):
+            pass
     return int(statistics.mean(sizes))
 
 

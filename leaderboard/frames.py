@@ -21,6 +21,7 @@ from typing import Any
 from arena import codec
 from arena.games import get_game, ninja_burger, pnrz_board
 from arena.games.base import Game
+from arena.games.play import Decision, Step
 from arena.referee.replay import ReplayError, reproduce
 
 # Fields of an observation that belong to its seat alone (the rest is the same for every seat).
@@ -77,14 +78,16 @@ def catalogue(game: Game) -> dict[str, Any]:
     return {"ninjas": ninjas, "fortune": fortune}
 
 
-def frame(game: Game, state: Any, step: int, decisions: list, events: tuple) -> dict[str, Any]:
+def frame(
+    game: Game, state: Any, step: int, decisions: tuple[Decision, ...], events: tuple
+) -> dict[str, Any]:
     """Returns one frame: the step's decisions and events, the public table and every seat's view."""
     seats = range(len(game.scores(state)))
     return {
         "step": step,
         "decisions": [
-            {"seat": seat, "action": codec.to_json(action, game.action_type), "by": by}
-            for seat, action, by in decisions
+            {"seat": d.seat, "action": codec.to_json(d.action, game.action_type), "by": d.by}
+            for d in decisions
         ],
         "events": [codec.to_json(e, game.event_type) for e in events],
         "public": public_table(game, state),
@@ -99,13 +102,10 @@ def frames(text: str) -> dict[str, Any]:
     header = lines[0]
     game = get_game(str(header.get("game", "")))
     state = game.initial_state(len(header["players"]), int(header["seed"]))
-    out = [frame(game, state, 0, [], ())]
-    step = 0
+    out = [frame(game, state, 0, (), ())]
 
-    def on_step(after: Any, decisions: list, events: tuple) -> None:
-        nonlocal step
-        out.append(frame(game, after, step, decisions, events))
-        step += 1 if decisions else 0
+    def on_step(step: Step) -> None:
+        out.append(frame(game, step.state, step.number, step.decisions, step.events))
 
     reproduction = reproduce(lines, on_step)
     result = next((line for line in reversed(lines) if line.get("type") == "result"), None)

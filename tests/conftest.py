@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from arena import codec
 from arena.games import get_game
 from arena.games.base import Game
-from arena.referee.replay import ReplayWriter, reproduce
+from arena.games.play import play
+from arena.referee.replay import ReplayWriter
 
 
 def random_playout(
@@ -24,26 +24,27 @@ def random_playout(
     """Yields (state, actions) for every step of a seeded random game, then (final state, {})."""
     rng = random.Random(f"{seed}/{policy_seed}")
     state = game.initial_state(num_players, seed)
-    while not game.is_terminal(state):
-        actions = {seat: rng.choice(game.legal_actions(state, seat)) for seat in game.to_move(state)}
-        yield state, actions
-        state = game.apply(state, actions)
+    for step in play(game, state, lambda turn, seat: rng.randrange(len(turn.legal[seat]))):
+        yield state, {d.seat: d.action for d in step.decisions}
+        state = step.state
     yield state, {}
 
 
 def replay_of_random_game(game_name: str, seed: int, bots: list[str], match_id: str) -> tuple[str, Any]:
     """Returns (replay text, MatchRecord) of a seeded random game, as the referee would write them."""
+    from arena.referee.match import final_record
+
     game = get_game(game_name)
-    header = ReplayWriter.header(match_id, game.spec.name, seed, bots, 2000, 3)
-    lines: list[dict] = [{"type": "header", **header}]
-    step = 0
-    for _, actions in random_playout(game, len(bots), seed):
-        for seat in sorted(actions):
-            action = codec.to_json(actions[seat], game.action_type)
-            lines.append({"type": "decision", "step": step, "seat": seat, "action": action, "by": "bot"})
-        step += 1 if actions else 0
-    reproduction = reproduce(lines)
-    return reproduction.text, reproduction.record
+    writer = ReplayWriter(ReplayWriter.header(match_id, game.spec.name, seed, bots, 2000, 3))
+    rng = random.Random(f"{seed}/0")
+    state, steps = game.initial_state(len(bots), seed), 0
+    for step in play(game, state, lambda turn, seat: rng.randrange(len(turn.legal[seat]))):
+        writer.step(game, step)
+        state, steps = step.state, step.number + (1 if step.decisions else 0)
+    none = [False] * len(bots)
+    record = final_record(game, state, match_id, seed, bots, none, [0] * len(bots), steps)
+    writer.result(record)
+    return writer.text(), record
 
 
 def walk(value: Any) -> Iterator[Any]:
@@ -73,14 +74,14 @@ def play_bots(game: Game, bots: list, seed: int, match_id: str | None = None) ->
                 match_id or f"local-{seed}", game.spec.name, seat, len(bots), names, timedelta(seconds=2), 3
             )
         )
+    def choose(turn: Any, seat: int) -> int:
+        legal = turn.legal[seat]
+        choice = bots[seat].choose(game.observe(turn.state, seat), legal, timedelta(seconds=2))
+        return choice if isinstance(choice, int) else legal.index(choice)
+
     state = game.initial_state(len(bots), seed)
-    while not game.is_terminal(state):
-        actions = {}
-        for seat in game.to_move(state):
-            legal = game.legal_actions(state, seat)
-            choice = bots[seat].choose(game.observe(state, seat), legal, timedelta(seconds=2))
-            actions[seat] = legal[choice] if isinstance(choice, int) else choice
-        state = game.apply(state, actions)
+    for step in play(game, state, choose):
+        state = step.state
     return state
 
 

@@ -5,8 +5,8 @@
 
 A golden game is played in process by a seeded policy (action ``derive(seed, "golden", step, seat)``
 out of the legal actions, in the order the engine lists them), so any change to the rules, to the order
-of legal actions, to events, scores or the replay format shows as a difference. The header's
-``versions`` are left out of the comparison: a version bump alone is not a change of the game.
+of legal actions, to events, scores or the replay format shows as a difference. arena's own version
+is left out of the comparison: a version bump alone is not a change of the game.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import json
 import sys
 from pathlib import Path
 
-from arena import codec
 from arena.games import GAMES, Game
+from arena.games.play import Turn
+from arena.games.play import play as play_game
 from arena.games.rng import derive
 from arena.referee.match import final_record
 from arena.referee.replay import ReplayWriter
@@ -43,31 +44,27 @@ def play(game: Game, players: int, seed: int) -> str:
     """Returns the replay text of the seeded golden playout."""
     bots = [f"golden{seat}" for seat in range(players)]
     writer = ReplayWriter(ReplayWriter.header(f"golden-{seed}", game.spec.name, seed, bots, 1000, 3))
+
+    def choose(turn: Turn, seat: int) -> int:
+        return derive(seed, "golden", turn.step, seat).randrange(len(turn.legal[seat]))
+
+    steps = 0
     state = game.initial_state(players, seed)
-    step = 0
-    while not game.is_terminal(state):
-        acting = game.to_move(state)
-        actions = {}
-        for seat in acting:
-            legal = game.legal_actions(state, seat)
-            actions[seat] = legal[derive(seed, "golden", step, seat).randrange(len(legal))]
-            writer.decision(step, seat, codec.json_text(actions[seat], game.action_type), "bot")
-        state = game.apply(state, actions)
-        for event in game.events(state):
-            writer.event(step, codec.json_text(event, game.event_type))
-        if acting:
-            step += 1
+    for step in play_game(game, state, choose):
+        writer.step(game, step)
+        state, steps = step.state, step.number + (1 if step.decisions else 0)
     writer.result(
-        final_record(game, state, f"golden-{seed}", seed, bots, [False] * players, [0] * players, step)
+        final_record(game, state, f"golden-{seed}", seed, bots, [False] * players, [0] * players, steps)
     )
     return writer.text()
 
 
 def comparable(text: str) -> list[str]:
-    """Returns the replay's lines with the header's versions removed."""
+    """Returns the replay's lines with arena's own version removed from the header (the rules' and
+    the generator's versions stay: a change of either is a change of the game)."""
     lines = text.splitlines()
     header = json.loads(lines[0])
-    header.pop("versions", None)
+    header.get("versions", {}).pop("arena", None)
     return [json.dumps(header, sort_keys=True), *lines[1:]]
 
 

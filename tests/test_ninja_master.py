@@ -11,7 +11,7 @@ import pytest
 from arena.bots.common import RandomBot
 from arena.bots.ninja_master import BOTS, MasterBot
 from arena.games import get_game
-from arena.games.base import Game, IllegalActionError
+from arena.games.base import IllegalActionError
 from arena.games.ninja_master import (
     CALLS,
     COMPONENTS,
@@ -303,25 +303,24 @@ def test_no_call_before_a_capture_and_calls_with_full_hands() -> None:
     assert len(CALLS) == 28
 
 
-def test_apply_takes_listed_actions_and_equal_copies_alike_and_rejects_as_game_apply_does() -> None:
+def test_apply_and_apply_legal_agree_on_listed_actions_and_equal_copies() -> None:
     state = tick(position((3, 3), roll(*SIMPLE)), grab(ORANGE), WAIT)
-    listed = {0: CALLS[5], 1: GRABS[PINK]}  # the very objects legal_actions lists (the shortcut)
-    copies = {0: Call(5), 1: Grab(PINK)}  # equal, not identical (checked as Game.apply does)
-    assert GAME.apply(state, listed) == GAME.apply(state, copies) == Game.apply(GAME, state, listed)
-    full = tick(state, grab(PINK), WAIT)  # seat 0's hands are full: its calls take the shortcut too
+    listed = {0: CALLS[5], 1: GRABS[PINK]}  # the very objects legal_actions lists (what the driver applies)
+    copies = {0: Call(5), 1: Grab(PINK)}  # equal, not identical
+    assert GAME.apply(state, listed) == GAME.apply(state, copies) == GAME.apply_legal(state, listed)
+    full = tick(state, grab(PINK), WAIT)  # seat 0's hands are full: it may still call
     listed = {0: CALLS[5], 1: GRABS[BLUE]}
-    copies = {0: Call(5), 1: Grab(BLUE)}
-    assert GAME.apply(full, listed) == GAME.apply(full, copies) == Game.apply(GAME, full, listed)
-
-    def error(apply, state, actions) -> str:
-        with pytest.raises(IllegalActionError) as caught:
-            apply(GAME, state, actions)
-        return str(caught.value)
-
+    assert (
+        GAME.apply(full, listed)
+        == GAME.apply(full, {0: Call(5), 1: Grab(BLUE)})
+        == GAME.apply_legal(full, listed)
+    )
     for bad in ({0: GRABS[ORANGE], 1: WAIT}, {0: WAIT}, {0: WAIT, 1: WAIT, 2: WAIT}):
-        assert error(type(GAME).apply, state, bad) == error(Game.apply, state, bad)
+        with pytest.raises(IllegalActionError):
+            GAME.apply(state, bad)
     for bad in ({0: GRABS[BLUE], 1: WAIT}, {0: WAIT, 1: GRABS[PINK]}):  # full hands; a held component
-        assert error(type(GAME).apply, full, bad) == error(Game.apply, full, bad)
+        with pytest.raises(IllegalActionError):
+            GAME.apply(full, bad)
 
 
 def test_a_call_ends_the_round_but_that_ticks_grabs_resolve() -> None:
@@ -540,7 +539,7 @@ def test_invariants_over_two_thousand_seeded_games() -> None:
         while not GAME.is_terminal(state):
             actions = {s: _policy(rng, game_no % 2 == 0, state, s) for s in GAME.to_move(state)}
             before = state
-            state = GAME._apply_unchecked(state, actions)
+            state = GAME.apply_legal(state, actions)
             steps += 1
             assert steps <= GAME.spec.max_steps
             assert all(score >= 0 for score in state.scores)

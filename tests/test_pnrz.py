@@ -496,7 +496,7 @@ def random_game(num_players: int, seed: int, score_every_step: bool = False) -> 
     while not GAME.is_terminal(state):
         actions = {s: rng.choice(GAME.legal_actions(state, s)) for s in GAME.to_move(state)}
         record.append(actions)
-        state = GAME._apply_unchecked(state, actions)
+        state = GAME.apply_legal(state, actions)
         if state.phase is not Phase.CHOOSE:
             places = [
                 *state.pile,

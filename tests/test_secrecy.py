@@ -52,8 +52,8 @@ class Tracked:
         self.state = self.game.initial_state(num_players, seed)
         return self.state
 
-    def apply(self, state: Any, actions: Any) -> Any:
-        self.state = self.game.apply(state, actions)
+    def apply_legal(self, state: Any, actions: Any) -> Any:
+        self.state = self.game.apply_legal(state, actions)
         return self.state
 
 

@@ -58,6 +58,7 @@ class GameSpec:
     max_steps: int  # an upper bound on decision steps, a guard for runners
     description: str
     aliases: tuple[str, ...] = ()
+    rules: int = 1  # the version of the rules as implemented: bumped when a change alters games
 
 
 class Game(abc.ABC, Generic[S, A]):
@@ -81,8 +82,10 @@ class Game(abc.ABC, Generic[S, A]):
         """Returns the seat's legal actions, sorted; never empty for a seat in ``to_move``."""
 
     @abc.abstractmethod
-    def _apply_unchecked(self, state: S, actions: Mapping[int, A]) -> S:
-        """Returns the next state. The actions are *not* checked for legality: see ``apply``."""
+    def apply_legal(self, state: S, actions: Mapping[int, A]) -> S:
+        """Returns the next state after actions taken from ``legal_actions``: they are *not* checked
+        again. The driver (``arena.games.play``) applies ``legal[i]`` this way; anyone else calls
+        ``apply``, which checks."""
 
     @abc.abstractmethod
     def is_terminal(self, state: S) -> bool:
@@ -116,7 +119,7 @@ class Game(abc.ABC, Generic[S, A]):
         for seat, action in actions.items():
             if action not in self.legal_actions(state, seat):
                 raise IllegalActionError(f"{action!r} is not a legal action for seat {seat}")
-        return self._apply_unchecked(state, actions)
+        return self.apply_legal(state, actions)
 
     def ranks(self, state: S) -> tuple[int, ...]:
         """Returns each seat's finishing rank (1 is best; equal scores share a rank)."""

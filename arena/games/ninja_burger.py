@@ -334,7 +334,7 @@ class NinjaBurger(Game[NinjaBurgerState, Action]):
             return (*(PlayFortune(c.id) for c in playable_in_window(state, seat)), Decline())
         return (*(PlayFortune(c.id) for c in rerolls_in_hand(state, seat)), Decline())
 
-    def _apply_unchecked(self, state: NinjaBurgerState, actions: Mapping[int, Action]) -> NinjaBurgerState:
+    def apply_legal(self, state: NinjaBurgerState, actions: Mapping[int, Action]) -> NinjaBurgerState:
         table = _Table(state)
         phase = state.phase
         if phase is Phase.CHOOSE_NINJA:

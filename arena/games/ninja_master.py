@@ -328,14 +328,12 @@ class NinjaMasterState:
 class _Table:
     """What follows from who holds what. Cached per ``holders`` tuple (a few hundred occur with 2
     players, a few thousand with 5), so a decision step does not rebuild it for every
-    ``legal_actions``, ``observe`` and ``apply`` call."""
+    ``legal_actions``, ``observe`` and ``apply_legal`` call."""
 
     free: tuple[Component, ...]
     full: frozenset[int]  # the seats whose hands are full
     open_actions: tuple[Action, ...]  # the legal actions of a contending seat with a free hand
     full_actions: tuple[Action, ...]  # ... and of one with both hands full: Wait, then the calls
-    open_ids: frozenset[int]  # their ids (constants of this module, so the ids are never reused)
-    full_ids: frozenset[int]
     holdings: tuple[Holding, ...]  # the observation's components
 
 
@@ -347,15 +345,7 @@ def _table(holders: tuple[int | None, ...]) -> _Table:
     open_actions = (WAIT, *(GRABS[c] for c in free), *calls)
     full_actions = (WAIT, *calls)  # calling is voice, not hands: full hands may still call
     holdings = tuple(Holding(c, h) for c, h in zip(COMPONENTS, holders, strict=True))
-    return _Table(
-        free,
-        full,
-        open_actions,
-        full_actions,
-        frozenset(map(id, open_actions)),
-        frozenset(map(id, full_actions)),
-        holdings,
-    )
+    return _Table(free, full, open_actions, full_actions, holdings)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -497,22 +487,7 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
         table = _table(state.holders)
         return table.full_actions if seat in table.full else table.open_actions
 
-    def apply(self, state: NinjaMasterState, actions: Mapping[int, Action]) -> NinjaMasterState:
-        """``Game.apply`` with a shortcut for a tick whose actions are the very objects
-        ``legal_actions`` listed (what bots answer with): their legality is checked by identity, not
-        by ``action in legal``, which compares a dataclass with each action listed before it (up to
-        34). Anything else takes ``Game.apply``, so its checks and errors are the same."""
-        if state.dice and not state.over and set(actions) == set(state.contenders):
-            table = _table(state.holders)
-            full = table.full
-            if all(
-                id(action) in (table.full_ids if seat in full else table.open_ids)
-                for seat, action in actions.items()
-            ):
-                return self._tick(state, actions)
-        return super().apply(state, actions)
-
-    def _apply_unchecked(self, state: NinjaMasterState, actions: Mapping[int, Action]) -> NinjaMasterState:
+    def apply_legal(self, state: NinjaMasterState, actions: Mapping[int, Action]) -> NinjaMasterState:
         if self.phase(state) is Phase.ROLL:
             return self._roll(state)
         return self._tick(state, actions)

@@ -255,7 +255,7 @@ class Ninjan(Game[NinjanState, Action]):
             return tuple(TakePile(i) for i in beaten_piles(card, state.piles))
         return tuple(PlacePile(i) for i in range(NUM_PILES))
 
-    def _apply_unchecked(self, state: NinjanState, actions: Mapping[int, Action]) -> NinjanState:
+    def apply_legal(self, state: NinjanState, actions: Mapping[int, Action]) -> NinjanState:
         state = dataclasses.replace(state, last_events=())
         if self.phase(state) is Phase.COMMIT:
             return self._commit(state, actions)

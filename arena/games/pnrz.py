@@ -442,20 +442,7 @@ class Pnrz(Game[PnrzState, Action]):
             return tuple(s for s in range(state.num_players) if state.needs(s) > 0)
         return (state.current,)
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._legal = IdentityMemo(self._legal_table)
-
     def legal_actions(self, state: PnrzState, seat: int) -> tuple[Action, ...]:
-        return self._legal(state, seat)[0]
-
-    def _legal_table(self, state: PnrzState, seat: int) -> tuple[tuple[Action, ...], frozenset[int]]:
-        """Returns the legal actions and their ids (valid while the tuple lives: they share a memo
-        entry)."""
-        actions = self._list_legal(state, seat)
-        return actions, frozenset(map(id, actions))
-
-    def _list_legal(self, state: PnrzState, seat: int) -> tuple[Action, ...]:
         if seat not in self.to_move(state):
             return ()
         phase = state.phase
@@ -525,19 +512,7 @@ class Pnrz(Game[PnrzState, Action]):
 
     # -- applying -----------------------------------------------------------------------------
 
-    def apply(self, state: PnrzState, actions: Mapping[int, Action]) -> PnrzState:
-        """``Game.apply`` with a shortcut for a turn's action that is the very object ``legal_actions``
-        listed (what the referee passes on when a bot answers by index): its legality is checked by
-        identity, not by ``action in legal``, which compares a dataclass with each action listed
-        before it (up to ~200 placements). Anything else takes ``Game.apply``, with its checks and
-        errors."""
-        if len(actions) == 1 and state.phase is not Phase.CHOOSE and state.phase is not Phase.OVER:
-            ((seat, action),) = actions.items()
-            if seat == state.current and id(action) in self._legal(state, seat)[1]:
-                return self._apply_unchecked(state, actions)
-        return super().apply(state, actions)
-
-    def _apply_unchecked(self, state: PnrzState, actions: Mapping[int, Action]) -> PnrzState:
+    def apply_legal(self, state: PnrzState, actions: Mapping[int, Action]) -> PnrzState:
         after = self._next(_evolve(state, last_events=()), actions)
         if after.board is not state.board:
             faction_scores.changed(state.board, after.board)  # its scores derive from the old board's

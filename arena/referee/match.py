@@ -17,6 +17,7 @@ from typing import Any
 
 from arena import codec
 from arena.games.base import Game, ranks_from_scores
+from arena.games.play import Driver, Step, Turn
 from arena.games.rng import derive
 from arena.referee.leases import DISCONNECTED, Lease, Malformed
 from arena.referee.replay import ReplayWriter
@@ -147,7 +148,7 @@ class Match:
         match_id: str,
         config: MatchConfig = MatchConfig(),
         replay: ReplayWriter | None = None,
-        on_step: Callable[[Any, list[tuple[int, Any, str]], tuple], None] | None = None,
+        on_step: Callable[[Step], None] | None = None,
     ) -> None:
         self.game = game
         self.seats = list(seats)
@@ -161,38 +162,34 @@ class Match:
     async def run(self) -> MatchRecord:
         """Plays the match to the end; returns its record."""
         game = self.game
-        names = [s.bot for s in self.seats]
-        self._start(names)
-        state = game.initial_state(len(self.seats), self.seed)
-        while not game.is_terminal(state):
-            acting = game.to_move(state)
-            decisions: list[tuple[int, Any, str]] = []
-            if acting:
-                results = await asyncio.gather(*(self._decide(state, seat) for seat in acting))
-                decisions = [(seat, action, by) for seat, (action, by) in zip(acting, results, strict=True)]
-            state = game.apply(state, {seat: action for seat, action, _ in decisions})
-            events = game.events(state)
-            self._record_step(decisions, events)
+        self._start([s.bot for s in self.seats])
+        driver = Driver(game, game.initial_state(len(self.seats), self.seed))
+        while (turn := driver.turn()) is not None:
+            self.step = turn.step
+            acting = list(turn.legal)
+            choices = await asyncio.gather(*(self._decide(turn, seat) for seat in acting))
+            step = driver.advance(turn, dict(zip(acting, choices, strict=True)))
+            self._record_step(step)
             if self.on_step:
-                self.on_step(state, decisions, events)
-            if acting:
-                self.step += 1
-        return self._finish(state)
+                self.on_step(step)
+        self.step = driver.step
+        return self._finish(driver.state)
 
     # -- decisions --------------------------------------------------------------------------------
 
-    async def _decide(self, state: Any, seat: int) -> tuple[Any, str]:
-        """Returns the seat's action and who chose it ("bot" or "fallback")."""
-        legal = self.game.legal_actions(state, seat)
+    async def _decide(self, turn: Turn, seat: int) -> tuple[int, str]:
+        """Returns the index of the seat's action and who chose it ("bot" or "fallback")."""
+        legal = turn.legal[seat]
         seat_state = self.seats[seat]
         if seat_state.playing:
-            action = await self._ask(seat_state, state, legal)
-            if action is not None:
-                return action, "bot"
+            index = await self._ask(seat_state, turn.state, legal)
+            if index is not None:
+                return index, "bot"
         return self._fallback(seat, legal), "fallback"
 
-    async def _ask(self, seat: SeatState, state: Any, legal: Sequence[Any]) -> Any | None:
-        """Sends one DecisionRequest and returns the bot's legal action, or None after a strike."""
+    async def _ask(self, seat: SeatState, state: Any, legal: Sequence[Any]) -> int | None:
+        """Sends one DecisionRequest and returns the index of the bot's legal action, or None after a
+        strike."""
         lease = seat.lease
         assert lease is not None
         seat.requests += 1
@@ -238,17 +235,17 @@ class Match:
                     )
                 stale_reported = True
                 continue
-            action, code, problem = self._validate(answer, legal)
-            if action is None:
+            index, code, problem = self._validate(answer, legal)
+            if index is None:
                 self._strike(seat, code, problem, request_id)
-            return action
+            return index
 
-    def _validate(self, answer: pb.Answer, legal: Sequence[Any]) -> tuple[Any | None, int, str]:
-        """Returns (the legal action, 0, "") or (None, error code, what was wrong)."""
+    def _validate(self, answer: pb.Answer, legal: Sequence[Any]) -> tuple[int | None, int, str]:
+        """Returns (the index of the legal action, 0, "") or (None, error code, what was wrong)."""
         choice = answer.WhichOneof("choice")
         if choice == "index":
             if answer.index < len(legal):
-                return legal[answer.index], 0, ""
+                return answer.index, 0, ""
             return (
                 None,
                 pb.ERROR_CODE_BAD_INDEX,
@@ -263,13 +260,13 @@ class Match:
             except codec.CodecError as exc:
                 return None, pb.ERROR_CODE_MALFORMED, f"malformed action: {exc}"
             if action in legal:
-                return action, 0, ""
+                return legal.index(action), 0, ""
             shown = codec.to_json(action, self.game.action_type)
             return None, pb.ERROR_CODE_ILLEGAL_ACTION, f"illegal action {shown}: answer one of legal_actions"
         return None, pb.ERROR_CODE_MALFORMED, "the answer has neither an index nor an action"
 
-    def _fallback(self, seat: int, legal: Sequence[Any]) -> Any:
-        return legal[derive(self.seed, "fallback", self.step, seat).randrange(len(legal))]
+    def _fallback(self, seat: int, legal: Sequence[Any]) -> int:
+        return derive(self.seed, "fallback", self.step, seat).randrange(len(legal))
 
     # -- strikes and forfeits ---------------------------------------------------------------------
 
@@ -338,14 +335,11 @@ class Match:
                 )
             )
 
-    def _record_step(self, decisions: list[tuple[int, Any, str]], events: tuple) -> None:
+    def _record_step(self, step: Step) -> None:
         if self.replay:
-            for seat, action, by in decisions:
-                self.replay.decision(self.step, seat, codec.json_text(action, self.game.action_type), by)
-            for event in events:
-                self.replay.event(self.step, codec.json_text(event, self.game.event_type))
-        if events:
-            protos = [codec.event_to_proto(self.game, event, self.step) for event in events]
+            self.replay.step(self.game, step)
+        if step.events:
+            protos = [codec.event_to_proto(self.game, event, step.number) for event in step.events]
             for seat in self.seats:
                 seat.deliver(protos)
 

@@ -2,34 +2,37 @@
 
 Lines, in order::
 
-    {"type": "header", "format": 1, "game": ..., "seed": ..., "players": [...], "versions": {...}, ...}
+    {"type": "header", "format": 2, "game": ..., "seed": ..., "players": [...], "versions": {...}, ...}
     {"type": "strike"|"forfeit", "step": n, "seat": s, ...}   # what the referee decided, per step
-    {"type": "decision", "step": n, "seat": s, "action": {...}, "by": "bot"|"fallback"}
+    {"type": "decision", "step": n, "seat": s, "index": i, "action": {...}, "by": "bot"|"fallback"}
     {"type": "event", "step": n, "event": {...}}             # public events the engine produced
     {"type": "result", "players": [...], "termination": ...}
 
 Nothing in a replay depends on timing or the machine: the same seed and the same decisions give the
-same bytes. ``reproduce`` re-runs the engine from the header and the decisions alone, regenerates
-every line, and reports the first difference, if any.
+same bytes. ``reproduce`` re-runs the engine from the header and the decisions alone (each one the
+``index``-th legal action, as the driver played it), regenerates every line, and reports the first
+difference, if any. The header's ``versions`` name the rules and the random generator the game was
+played with; a replay of other ones is refused in one line rather than failing somewhere in the game.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import arena
 from arena import codec
-from arena.games import get_game
-from arena.games.base import GameError
+from arena.games import get_game, rng
+from arena.games.base import Game
+from arena.games.play import Driver, Step, Turn
 
 if TYPE_CHECKING:
     from arena.referee.match import MatchRecord
 
-FORMAT = 1
+FORMAT = 2  # 2: decisions carry their index; versions name the rules and the generator
 PROTOCOL = "arena.v1"
 
 
@@ -61,7 +64,12 @@ class ReplayWriter:
             "players": [{"seat": seat, "bot": bot} for seat, bot in enumerate(bots)],
             "deadline_ms": deadline_ms,
             "max_strikes": max_strikes,
-            "versions": {"arena": arena.__version__, "protocol": PROTOCOL},
+            "versions": {
+                "arena": arena.__version__,
+                "protocol": PROTOCOL,
+                "rules": get_game(game).spec.rules,
+                "rng": rng.VERSION,
+            },
         }
 
     def strike(self, step: int, seat: int, code: str, message: str, strikes: int) -> None:
@@ -80,11 +88,20 @@ class ReplayWriter:
             (seat, len(self._pending), {"type": "forfeit", "step": step, "seat": seat, "reason": reason})
         )
 
-    def decision(self, step: int, seat: int, action_json: str, by: str) -> None:
+    def step(self, game: Game, step: Step) -> None:
+        """Adds a played step: its decisions, then its public events."""
+        for decision in step.decisions:
+            action = codec.json_text(decision.action, game.action_type)
+            self.decision(step.number, decision.seat, decision.index, action, decision.by)
+        for event in step.events:
+            self.event(step.number, codec.json_text(event, game.event_type))
+
+    def decision(self, step: int, seat: int, index: int, action_json: str, by: str) -> None:
         """Adds a decision; ``action_json`` is the action as compact JSON text (codec.json_text)."""
         self._flush()
         self.lines.append(
-            f'{{"type":"decision","step":{step},"seat":{seat},"action":{action_json},"by":{_dumps(by)}}}'
+            f'{{"type":"decision","step":{step},"seat":{seat},"index":{index},'
+            f'"action":{action_json},"by":{_dumps(by)}}}'
         )
 
     def event(self, step: int, event_json: str) -> None:
@@ -144,12 +161,11 @@ class Reproduction:
     steps: int
 
 
-def reproduce(
-    lines: list[dict[str, Any]], on_step: Callable[[Any, list, tuple], None] | None = None
-) -> Reproduction:
+def reproduce(lines: list[dict[str, Any]], on_step: Callable[[Step], None] | None = None) -> Reproduction:
     """Re-runs a replay's game from its header and decisions; returns the regenerated replay.
 
-    Raises ReplayError when a recorded decision is not legal where it was recorded.
+    Raises ReplayError when the replay was made with other rules or another generator, or when a
+    recorded decision is not the legal action it names.
     """
     from arena.referee.match import final_record
 
@@ -157,50 +173,68 @@ def reproduce(
     try:
         game = get_game(header["game"])
         bots = [p["bot"] for p in header["players"]]
-        state = game.initial_state(len(bots), int(header["seed"]))
+        seed = int(header["seed"])
     except (KeyError, TypeError, ValueError) as exc:
         raise ReplayError(f"bad replay header: {exc}") from None
+    check_versions(header, game)
     writer = ReplayWriter(header)
-    referee_lines: Iterator[dict] = iter(
-        [x for x in lines[1:] if x.get("type") in ("strike", "forfeit", "decision")]
-    )
-    pending = next(referee_lines, None)
-    forfeits = [False] * len(bots)
-    strikes = [0] * len(bots)
-    step = 0
-    while not game.is_terminal(state):
-        acting = game.to_move(state)
-        actions: dict[int, Any] = {}
-        decisions = []
-        while acting and pending is not None and pending.get("step") == step:
+    recorded = iter([x for x in lines[1:] if x.get("type") in ("strike", "forfeit", "decision")])
+    pending = next(recorded, None)
+    forfeits, strikes = [False] * len(bots), [0] * len(bots)
+    driver = Driver(game, game.initial_state(len(bots), seed))
+    while (turn := driver.turn()) is not None:
+        choices: dict[int, tuple[int, str]] = {}
+        while turn.legal and pending is not None and pending.get("step") == turn.step:
             kind, seat = pending["type"], pending["seat"]
             if kind == "strike":
                 strikes[seat] = pending["strikes"]
-                writer.strike(step, seat, pending["code"], pending["message"], pending["strikes"])
+                writer.strike(turn.step, seat, pending["code"], pending["message"], pending["strikes"])
             elif kind == "forfeit":
                 forfeits[seat] = True
-                writer.forfeit(step, seat, pending["reason"])
+                writer.forfeit(turn.step, seat, pending["reason"])
             else:
-                action = codec.from_json(pending["action"], game.action_type)
-                actions[seat] = action
-                decisions.append((seat, action, pending["by"]))
-                writer.decision(step, seat, _dumps(pending["action"]), pending["by"])
-            pending = next(referee_lines, None)
-        try:
-            state = game.apply(state, actions)
-        except GameError as exc:
-            raise ReplayError(f"step {step}: the recorded decisions do not apply: {exc}") from None
-        for event in game.events(state):
-            writer.event(step, codec.json_text(event, game.event_type))
+                choices[seat] = (_recorded_index(game, turn, pending), pending["by"])
+            pending = next(recorded, None)
+        if set(choices) != set(turn.legal):
+            raise ReplayError(
+                f"step {turn.step}: decisions recorded for seats {sorted(choices)}, "
+                f"but seats {sorted(turn.legal)} act"
+            )
+        step = driver.advance(turn, choices)
+        writer.step(game, step)
         if on_step:
-            on_step(state, decisions, game.events(state))
-        if acting:
-            step += 1
+            on_step(step)
     record = final_record(
-        game, state, header.get("match_id", ""), int(header["seed"]), bots, forfeits, strikes, step
+        game, driver.state, header.get("match_id", ""), seed, bots, forfeits, strikes, driver.step
     )
     writer.result(record)
-    return Reproduction(writer.text(), record, step)
+    return Reproduction(writer.text(), record, driver.step)
+
+
+def check_versions(header: dict[str, Any], game: Game) -> None:
+    """Raises ReplayError (one line) unless the replay was made with this arena's rules and generator."""
+    versions = header.get("versions") or {}
+    made = (header.get("format"), versions.get("rules"), versions.get("rng"))
+    here = (FORMAT, game.spec.rules, rng.VERSION)
+    if made != here:
+        raise ReplayError(
+            f"this replay was made by arena {versions.get('arena', '?')} (format {made[0]}, "
+            f"{game.spec.name} rules {made[1]}, generator {made[2]}); this arena plays format {here[0]}, "
+            f"rules {here[1]}, generator {here[2]}: reproduce it with the arena version that made it"
+        )
+
+
+def _recorded_index(game: Game, turn: Turn, line: dict[str, Any]) -> int:
+    """Returns the index of a recorded decision, checked against the action the line names."""
+    seat, index = line["seat"], line.get("index")
+    legal = turn.legal.get(seat)
+    if legal is None or not isinstance(index, int) or not 0 <= index < len(legal):
+        raise ReplayError(f"step {turn.step}: seat {seat}'s decision (index {index}) is not a legal choice")
+    if codec.to_json(legal[index], game.action_type) != line["action"]:
+        raise ReplayError(
+            f"step {turn.step}: seat {seat}'s legal action {index} is not the recorded {line['action']}"
+        )
+    return index
 
 
 def first_difference(expected: str, actual: str) -> str | None:

@@ -16,9 +16,9 @@ import tempfile
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 from arena.games.base import Game
+from arena.games.play import Step
 from arena.paths import state_dir
 from arena.referee.leases import Lease, LeaseRegistry
 from arena.referee.match import Match, MatchConfig, MatchRecord, SeatState
@@ -85,7 +85,7 @@ async def run_series(
     specs: list[BotSpec],
     config: SeriesConfig,
     on_result: Callable[[GameResult], None] | None = None,
-    on_step: Callable[[Any, list, tuple], None] | None = None,
+    on_step: Callable[[Step], None] | None = None,
     referee: SharedReferee | None = None,
 ) -> list[GameResult]:
     """Plays ``config.games`` games between the bots; returns each game's result.
@@ -107,7 +107,7 @@ async def _run_series(
     config: SeriesConfig,
     referee: SharedReferee,
     on_result: Callable[[GameResult], None] | None,
-    on_step: Callable[[Any, list, tuple], None] | None,
+    on_step: Callable[[Step], None] | None,
 ) -> list[GameResult]:
     log_dir = config.log_dir or Path(tempfile.mkdtemp(prefix="arena-bots-"))
     private = tuple(p for p in (config.replay_dir, log_dir) if p is not None)
