@@ -177,27 +177,7 @@ def announce_limits(limits: BotLimits, verbose: bool) -> None:
 
 def result_json(result: GameResult) -> dict[str, Any]:
     """Returns the --json object of one game."""
-    record = result.record
-    return {
-        "game": record.game,
-        "match_id": record.match_id,
-        "seed": record.seed,
-        "players": [
-            {
-                "bot": p.bot,
-                "seat": p.seat,
-                "score": p.score,
-                "rank": p.rank,
-                "forfeit": p.forfeit,
-                "strikes": p.strikes,
-            }
-            for p in record.players
-        ],
-        "winner": record.winner,
-        "termination": record.termination,
-        "steps": record.steps,
-        "replay": str(result.replay) if result.replay else None,
-    }
+    return result.record.to_json() | {"replay": str(result.replay) if result.replay else None}
 
 
 def format_game(result: GameResult) -> str:

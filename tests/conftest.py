@@ -32,7 +32,7 @@ def random_playout(
 
 def replay_of_random_game(game_name: str, seed: int, bots: list[str], match_id: str) -> tuple[str, Any]:
     """Returns (replay text, MatchRecord) of a seeded random game, as the referee would write them."""
-    from arena.referee.match import final_record
+    from arena.referee.record import final_record
 
     game = get_game(game_name)
     writer = ReplayWriter(ReplayWriter.header(match_id, game.spec.name, seed, bots, 2000, 3))

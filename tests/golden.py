@@ -19,7 +19,7 @@ from arena.games import GAMES, Game
 from arena.games.play import Turn
 from arena.games.play import play as play_game
 from arena.games.rng import derive
-from arena.referee.match import final_record
+from arena.referee.record import final_record
 from arena.referee.replay import ReplayWriter
 
 GOLDEN = Path(__file__).with_name("golden")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import functools
-import hashlib
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -76,18 +74,10 @@ return 1
 
 
 def run_script(client: redis.Redis, script: str, keys: Sequence[str], args: Sequence[str | int]) -> Any:
-    """Returns what a Lua script returns, run by its SHA1 (EVALSHA); EVAL sends the text when the
-    server does not know it yet. ``client`` may be a pipeline that is WATCHing (commands run at once)."""
-    sha = _sha1(script)
-    try:
-        return client.evalsha(sha, len(keys), *keys, *args)
-    except redis.exceptions.NoScriptError:
-        return client.eval(script, len(keys), *keys, *args)
-
-
-@functools.cache
-def _sha1(script: str) -> str:
-    return hashlib.sha1(script.encode()).hexdigest()
+    """Returns what a Lua script returns, through redis-py's ``Script`` (EVALSHA; the text is loaded
+    once when the server does not know it yet). ``client`` may be a pipeline that is WATCHing
+    (commands run at once)."""
+    return client.register_script(script)(keys=list(keys), args=list(args))
 
 
 def enqueue(client: redis.Redis, job: MatchJob) -> bool:

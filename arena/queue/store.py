@@ -32,7 +32,7 @@ from arena.queue.jobs import (
     taken_from,
 )
 from arena.ratings import Placement, Result, Row, apply, leaderboard
-from arena.referee.match import MatchRecord
+from arena.referee.record import MatchRecord
 
 
 def ratings_result(record: MatchRecord, match_id: str) -> Result:
@@ -43,21 +43,7 @@ def ratings_result(record: MatchRecord, match_id: str) -> Result:
 def record_json(record: MatchRecord, match_id: str, replay_lines: int) -> str:
     """Returns the stored JSON of a match's result (the fields of ``arena match --json``)."""
     return json.dumps(
-        {
-            "match_id": match_id,
-            "game": record.game,
-            "seed": record.seed,
-            "players": [
-                {"bot": p.bot, "seat": p.seat, "score": p.score, "rank": p.rank, "forfeit": p.forfeit}
-                | {"strikes": p.strikes}
-                for p in record.players
-            ],
-            "winner": record.winner,
-            "termination": record.termination,
-            "steps": record.steps,
-            "replay_lines": replay_lines,
-        },
-        separators=(",", ":"),
+        {"match_id": match_id, **record.to_json(), "replay_lines": replay_lines}, separators=(",", ":")
     )
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import os
 import socket
 import tempfile
@@ -33,9 +32,10 @@ from arena.games import get_game
 from arena.paths import state_dir
 from arena.queue import keys, store, submissions
 from arena.queue.jobs import MAX_ATTEMPTS, MatchJob, Taken, begin_job, ensure_group, retrying, take_job
-from arena.referee.match import MatchConfig, MatchRecord
+from arena.referee.match import MatchConfig
 from arena.referee.pool import BotPool
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec, resolve_bot
+from arena.referee.record import MatchRecord
 from arena.referee.runner import unique_names
 
 DEFAULT_IDLE_TIMEOUT = timedelta(seconds=60)
@@ -285,8 +285,6 @@ async def play(job: MatchJob, specs: list[BotSpec], pool: BotPool) -> tuple[Matc
     result = await pool.play(
         get_game(job.game), specs, unique_names(specs), job.seed, job.match_id, config, fresh=job.fresh_bots
     )
-    replay = result.replay_text
-    never = [json.loads(x) for x in replay.splitlines() if '"never connected"' in x]
-    if never:
-        raise JobError("; ".join(result.notes) or f"seats {[x['seat'] for x in never]} never connected")
-    return result.record, replay
+    if result.record.absent:
+        raise JobError("; ".join(result.notes) or f"seats {list(result.record.absent)} never connected")
+    return result.record, result.replay_text

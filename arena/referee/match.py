@@ -16,16 +16,17 @@ from datetime import timedelta
 from typing import Any
 
 from arena import codec
-from arena.games.base import Game, ranks_from_scores
+from arena.games.base import Game
 from arena.games.play import Driver, Step, Turn
 from arena.games.rng import derive
 from arena.referee.leases import DISCONNECTED, Lease, Malformed
+from arena.referee.record import MatchRecord, final_record
 from arena.referee.replay import ReplayWriter
-from arena.results import PlayerResult
 from arena.v1 import arena_pb2 as pb
 
 DEFAULT_DEADLINE = timedelta(seconds=2)
 DEFAULT_MAX_STRIKES = 3
+NEVER_CONNECTED = "never connected"  # the forfeit reason of a seat whose bot never joined
 
 
 @dataclasses.dataclass
@@ -69,59 +70,9 @@ class SeatState:
 
 
 @dataclasses.dataclass(frozen=True)
-class MatchRecord:
-    """The outcome of a match, as recorded and reported."""
-
-    match_id: str
-    game: str
-    seed: int
-    players: tuple[PlayerResult, ...]
-    termination: str
-    steps: int
-
-    @property
-    def winner(self) -> str | None:
-        """Returns the bot ranked first alone, or None for a shared first place."""
-        firsts = [p for p in self.players if p.rank == 1]
-        return firsts[0].bot if len(firsts) == 1 else None
-
-
-@dataclasses.dataclass(frozen=True)
 class MatchConfig:
     deadline: timedelta = DEFAULT_DEADLINE
     max_strikes: int = DEFAULT_MAX_STRIKES
-
-
-def final_record(
-    game: Game,
-    state: Any,
-    match_id: str,
-    seed: int,
-    bots: Sequence[str],
-    forfeits: Sequence[bool],
-    strikes: Sequence[int],
-    steps: int,
-) -> MatchRecord:
-    """Returns the record of a finished game: the engine's scores, forfeited seats ranked last."""
-    scores = game.scores(state)
-    ranks = final_ranks(game.ranks(state), forfeits)
-    players = tuple(
-        PlayerResult(seat, bot, int(scores[seat]), ranks[seat], forfeits[seat], strikes[seat])
-        for seat, bot in enumerate(bots)
-    )
-    return MatchRecord(match_id, game.spec.name, seed, players, game.termination(state), steps)
-
-
-def final_ranks(engine_ranks: Sequence[int], forfeits: Sequence[bool]) -> tuple[int, ...]:
-    """Returns ranks with forfeited seats last (sharing that rank), the others by the engine's ranks.
-
-    >>> final_ranks([1, 2, 2], [True, False, False])
-    (3, 1, 1)
-    """
-    keys = [
-        rank if not forfeit else float("inf") for rank, forfeit in zip(engine_ranks, forfeits, strict=True)
-    ]
-    return ranks_from_scores([-k for k in keys])
 
 
 async def _receive(lease: Lease, until: float) -> Any:
@@ -317,7 +268,7 @@ class Match:
             if seat.lease is None or not seat.lease.connected:
                 self._forfeit(
                     seat,
-                    "never connected" if seat.lease is None or not seat.lease.claimed else "disconnected",
+                    NEVER_CONNECTED if seat.lease is None or not seat.lease.claimed else "disconnected",
                 )
                 continue
             seat.lease.drain_inbound()
@@ -355,6 +306,8 @@ class Match:
             [s.strikes for s in seats],
             self.step,
         )
+        absent = tuple(s.seat for s in seats if s.forfeit_reason == NEVER_CONNECTED)
+        record = dataclasses.replace(record, absent=absent)
         if self.replay:
             self.replay.result(record)
         result = pb.MatchResult(

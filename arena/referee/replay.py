@@ -21,16 +21,14 @@ import dataclasses
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import arena
 from arena import codec
 from arena.games import get_game, rng
 from arena.games.base import Game
 from arena.games.play import Driver, Step, Turn
-
-if TYPE_CHECKING:
-    from arena.referee.match import MatchRecord
+from arena.referee.record import MatchRecord, final_record
 
 FORMAT = 2  # 2: decisions carry their index; versions name the rules and the generator
 PROTOCOL = "arena.v1"
@@ -167,8 +165,6 @@ def reproduce(lines: list[dict[str, Any]], on_step: Callable[[Step], None] | Non
     Raises ReplayError when the replay was made with other rules or another generator, or when a
     recorded decision is not the legal action it names.
     """
-    from arena.referee.match import final_record
-
     header = {k: v for k, v in lines[0].items() if k != "type"}
     try:
         game = get_game(header["game"])

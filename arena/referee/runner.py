@@ -21,8 +21,9 @@ from arena.games.base import Game
 from arena.games.play import Step
 from arena.paths import state_dir
 from arena.referee.leases import Lease, LeaseRegistry
-from arena.referee.match import Match, MatchConfig, MatchRecord, SeatState
+from arena.referee.match import Match, MatchConfig, SeatState
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotProcess, BotSpec, RefereeEndpoint
+from arena.referee.record import MatchRecord
 from arena.referee.replay import ReplayWriter
 from arena.referee.server import start_referee
 from arena.seeds import series_seed
