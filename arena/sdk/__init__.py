@@ -2,5 +2,6 @@
 
 from arena.results import PlayerResult
 from arena.sdk.bot import Bot, MatchInfo, MatchResult
+from arena.sdk.legal import LegalActions
 
-__all__ = ["Bot", "MatchInfo", "MatchResult", "PlayerResult"]
+__all__ = ["Bot", "LegalActions", "MatchInfo", "MatchResult", "PlayerResult"]

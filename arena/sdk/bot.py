@@ -47,7 +47,11 @@ class Bot:
         """Called when a match starts; ``self.match`` is already set."""
 
     def choose(self, observation: Any, legal_actions: Sequence[Any], deadline: timedelta) -> Any:
-        """Returns one of ``legal_actions`` (or its index), within ``deadline``."""
+        """Returns one of ``legal_actions`` (or its index), within ``deadline``.
+
+        ``legal_actions`` is a ``LegalActions`` sequence: an action is decoded when it is first read,
+        and answering with an action read from it costs no search.
+        """
         raise NotImplementedError
 
     def on_event(self, event: Any) -> None:

@@ -17,6 +17,7 @@ import arena
 from arena import codec
 from arena.games import get_game
 from arena.sdk.bot import Bot, MatchInfo, MatchResult, PlayerResult
+from arena.sdk.legal import LegalActions
 from arena.v1 import arena_pb2 as pb
 from arena.v1 import arena_pb2_grpc
 
@@ -137,7 +138,7 @@ def _events(bot: Bot, events: Sequence[pb.Event], game: Any) -> None:
 def _decide(bot: Bot, request: pb.DecisionRequest, game: Any) -> pb.Answer:
     _events(bot, request.events, game)
     observation = codec.observation_from_proto(game, request.observation)
-    legal = [codec.action_from_proto(game, a) for a in request.legal_actions]
+    legal = LegalActions(game, request.legal_actions)  # decodes only what the bot reads
     try:
         choice = bot.choose(observation, legal, timedelta(milliseconds=request.deadline_ms))
     except Exception:
@@ -146,7 +147,8 @@ def _decide(bot: Bot, request: pb.DecisionRequest, game: Any) -> pb.Answer:
         raise
     if isinstance(choice, int) and not isinstance(choice, bool):
         return pb.Answer(request_id=request.request_id, index=choice)
-    try:
-        return pb.Answer(request_id=request.request_id, index=legal.index(choice))
-    except ValueError:
-        return pb.Answer(request_id=request.request_id, action=codec.action_to_proto(game, choice))
+    index = legal.find(choice)  # by identity for an action the bot read from ``legal``
+    if index is not None:
+        return pb.Answer(request_id=request.request_id, index=index)
+    # Not a legal action: sent as it is, for the referee to judge (it answers with an Error).
+    return pb.Answer(request_id=request.request_id, action=codec.action_to_proto(game, choice))
