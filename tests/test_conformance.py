@@ -8,6 +8,8 @@ the game ends within its declared bound.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from arena import codec
@@ -25,6 +27,9 @@ def check_roundtrips(game: Game, state, actions: dict) -> None:
         assert isinstance(obs, game.observation_type)
         assert codec.observation_from_proto(game, codec.observation_to_proto(game, obs)) == obs
         assert codec.from_json(codec.to_json(obs, game.observation_type), game.observation_type) == obs
+    view = game.public_view(state)
+    assert isinstance(view, game.public_view_type)
+    assert codec.from_json(codec.to_json(view, type(view)), type(view)) == view
     for action in actions.values():
         assert codec.action_from_proto(game, codec.action_to_proto(game, action)) == action
         assert codec.from_json(codec.to_json(action, game.action_type), game.action_type) == action
@@ -38,6 +43,10 @@ def check_secrecy(game: Game, state) -> None:
         seen = set(walk(game.observe(state, seat))) | set(walk(game.events(state)))
         leaked = hidden & seen
         assert not leaked, f"seat {seat} can see hidden {sorted(map(str, leaked))[:5]}"
+    public = set(walk(game.public_view(state)))
+    for seat in range(_num_players(game, state)):
+        leaked = sorted(map(str, game.hidden_from(state, seat) & public))
+        assert not leaked, f"the public view shows what seat {seat} may not see: {leaked[:5]}"
 
 
 def _num_players(game: Game, state) -> int:
@@ -68,6 +77,34 @@ def test_random_playouts_keep_the_engine_contract(name: str) -> None:
             scores = game.scores(state)
             assert len(ranks) == len(scores) == num_players
             assert min(ranks) == 1
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_the_public_view_is_what_every_seat_sees_alike(name: str) -> None:
+    """A field the public view shares with the observations has the value some seat sees, and no
+    field that differs from seat to seat (a seat's own hand, its seat number) is in the public view."""
+    game = get_game(name)
+    for seed in range(3):
+        for state, _ in random_playout(game, game.spec.max_players, seed):
+            view = game.public_view(state)
+            seen = [game.observe(state, seat) for seat in range(game.spec.max_players)]
+            names = {f.name for f in dataclasses.fields(seen[0])}
+            shared = {f.name for f in dataclasses.fields(view)} & names
+            for field in shared:
+                assert getattr(view, field) in [getattr(obs, field) for obs in seen], field
+            assert "seat" not in shared and "hand" not in shared
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_a_hand_in_the_public_view_is_caught(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The secrecy check is not vacuous: a public view that carried a seat's observation leaks."""
+    game = get_game(name)
+    if game.spec.perfect_information:
+        pytest.skip("nothing is hidden")
+    monkeypatch.setattr(type(game), "public_view", lambda self, state: self.observe(state, 0))
+    with pytest.raises(AssertionError, match="public view"):
+        for state, _ in random_playout(game, game.spec.max_players, 1):
+            check_secrecy(game, state)
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)

@@ -25,7 +25,7 @@ from arena.games import get_game
 from arena.queue import keys, store
 from arena.queue.jobs import MatchJob, connect, retrying
 from arena.referee.replay import read_lines, reproduce
-from leaderboard import browser, data, frames
+from leaderboard import browser, data
 from leaderboard.app import create_app
 from tests.conftest import replay_of_random_game, run_arena
 
@@ -103,7 +103,7 @@ def states_of(replay_text: str) -> list[Any]:
     lines = [json.loads(x) for x in replay_text.splitlines()]
     game = get_game(lines[0]["game"])
     states = [game.initial_state(len(lines[0]["players"]), lines[0]["seed"])]
-    reproduce(lines, lambda state, *_: states.append(state))
+    reproduce(lines, lambda step: states.append(step.state))
     return states
 
 
@@ -153,18 +153,40 @@ def test_api_replay_is_every_step_with_every_seat_view(api: Any, filled: redis.R
     for frame, state in list(zip(replay["frames"], states, strict=True))[:: max(1, len(states) // 7)]:
         seen = [codec.to_json(engine.observe(state, s), engine.observation_type) for s in range(2)]
         assert frame["observations"] == seen
-        assert frame["public"] == frames.public_table(engine, state)
-        assert not set(frames.PRIVATE[game]) & set(frame["public"])
+        assert frame["public"] == codec.to_json(engine.public_view(state), engine.public_view_type)
+        assert not {"seat", "hand"} & set(frame["public"])
     assert replay["frames"][-1]["scores"] == [p["score"] for p in replay["result"]["players"]]
+    catalogue = {k: [codec.to_json(c, type(c)) for c in cards] for k, cards in engine.catalogue().items()}
+    assert replay["catalogue"] == catalogue
 
 
-def test_pnrz_regions_are_the_scoring_sections(filled: redis.Redis) -> None:
-    from arena.games import pnrz
+def test_pnrz_regions_are_the_scoring_sections(api: Any, filled: redis.Redis) -> None:
+    from arena.games import pnrz, pnrz_board
 
-    state = states_of(filled.get(keys.replay(newest_match(filled, "pnrz"))))[-1]
-    regions = frames.pnrz_regions(state)["regions"]
+    match_id = newest_match(filled, "pnrz")
+    state = states_of(filled.get(keys.replay(match_id)))[-1]
+    regions = api.get(f"/api/matches/{match_id}/replay").json()["frames"][-1]["public"]["regions"]
     scores = pnrz.faction_scores(state.board)
     assert {r["faction"]: r["score"] for r in regions} == {f.name: v for f, v in scores.items() if v > 0}
+    cells = pnrz_board.picture_cells(state.board)
+    for region in regions:
+        pictures = [cells[c["x"], c["y"]] for c in region["cells"]]
+        assert {p.faction.name for p in pictures} == {region["faction"]}
+        assert pnrz_board.Kind.ENEMY not in {p.kind for p in pictures}
+
+
+def test_the_leaderboard_has_no_python_of_any_game() -> None:
+    """What is secret, and what a game's table shows, is the game's: the leaderboard's Python names no
+    game, and each game's drawing is one file of its own under static/viewers/."""
+    import leaderboard
+    from arena.games import GAMES
+
+    folder = Path(leaderboard.__file__).parent
+    for source in folder.glob("*.py"):
+        text = source.read_text(encoding="utf-8")
+        named = [name for name in GAMES if name in text or GAMES[name].spec.wire_name in text]
+        assert not named, f"{source.name} names {named}"
+    assert {p.stem for p in (folder / "static" / "viewers").glob("*.js")} == set(GAMES)
 
 
 def test_pages_are_one_shell_with_a_strict_content_policy(api: Any) -> None:
@@ -173,7 +195,9 @@ def test_pages_are_one_shell_with_a_strict_content_policy(api: Any) -> None:
         assert response.status_code == 200 and '<main id="app">' in response.text
         assert "script-src 'self'" in response.headers["content-security-policy"]
     assert "function h(" in api.get("/static/app.js").text
-    assert api.get("/static/viewers.js").status_code == 200 and api.get("/static/app.css").status_code == 200
+    assert api.get("/static/viewer.js").status_code == 200 and api.get("/static/app.css").status_code == 200
+    for game in ("ninjan", "pnrz", "ninja-master", "ninja-burger"):
+        assert f'register("{game}"' in api.get(f"/static/viewers/{game}.js").text
 
 
 # -- in headless Chromium -------------------------------------------------------------------------
@@ -311,7 +335,14 @@ def test_browser_draws_every_game_and_the_screenshot_command_writes_pngs(
         page = browser.open_page(chrome, f"{base}/matches/{newest_match(filled, game)}")
         page.click("#last")
         page.wait_for_selector(selector)
+        assert page.locator(f"script[src='/static/viewers/{game}.js']").count() == 1
         page.close()
+    page = chrome.new_page()  # a game without a drawing of its own is shown as its public view in text
+    page.route("**/static/viewers/pnrz.js", lambda route: route.abort())
+    page.goto(f"{base}/matches/{newest_match(filled, 'pnrz')}")
+    page.wait_for_selector(".viewer .table.plain dl.facts dt")
+    assert "board" in page.locator(".table.plain").text_content()
+    page.close()
     done = run_arena("leaderboard", "screenshot", str(tmp_path), "--redis", redis_url)
     assert done.returncode == 0, done.stderr
     names = {p.name for p in tmp_path.iterdir()}

@@ -18,6 +18,13 @@ The flow of one match::
 Observations, actions and events are frozen dataclasses whose field names mirror the game's messages
 in proto/arena/v1/<game>.proto; arena/codec.py converts between the two generically, so a game needs
 no wire code of its own.
+
+The game owns every view of a state: ``observe(state, seat)`` is what one seat may see, and
+``public_view(state)`` what a spectator may see (a dataclass of the game's own, holding no hand, no
+undrawn card, nothing that ``hidden_from`` names for any seat). Nothing outside a game's module
+decides what is secret: the leaderboard's replay pages draw the table from ``public_view`` alone, plus
+each seat's ``observe`` when asked to show that seat's hand. An engine builds both views from one
+function of the state (the fields every seat sees alike), so they cannot disagree.
 """
 
 from __future__ import annotations
@@ -66,6 +73,7 @@ class Game(abc.ABC, Generic[S, A]):
 
     spec: ClassVar[GameSpec]
     observation_type: ClassVar[type]  # dataclass mirrored by the <Game>Observation message
+    public_view_type: ClassVar[type]  # dataclass of what a spectator sees (``public_view``)
     action_type: ClassVar[Any]  # dataclass or union of dataclasses, mirrored by <Game>Action
     event_type: ClassVar[Any]  # dataclass or union of dataclasses, mirrored by <Game>Event
 
@@ -98,6 +106,16 @@ class Game(abc.ABC, Generic[S, A]):
     @abc.abstractmethod
     def observe(self, state: S, seat: int) -> Any:
         """Returns what ``seat`` may see of ``state``, and nothing it may not."""
+
+    @abc.abstractmethod
+    def public_view(self, state: S) -> Any:
+        """Returns what anyone watching the table may see of ``state``: a ``public_view_type``.
+
+        It holds no seat's secret (the conformance tests check it against ``hidden_from`` of every
+        seat), and it is all the leaderboard's replay pages know of the table besides the seats'
+        observations. It may add what anyone at the table sees at a glance but the observations leave
+        to the players to work out (PNRZ's scored regions).
+        """
 
     @abc.abstractmethod
     def events(self, state: S) -> tuple[Any, ...]:
@@ -136,6 +154,12 @@ class Game(abc.ABC, Generic[S, A]):
         sent to ``seat`` contains any of them. Perfect-information games return an empty set.
         """
         return frozenset()
+
+    def catalogue(self) -> Mapping[str, tuple[Any, ...]]:
+        """Returns the cards the game's views name by id, per kind (Ninja Burger's ninjas and fortune
+        cards); empty for a game whose views carry its cards whole. Every card of the game, so it
+        tells nothing about where any card is."""
+        return {}
 
     def render(self, state: S) -> str:
         """Returns a short human-readable description of the state, for play-by-play output."""

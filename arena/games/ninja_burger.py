@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from typing import Any
 
 from arena.games.base import Game, GameSpec, IllegalActionError
 from arena.games.ninja_burger_cards import (
@@ -127,6 +128,7 @@ __all__ = [
     "Play",
     "PlayFortune",
     "PlayerView",
+    "PublicView",
     "RoundStarted",
     "Skill",
     "check_bonus",
@@ -174,6 +176,25 @@ class Observation:
     plays: tuple[Play, ...]  # fortune cards played on this check so far
     mission_deck: int  # cards left in the mission deck
     fortune_deck: int  # cards left in the fortune deck
+
+
+@dataclasses.dataclass(frozen=True)
+class PublicView:
+    """What a spectator sees: an observation without a seat, its hand, its unrevealed mission and the
+    ninja cards dealt to it (a revealed mission shows in ``players``; ninjas and items by id, see
+    ``NinjaBurger.catalogue``)."""
+
+    round: int
+    phase: Phase
+    players: tuple[PlayerView, ...]
+    order: tuple[int, ...]
+    active: int | None
+    checks: tuple[Check, ...]
+    plan: tuple[Skill, ...]
+    check_index: int | None
+    plays: tuple[Play, ...]
+    mission_deck: int
+    fortune_deck: int
 
 
 # Actions ---------------------------------------------------------------------------------------
@@ -265,6 +286,7 @@ class NinjaBurger(Game[NinjaBurgerState, Action]):
         description="Ninjas on fast-food missions: 3d6 skill checks, fortune cards, the most honor wins.",
     )
     observation_type = Observation
+    public_view_type = PublicView
     action_type = Action
     event_type = Event
 
@@ -398,6 +420,19 @@ class NinjaBurger(Game[NinjaBurgerState, Action]):
         return "round_cap" if state.capped else "normal"
 
     def observe(self, state: NinjaBurgerState, seat: int) -> Observation:
+        return Observation(
+            seat=seat,
+            hand=state.hands[seat],
+            mission=state.missions[seat],
+            ninja_options=state.ninja_options[seat],
+            **self._shared(state),
+        )
+
+    def public_view(self, state: NinjaBurgerState) -> PublicView:
+        return PublicView(**self._shared(state))
+
+    def _shared(self, state: NinjaBurgerState) -> dict[str, Any]:
+        """Returns the fields every seat's observation and the public view have alike."""
         players = tuple(
             PlayerView(
                 seat=s,
@@ -412,23 +447,23 @@ class NinjaBurger(Game[NinjaBurgerState, Action]):
             for s in range(state.num_players)
         )
         active = state.active
-        return Observation(
-            seat=seat,
-            round=state.round,
-            phase=state.phase,
-            players=players,
-            hand=state.hands[seat],
-            mission=state.missions[seat],
-            ninja_options=state.ninja_options[seat],
-            order=state.order,
-            active=active,
-            checks=state.checks if active is not None else (),
-            plan=state.plan if active is not None else (),
-            check_index=state.check_index if active is not None else None,
-            plays=state.plays,
-            mission_deck=len(state.mission_deck),
-            fortune_deck=len(state.fortune_deck),
-        )
+        return {
+            "round": state.round,
+            "phase": state.phase,
+            "players": players,
+            "order": state.order,
+            "active": active,
+            "checks": state.checks if active is not None else (),
+            "plan": state.plan if active is not None else (),
+            "check_index": state.check_index if active is not None else None,
+            "plays": state.plays,
+            "mission_deck": len(state.mission_deck),
+            "fortune_deck": len(state.fortune_deck),
+        }
+
+    def catalogue(self) -> Mapping[str, tuple[NinjaCard | FortuneCard, ...]]:
+        """Returns every ninja card and fortune card: the views name them by id."""
+        return {"ninjas": ninja_cards(), "fortune": fortune_cards()}
 
     def events(self, state: NinjaBurgerState) -> tuple[Event, ...]:
         return state.last_events

@@ -33,6 +33,7 @@ import dataclasses
 import functools
 from collections.abc import Iterable, Mapping
 from enum import IntEnum
+from typing import Any
 
 from arena.games.base import Game, GameSpec, IllegalActionError, ranks_from_scores
 from arena.games.rng import derive
@@ -181,6 +182,21 @@ class Observation:
     sword_holder: int
     shuriken_holder: int  # the roller; scores the shurikens
     playoff: bool  # the rounds are a tie play-off among the contending seats
+
+
+@dataclasses.dataclass(frozen=True)
+class PublicView:
+    """What a spectator sees: everything a seat sees (the game has no hidden state), without ``seat``."""
+
+    round: int
+    phase: Phase
+    tick: int
+    dice: tuple[Face, ...]
+    components: tuple[Holding, ...]
+    players: tuple[Player, ...]
+    sword_holder: int
+    shuriken_holder: int
+    playoff: bool
 
 
 # Actions ----------------------------------------------------------------------------------------
@@ -454,6 +470,7 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
         description="Roll 9 dice, grab ninja tokens and the sword tick by tick, call the ninja count.",
     )
     observation_type = Observation
+    public_view_type = PublicView
     action_type = Action
     event_type = Event
 
@@ -624,18 +641,24 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
         return "round_cap" if state.capped else "normal"
 
     def observe(self, state: NinjaMasterState, seat: int) -> Observation:
-        return Observation(
-            seat=seat,
-            round=state.round,
-            phase=self.phase(state),
-            tick=state.tick,
-            dice=state.dice,
-            components=_table(state.holders).holdings,
-            players=_players(state.scores, state.contenders),
-            sword_holder=state.sword_holder,
-            shuriken_holder=state.shuriken_holder,
-            playoff=state.playoff,
-        )
+        return Observation(seat=seat, **self._shared(state))
+
+    def public_view(self, state: NinjaMasterState) -> PublicView:
+        return PublicView(**self._shared(state))
+
+    def _shared(self, state: NinjaMasterState) -> dict[str, Any]:
+        """Returns the fields every seat's observation and the public view have alike (all of them)."""
+        return {
+            "round": state.round,
+            "phase": self.phase(state),
+            "tick": state.tick,
+            "dice": state.dice,
+            "components": _table(state.holders).holdings,
+            "players": _players(state.scores, state.contenders),
+            "sword_holder": state.sword_holder,
+            "shuriken_holder": state.shuriken_holder,
+            "playoff": state.playoff,
+        }
 
     def events(self, state: NinjaMasterState) -> tuple[Event, ...]:
         return state.last_events

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from enum import IntEnum
+from typing import Any
 
 from arena.games.base import Game, GameSpec, IllegalActionError
 from arena.games.rng import derive
@@ -94,6 +95,19 @@ class Observation:
     round: int
     phase: Phase
     hand: tuple[Card, ...]
+    piles: tuple[Pile, ...]
+    players: tuple[Player, ...]
+    revealed: tuple[Play, ...]
+    resolving: int | None
+    history: tuple[Round, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class PublicView:
+    """What a spectator sees: an observation without a seat and its hand (hands show only as sizes)."""
+
+    round: int
+    phase: Phase
     piles: tuple[Pile, ...]
     players: tuple[Player, ...]
     revealed: tuple[Play, ...]
@@ -209,6 +223,7 @@ class Ninjan(Game[NinjanState, Action]):
         description="Rock-paper-scissors cards: commit one card a round, beat a pile's top card to take it.",
     )
     observation_type = Observation
+    public_view_type = PublicView
     action_type = Action
     event_type = Event
 
@@ -334,21 +349,26 @@ class Ninjan(Game[NinjanState, Action]):
         return tuple(sum(card.value for card in cards) for cards in state.collected)
 
     def observe(self, state: NinjanState, seat: int) -> Observation:
+        return Observation(seat=seat, hand=state.hands[seat], **self._shared(state))
+
+    def public_view(self, state: NinjanState) -> PublicView:
+        return PublicView(**self._shared(state))
+
+    def _shared(self, state: NinjanState) -> dict[str, Any]:
+        """Returns the fields every seat's observation and the public view have alike."""
         scores = self.scores(state)
         players = tuple(
             Player(s, len(state.hands[s]), state.collected[s], scores[s]) for s in range(state.num_players)
         )
-        return Observation(
-            seat=seat,
-            round=min(state.round, ROUNDS),
-            phase=self.phase(state),
-            hand=state.hands[seat],
-            piles=tuple(Pile(p) for p in state.piles),
-            players=players,
-            revealed=state.revealed,
-            resolving=state.resolving,
-            history=state.history,
-        )
+        return {
+            "round": min(state.round, ROUNDS),
+            "phase": self.phase(state),
+            "piles": tuple(Pile(p) for p in state.piles),
+            "players": players,
+            "revealed": state.revealed,
+            "resolving": state.resolving,
+            "history": state.history,
+        }
 
     def events(self, state: NinjanState) -> tuple[Event, ...]:
         return state.last_events

@@ -32,6 +32,7 @@ import dataclasses
 import functools
 import itertools
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from arena.games.base import Game, GameSpec, IllegalActionError
 from arena.games.memo import IdentityMemo
@@ -51,6 +52,7 @@ from arena.games.pnrz_board import (
     picture_cells,
     positions,
     rotations,
+    sections,
     stays_joined,
 )
 from arena.games.pnrz_scoring import faction_scores
@@ -107,6 +109,44 @@ class Observation:
     pending: tuple[int, ...]
     final_turns_left: int | None
     faction_scores: tuple[FactionScore, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Cell:
+    """A picture cell: quadrant ``(x % 2, y % 2)`` of the tile at ``(x // 2, y // 2)``."""
+
+    x: int
+    y: int
+
+
+@dataclasses.dataclass(frozen=True)
+class ScoredRegion:
+    """A faction's best section, the one that scores: its picture cells (sorted) and its points."""
+
+    faction: Faction
+    score: int
+    cells: tuple[Cell, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class PublicView:
+    """What a spectator sees: an observation without a seat, its hand and its own factions (every
+    seat's factions show in ``players``), plus each faction's scored region, which anyone at the table
+    sees at a glance but the observations leave to the players to work out. ``pending`` is what the
+    seats not to move see: empty while the player to move has picked a tile from its hand to place."""
+
+    phase: Phase
+    current: int | None
+    turn: int
+    board: tuple[PlacedTile, ...]
+    players: tuple[Player, ...]
+    pile_size: int
+    available: tuple[Faction, ...]
+    icon: Icon
+    pending: tuple[int, ...]
+    final_turns_left: int | None
+    faction_scores: tuple[FactionScore, ...]
+    regions: tuple[ScoredRegion, ...]  # the in-game factions whose best section scores, in Faction order
 
 
 # Actions ----------------------------------------------------------------------------------------
@@ -400,6 +440,22 @@ def _score_rows(
     return seats, tuple(FactionScore(f, by_faction[f]) for f in in_game)
 
 
+def scored_regions(board: Board, factions: tuple[tuple[Faction, ...], ...]) -> tuple[ScoredRegion, ...]:
+    """Returns each in-game faction's best section where it scores (more than 0), in Faction order.
+
+    Design detail: a flood fill of the whole board (``pnrz_board.sections``), not the incremental
+    count the engine keeps for scores: only spectators ask for it, once per step shown.
+    """
+    cells = picture_cells(board)
+    regions = []
+    for faction in sorted({f for fs in factions for f in fs}):
+        best = next(iter(sections(cells, faction)), None)
+        if best is not None and best.score > 0:
+            shown = tuple(Cell(x, y) for x, y in sorted(best.cells))
+            regions.append(ScoredRegion(faction, best.score, shown))
+    return tuple(regions)
+
+
 def _replace_at(items: tuple, index: int, value: object) -> tuple:
     return (*items[:index], value, *items[index + 1 :])
 
@@ -423,6 +479,7 @@ class Pnrz(Game[PnrzState, Action]):
         aliases=("pirates-ninjas-robots-zombies",),
     )
     observation_type = Observation
+    public_view_type = PublicView
     action_type = Action
     event_type = Event
 
@@ -705,27 +762,40 @@ class Pnrz(Game[PnrzState, Action]):
         return _score_rows(state.board, state.factions)[0]
 
     def observe(self, state: PnrzState, seat: int) -> Observation:
+        return Observation(
+            seat=seat,
+            factions=state.factions[seat],
+            hand=tuple(map(TILES.__getitem__, state.hands[seat])),
+            pending=state.pending if state.phase is not Phase.PLACE or seat == state.current else (),
+            **self._shared(state),
+        )
+
+    def public_view(self, state: PnrzState) -> PublicView:
+        return PublicView(
+            pending=state.pending if state.phase is not Phase.PLACE else (),
+            regions=scored_regions(state.board, state.factions),
+            **self._shared(state),
+        )
+
+    def _shared(self, state: PnrzState) -> dict[str, Any]:
+        """Returns the fields every seat's observation and the public view have alike."""
         seat_scores, rows = _score_rows(state.board, state.factions)
         players = tuple(
             Player(s, fs, len(hand), score)
             for s, (fs, hand, score) in enumerate(zip(state.factions, state.hands, seat_scores, strict=True))
         )
-        return Observation(
-            seat=seat,
-            phase=state.phase,
-            current=None if state.phase in (Phase.CHOOSE, Phase.OVER) else state.current,
-            turn=state.turn,
-            factions=state.factions[seat],
-            hand=tuple(map(TILES.__getitem__, state.hands[seat])),
-            board=_shown(state.board),
-            players=players,
-            pile_size=len(state.pile),
-            available=state.available(),
-            icon=state.icon,
-            pending=state.pending if state.phase is not Phase.PLACE or seat == state.current else (),
-            final_turns_left=state.final_turns,
-            faction_scores=rows,
-        )
+        return {
+            "phase": state.phase,
+            "current": None if state.phase in (Phase.CHOOSE, Phase.OVER) else state.current,
+            "turn": state.turn,
+            "board": _shown(state.board),
+            "players": players,
+            "pile_size": len(state.pile),
+            "available": state.available(),
+            "icon": state.icon,
+            "final_turns_left": state.final_turns,
+            "faction_scores": rows,
+        }
 
     def events(self, state: PnrzState) -> tuple[Event, ...]:
         return state.last_events

@@ -278,13 +278,14 @@ async function replayPage(main, matchId) {
   const [match, replay] = await Promise.all([
     api(`/api/matches/${enc(matchId)}`), api(`/api/matches/${enc(matchId)}/replay`),
   ]);
+  const draw = await window.ArenaViewer.load(replay.game);
   main.replaceChildren(
     h("p", { class: "crumbs" }, h("a", { href: gameLink(match.game) }, match.game), " › ",
       h("a", { href: `/matches?game=${enc(match.game)}` }, "matches"), " › replay"),
     h("h1", {}, "Replay ", h("span", { class: "matchid" }, match.match_id)),
     h("p", {}, playersCell(match.game, match), ` · seed ${match.seed} · ${match.steps} decisions · `,
       match.termination, replay.reproduces ? " · reproduces byte for byte" : " · DOES NOT REPRODUCE"),
-    window.ArenaViewer.build(replay, match));
+    window.ArenaViewer.build(replay, match, draw));
 }
 
 // -- router ---------------------------------------------------------------------------------------
