@@ -240,10 +240,10 @@ def test_no_trade_unless_both_attend_and_the_target_has_less_honor(honor, attend
         assert seat == SUZY and GAME.legal_actions(state, seat) == (Decline(),)
         state = GAME.apply(state, {seat: Decline()})
     assert not events_of(state, MissionsTraded) and state.phase is not Phase.TRADE
-    assert {e.seat: e.mission for e in events_of(state, MissionRevealed)} == {
-        BOB: ERRAND.id,
-        SUZY: DELIVERY.id,
-    }
+    # each mission revealed so far is its holder's own (with equal honor the seeded roll-off decides
+    # who goes first, and the Delivery's checks may wait for a fortune window)
+    revealed = {e.seat: e.mission for e in events_of(state, MissionRevealed)}
+    assert revealed and revealed.items() <= {BOB: ERRAND.id, SUZY: DELIVERY.id}.items()
 
 
 def test_every_attendee_above_another_attendee_is_asked_errand_or_not() -> None:
