@@ -81,7 +81,10 @@ def match_command(
         bool, typer.Option("--json", help="Print one JSON object per game on stdout.")
     ] = False,
     bot_memory_mb: Annotated[
-        int, typer.Option(min=0, help="Address space per bot process, in MiB (RLIMIT_AS); 0: no limit.")
+        int,
+        typer.Option(
+            min=0, help="Memory per bot, in MiB (its cgroup, and RLIMIT_DATA per process); 0: no limit."
+        ),
     ] = DEFAULT_LIMITS.memory_mb or 0,
     bot_cpu_seconds: Annotated[
         int, typer.Option(min=0, help="CPU seconds per bot process over its life (RLIMIT_CPU); 0: no limit.")

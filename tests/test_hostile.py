@@ -384,7 +384,7 @@ def test_the_limits_are_set_on_the_bot_process(tmp_path: Path) -> None:
     process.stop(grace=10)
     lines = (tmp_path / "limits.log").read_text().splitlines()
     table = {line[:26].strip(): line[26:].split() for line in lines if line.startswith("Max ")}
-    assert table["Max address space"][:2] == [str(300 << 20)] * 2
+    assert table["Max data size"][:2] == [str(300 << 20)] * 2
     assert table["Max cpu time"][:2] == ["40", "41"]
     assert table["Max open files"][:2] == ["64", "64"]
     assert table["Max processes"][:2] == ["100", "100"]

@@ -30,8 +30,8 @@ MARKER_VARIABLE = "ARENA_BOT_INSTANCE"  # unsandboxed bots: their descendants in
 MIB = 1 << 20
 SIGNAL_CAUSES = {  # what a bot's death by this signal usually means
     "SIGXCPU": " (the CPU time limit, --bot-cpu-seconds)",
-    "SIGSEGV": " (perhaps the address space limit, --bot-memory-mb)",
-    "SIGABRT": " (perhaps the address space limit, --bot-memory-mb)",
+    "SIGSEGV": " (perhaps the memory limit, --bot-memory-mb)",
+    "SIGABRT": " (perhaps the memory limit, --bot-memory-mb)",
 }
 
 
@@ -46,7 +46,10 @@ class BotLimits:
     whole life, which is a whole series of games: the per-decision time is the deadline.
     """
 
-    memory_mb: int | None = 2048  # cgroup memory + RLIMIT_AS; Node.js needs about 1 GiB of address space
+    # cgroup memory (the tree) + RLIMIT_DATA (each process). Not RLIMIT_AS: a Python gRPC bot reserves
+    # ~800 MB of address space (64 MiB malloc arenas and 8 MiB stacks per thread) while using ~45 MB,
+    # so an address-space cap of a few hundred MB made honest bots fail to start threads.
+    memory_mb: int | None = 2048
     cpu_seconds: int | None = 3600  # RLIMIT_CPU, CPU time over the process's life; then SIGXCPU/SIGKILL
     open_files: int | None = 256  # RLIMIT_NOFILE, open file descriptors
     processes: int | None = 512  # cgroup pids.max (tasks); RLIMIT_NPROC counts the user's, root exempt
@@ -58,7 +61,7 @@ class BotLimits:
     def rlimits(self) -> list[tuple[int, int]]:
         """Returns (resource, value) for every rlimit that is set."""
         pairs = [
-            (resource.RLIMIT_AS, None if self.memory_mb is None else self.memory_mb * MIB),
+            (resource.RLIMIT_DATA, None if self.memory_mb is None else self.memory_mb * MIB),
             (resource.RLIMIT_CPU, self.cpu_seconds),
             (resource.RLIMIT_NOFILE, self.open_files),
             (resource.RLIMIT_NPROC, self.processes),
@@ -92,6 +95,8 @@ class BotLimits:
         def where(name: str, rlimit: bool) -> str:
             if name in enforced:
                 return "cgroup" + (" + rlimit" if rlimit else "")
+            if name == "processes":  # RLIMIT_NPROC counts the user's processes, not the bot's
+                return "rlimit, shared by every process of this user: run workers as a user of their own"
             return "rlimit" if rlimit else "not enforced: no writable cgroup"
 
         parts = [
