@@ -9,7 +9,6 @@ no forfeit, a normal end).
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import sys
 from pathlib import Path
@@ -18,7 +17,7 @@ import pytest
 
 from arena.referee import cgroups
 from arena.referee.processes import BotLimits
-from tests.conftest import REPO, RedisServer, json_lines, run_arena
+from tests.conftest import REPO, RedisServer, json_lines, processes_named, run_arena
 
 pytestmark = pytest.mark.e2e
 CHEATER = REPO / "tests" / "bots" / "cheater.py"
@@ -94,18 +93,6 @@ def test_a_child_that_leaves_the_session_and_clears_its_environment_dies_with_th
     assert_honest_side_untouched(results)
     assert [r for r in cheat_reports(tmp_path / "replays") if "escaped_child" in r]
     assert not processes_named(tag), "the escaped child outlived the match"
-
-
-def processes_named(tag: str) -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                if tag.encode() in Path(f"/proc/{name}/cmdline").read_bytes():
-                    found.append(int(name))
-            except OSError:
-                continue
-    return found
 
 
 def test_two_bots_at_one_table_cannot_read_each_others_files(tmp_path: Path) -> None:
