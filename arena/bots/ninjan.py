@@ -1,4 +1,4 @@
-"""Built-in Ninjan bots: ``random`` and ``greedy``."""
+"""Built-in Ninjan bots: ``random``, ``greedy`` and ``search`` (also ``best``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,21 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from arena.bots.common import RandomBot
-from arena.games.ninjan import Action, Card, Observation, PlacePile, PlayCard, TakePile, beaten_piles
+from arena.bots.search import Budget, seat_draw, seat_key
+from arena.games.ninjan import (
+    FULL_DECK,
+    GAME,
+    NUM_PILES,
+    Action,
+    Card,
+    NinjanState,
+    Observation,
+    PlacePile,
+    PlayCard,
+    TakePile,
+    beaten_piles,
+)
+from arena.games.rng import Draw
 from arena.sdk import Bot
 
 
@@ -37,9 +51,9 @@ class GreedyBot(Bot):
         if isinstance(first, PlacePile):
             card = observation.revealed[observation.resolving or 0].card
             return min(legal_actions, key=lambda a: (pile_value(piles[a.pile]) + card.value, a.pile))
-        return max(legal_actions, key=lambda a: self.commit_score(a, piles, observation))
+        return max(legal_actions, key=lambda a: self.commit_score(a, piles))
 
-    def commit_score(self, action: PlayCard, piles: tuple[tuple[Card, ...], ...], obs: Observation) -> float:
+    def commit_score(self, action: PlayCard, piles: tuple[tuple[Card, ...], ...]) -> float:
         """Returns the expected net points of committing ``action.card`` this round."""
         card = action.card
         beaten = beaten_piles(card, piles)
@@ -50,4 +64,141 @@ class GreedyBot(Bot):
         return gain * survive - self.GIVEAWAY * card.value
 
 
-BOTS: dict[str, type[Bot]] = {"random": RandomBot, "greedy": GreedyBot}
+# Search ----------------------------------------------------------------------------------------
+
+
+def table_state(obs: Observation, hands: tuple[tuple[Card, ...], ...]) -> NinjanState:
+    """Returns the engine state that ``obs`` shows, with ``hands`` for the hands (the set-aside
+    cards are left out: nothing reads them during play)."""
+    return NinjanState(
+        seed=0,
+        hands=hands,
+        piles=tuple(pile.cards for pile in obs.piles),
+        collected=tuple(player.collected for player in obs.players),
+        set_aside=(),
+        round=obs.round,
+        revealed=obs.revealed,
+        resolving=obs.resolving,
+        history=obs.history,
+    )
+
+
+def unseen(obs: Observation) -> list[Card]:
+    """Returns the cards ``obs``'s seat has never seen: the other hands and the set-aside cards."""
+    seen = set(obs.hand)
+    seen.update(card for pile in obs.piles for card in pile.cards)
+    seen.update(card for player in obs.players for card in player.collected)
+    seen.update(play.card for play in obs.revealed)
+    seen.update(play.card for past in obs.history for play in past.plays)
+    return [card for card in FULL_DECK if card not in seen]
+
+
+def determinize(obs: Observation, hidden: Sequence[Card], draw: Draw) -> NinjanState:
+    """Returns a state consistent with ``obs``: the unseen cards dealt at random to the other hands
+    (each of its known size), the rest set aside. Uses nothing but the observation."""
+    cards = list(hidden)
+    draw.shuffle(cards)
+    hands = []
+    for player in obs.players:
+        if player.seat == obs.seat:
+            hands.append(obs.hand)
+        else:
+            hands.append(tuple(cards[: player.hand_size]))
+            del cards[: player.hand_size]
+    return table_state(obs, tuple(hands))
+
+
+def rollout_commit(state: NinjanState, seat: int, draw: Draw, noise: float) -> PlayCard:
+    """Returns the card ``seat`` commits in a simulation: ``greedy``'s choice, or with probability
+    ``noise`` a random card (opponents are not perfectly predictable)."""
+    hand = state.hands[seat]
+    if noise and draw.below(1 << 20) < noise * (1 << 20):
+        return PlayCard(draw.choice(hand))
+    return max((PlayCard(card) for card in hand), key=lambda a: GREEDY.commit_score(a, state.piles))
+
+
+def rollout_choice(state: NinjanState) -> Action:
+    """Returns the pile choice of the resolving card in a simulation: take the richest beaten pile,
+    or place on the poorest."""
+    card = state.revealed[state.resolving or 0].card
+    beaten = beaten_piles(card, state.piles)
+    if beaten:
+        return TakePile(max(beaten, key=lambda p: (pile_value(state.piles[p]), -p)))
+    return PlacePile(min(range(NUM_PILES), key=lambda p: (pile_value(state.piles[p]) + card.value, p)))
+
+
+def playout(state: NinjanState, draw: Draw, noise: float) -> NinjanState:
+    """Returns the end of the game from ``state``, every seat playing the rollout policy."""
+    while not GAME.is_terminal(state):
+        if state.resolving is None:
+            seats = range(state.num_players)
+            commits = {s: rollout_commit(state, s, draw, noise) for s in seats}
+            state = GAME.apply_legal(state, commits)
+        else:
+            state = GAME.apply_legal(state, {state.revealed[state.resolving].seat: rollout_choice(state)})
+    return state
+
+
+def utility(state: NinjanState, seat: int) -> float:
+    """Returns how good a finished game is for ``seat``: its score minus the best other score, plus a
+    bonus for finishing first alone (what a match counts)."""
+    scores = GAME.scores(state)
+    best_other = max(score for s, score in enumerate(scores) if s != seat)
+    margin = scores[seat] - best_other
+    return margin + (WIN_BONUS if margin > 0 else -WIN_BONUS if margin < 0 else 0.0)
+
+
+WIN_BONUS = 10.0  # points a win is worth on top of the margin: search for wins, not for big scores
+
+
+class SearchBot(Bot):
+    """Determinized Monte Carlo search (perfect-information sampling).
+
+    For a decision it deals the cards it has not seen to the other hands at random, consistently with
+    what its seat has seen (hand sizes, every played card), and plays each legal choice out to the
+    end of the game in that deal with the engine: the other seats commit like ``greedy`` (with some
+    random commits), every pile choice takes the richest or places on the poorest pile. Every choice
+    is tried on the same deals (common random numbers), and the one with the best mean utility (score
+    margin over the best other seat, plus a bonus for a win) is played.
+
+    The budget is ``iterations`` playouts per decision (reproducible), with a wall-time guard.
+    """
+
+    name = "search"
+    BUDGET = Budget(iterations=160)
+    NOISE = 0.2  # share of random commits among the simulated seats
+
+    def __init__(self, budget: Budget | None = None) -> None:
+        self.budget = budget or self.BUDGET
+
+    def choose(self, observation: Observation, legal_actions: Sequence[Action], deadline: timedelta) -> int:
+        if len(legal_actions) == 1:
+            return 0
+        clock = self.budget.clock(deadline)
+        draw = seat_draw(seat_key(self.match), observation)
+        hidden = unseen(observation)
+        me = observation.seat
+        totals = [0.0] * len(legal_actions)
+        done = 0
+        while done < self.budget.iterations and not (done and clock.expired()):
+            state = determinize(observation, hidden, draw)
+            if state.resolving is None:  # the others' commits this round, the same for every choice
+                seats = (s for s in range(state.num_players) if s != me)
+                others = {s: rollout_commit(state, s, draw, self.NOISE) for s in seats}
+            else:
+                others = {}
+            seed = draw.next64()
+            for i, action in enumerate(legal_actions):
+                after = GAME.apply_legal(state, {**others, me: action})
+                totals[i] += utility(playout(after, Draw(seed), self.NOISE), me)
+            done += len(legal_actions)
+        return max(range(len(legal_actions)), key=lambda i: (totals[i], -i))
+
+
+GREEDY = GreedyBot()
+BOTS: dict[str, type[Bot]] = {
+    "random": RandomBot,
+    "greedy": GreedyBot,
+    "search": SearchBot,
+    "best": SearchBot,  # the strongest built-in bot of the game, whatever its name
+}
