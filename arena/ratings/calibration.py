@@ -18,10 +18,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
-from collections.abc import Callable, Sequence
+import random
+from collections.abc import Callable, Mapping, Sequence
 
-from arena.ratings.elo import Result, rebuild
-from arena.ratings.fit import CENTER, expected_score, fit
+from arena.ratings.elo import Placement, Result, rebuild
+from arena.ratings.fit import CENTER, ELO_PER_UNIT, expected_score, fit
 from arena.ratings.pairs import table_of
 
 HOLDOUT_EVERY = 5  # one match in five is held out
@@ -65,6 +66,31 @@ def calibrate(results: Sequence[Result], every: int = HOLDOUT_EVERY) -> Calibrat
     fit_loss, pairs = log_loss(predictor(dict(bt)), held)
     elo_loss, _ = log_loss(predictor(elo), held)
     return Calibration(fit_loss, elo_loss, len(fitted), len(held), pairs)
+
+
+def synthetic_results(
+    true_ratings: Mapping[str, float], matches: int, seed: int, game: str = "synthetic"
+) -> list[Result]:
+    """Returns ``matches`` seeded matches of 2 to 6 distinct seats among ``true_ratings``' players,
+    ranked by Bradley-Terry strength plus Gumbel noise: for any two seats, the one with ``r_a`` finishes
+    ahead of ``r_b`` with the model's probability ``1 / (1 + 10 ** ((r_b - r_a) / 400))`` (Luce's
+    choice axiom), so a fit should recover ``true_ratings`` up to a shift. No ties. For calibration
+    tests and benchmarks; draws only ``random()`` of a seeded generator (reproducible everywhere)."""
+    rng = random.Random(seed)
+    players = sorted(true_ratings)
+    results = []
+    for m in range(matches):
+        size = min(2 + int(rng.random() * 5), len(players))
+        seats: list[str] = []
+        while len(seats) < size:
+            pick = players[int(rng.random() * len(players))]
+            if pick not in seats:
+                seats.append(pick)
+        noise = {p: -math.log(-math.log(rng.random() or 1e-300)) for p in seats}
+        order = sorted(seats, key=lambda p: -(true_ratings[p] / ELO_PER_UNIT + noise[p]))
+        placements = tuple(Placement(p, rank) for rank, p in enumerate(order, 1))
+        results.append(Result(f"{game}-{seed}-{m}", game, placements))
+    return results
 
 
 def log_loss(predict: Callable[[str, str], float], results: Sequence[Result]) -> tuple[float, int]:

@@ -25,6 +25,12 @@ per-player value with the others held fixed: ratings are relative, and the LOS o
 next needs the covariance of the two (``var(a - b) = var a + var b - 2 cov(a, b)``). A bootstrap over
 matches would cost hundreds of refits per page; the curvature costs one matrix inverse, and the prior
 keeps it finite for a player that never lost, whose interval is then wide (open) rather than empty.
+The covariance is then taken relative to the pool's average rating (``C' = P C P`` with ``P = I -
+11^T / n``), as BayesElo reports it: the prior places the pool on the scale, and a rating's interval
+says how well the results place it among the others. Against the virtual opponent instead, every
+interval would include the uncertainty of the whole pool's location, which only the prior's two
+virtual games per player settle: about +/-140 for each member of a small pool, whatever its games.
+Differences, and so LOS, are the same either way.
 """
 
 from __future__ import annotations
@@ -179,7 +185,7 @@ def fit(table: PairTable, prior_draws: float = PRIOR_DRAWS) -> Fit:
     theta, iterations = _newton(players, _pair_list(table, players), prior_draws, free=None)
     info = _information(theta, _pair_list(table, players), prior_draws)
     inverse = _inverse(_cholesky(info)) if players else []
-    covariance = tuple(tuple(v * ELO_PER_UNIT**2 for v in row) for row in inverse)
+    covariance = tuple(tuple(v * ELO_PER_UNIT**2 for v in row) for row in _centered(inverse))
     ratings = {p: CENTER + t * ELO_PER_UNIT for p, t in zip(players, theta, strict=True)}
     games = {p: table.games(p) for p in players}
     return Fit(tuple(players), ratings, covariance, games, iterations)
@@ -328,6 +334,14 @@ def _inverse(low: Sequence[Sequence[float]]) -> list[list[float]]:
         for j in range(i + 1):
             inv[i][j] = inv[j][i] = sum(map(mul, cols[i][i:], cols[j][i:]))
     return inv
+
+
+def _centered(c: Sequence[Sequence[float]]) -> list[list[float]]:
+    """Returns the covariance of ``x_i - mean(x)`` given the covariance ``c`` of ``x``."""
+    n = len(c)
+    row_means = [sum(row) / n for row in c]
+    grand = sum(row_means) / n if n else 0.0
+    return [[c[i][j] - row_means[i] - row_means[j] + grand for j in range(n)] for i in range(n)]
 
 
 def _require_finite_mle(table: PairTable, players: Sequence[str]) -> None:
