@@ -76,9 +76,6 @@ class Record:
         """Returns the same record seen from the second player."""
         return Record(self.losses, self.draws, self.wins)
 
-    def __add__(self, other: Record) -> Record:
-        return Record(self.wins + other.wins, self.draws + other.draws, self.losses + other.losses)
-
 
 class PairTable:
     """Wins/draws/losses per unordered pair of players and matches per player; add, merge, serialize.
@@ -90,20 +87,25 @@ class PairTable:
     """
 
     def __init__(self) -> None:
-        self._pairs: dict[tuple[str, str], Record] = {}
+        self._pairs: dict[tuple[str, str], list[int]] = {}  # [wins, draws, losses] of the first
         self._games: dict[str, int] = {}
 
     def add_match(self, placements: Sequence[Placement]) -> None:
         """Counts one match: a pairwise result for every pair of seats, a game for every seat."""
-        for key, record in match_records(placements).items():
-            self._pairs[key] = self._pairs.get(key, Record()) + record
+        for key, (wins, draws, losses) in _outcomes(placements):
+            counts = self._pairs.setdefault(key, [0, 0, 0])
+            counts[0] += wins
+            counts[1] += draws
+            counts[2] += losses
         for seat in placements:
             self._games[seat.bot] = self._games.get(seat.bot, 0) + 1
 
     def merge(self, other: PairTable) -> None:
         """Adds every count of ``other`` to this table (the order of merges never matters)."""
-        for key, record in other._pairs.items():
-            self._pairs[key] = self._pairs.get(key, Record()) + record
+        for key, theirs in other._pairs.items():
+            counts = self._pairs.setdefault(key, [0, 0, 0])
+            for k in range(3):
+                counts[k] += theirs[k]
         for player, games in other._games.items():
             self._games[player] = self._games.get(player, 0) + games
 
@@ -118,19 +120,19 @@ class PairTable:
     def record(self, player: str, opponent: str) -> Record:
         """Returns ``player``'s results against ``opponent`` (all zero if they never met)."""
         if player <= opponent:
-            return self._pairs.get((player, opponent), Record())
-        return self._pairs.get((opponent, player), Record()).flipped()
+            return Record(*self._pairs.get((player, opponent), (0, 0, 0)))
+        return Record(*self._pairs.get((opponent, player), (0, 0, 0))).flipped()
 
     def pairs(self) -> Iterator[tuple[str, str, Record]]:
         """Yields ``(a, b, record of a against b)`` for every pair that met, with ``a < b``, sorted."""
         for a, b in sorted(self._pairs):
-            yield a, b, self._pairs[(a, b)]
+            yield a, b, Record(*self._pairs[(a, b)])
 
     def subset(self, players: Iterable[str]) -> PairTable:
         """Returns the table restricted to ``players`` (their matches counted as before)."""
         keep = set(players)
         table = PairTable()
-        table._pairs = {k: r for k, r in self._pairs.items() if k[0] in keep and k[1] in keep}
+        table._pairs = {k: list(c) for k, c in self._pairs.items() if k[0] in keep and k[1] in keep}
         table._games = {p: g for p, g in self._games.items() if p in keep}
         return table
 
@@ -152,8 +154,10 @@ class PairTable:
                 continue
             if not a < b:
                 raise ValueError(f"pair field {field!r}: players must be sorted and distinct")
-            wins, draws, losses = (int(x) for x in value.split())
-            table._pairs[(a, b)] = Record(wins, draws, losses)
+            counts = [int(x) for x in value.split()]
+            if len(counts) != 3 or min(counts) < 0:
+                raise ValueError(f"pair field {field!r}: expected three counts, not {value!r}")
+            table._pairs[(a, b)] = counts
         return table
 
     def __eq__(self, other: object) -> bool:
@@ -167,16 +171,22 @@ def match_records(placements: Sequence[Placement]) -> dict[tuple[str, str], Reco
 
     This is what the recording script adds to the stored pair records (one increment per key).
     """
+    return {key: Record(*counts) for key, counts in _outcomes(placements)}
+
+
+def _outcomes(placements: Sequence[Placement]) -> list[tuple[tuple[str, str], tuple[int, int, int]]]:
+    """Returns, for every pair of seats, the sorted pair of players and the first one's
+    (wins, draws, losses): the single reading of a match into pairwise results."""
     players = [p.bot for p in placements]
     if len(set(players)) != len(players):
         raise ValueError(f"a player holds two seats: {players}")
-    records = {}
+    out = []
     for i, seat in enumerate(placements):
         for other in placements[i + 1 :]:
-            a, b = sorted((seat, other), key=lambda p: p.bot)
-            outcome = (a.rank < b.rank, a.rank == b.rank, a.rank > b.rank)
-            records[(a.bot, b.bot)] = Record(*(int(x) for x in outcome))
-    return records
+            a, b = (seat, other) if seat.bot < other.bot else (other, seat)
+            outcome = (1, 0, 0) if a.rank < b.rank else (0, 1, 0) if a.rank == b.rank else (0, 0, 1)
+            out.append(((a.bot, b.bot), outcome))
+    return out
 
 
 def table_of(matches: Iterable[Sequence[Placement]]) -> PairTable:
