@@ -8,12 +8,11 @@ import random
 import pytest
 
 from arena.ratings.calibration import calibrate, is_held_out, synthetic_results
-from arena.ratings.elo import Placement
+from arena.ratings.elo import Placement, expected_score
 from arena.ratings.fit import (
     MIN_GAMES,
     PROVISIONAL_HALF_WIDTH,
     Z95,
-    expected_score,
     fit,
     mle_ratings,
     standings,

@@ -21,8 +21,8 @@ import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 
-from arena.ratings.elo import Placement, Result, rebuild
-from arena.ratings.fit import CENTER, ELO_PER_UNIT, expected_score, fit
+from arena.ratings.elo import Placement, Result, expected_score, rebuild
+from arena.ratings.fit import CENTER, ELO_PER_UNIT, fit
 from arena.ratings.pairs import table_of
 
 HOLDOUT_EVERY = 5  # one match in five is held out

@@ -40,9 +40,10 @@ import math
 from collections.abc import Mapping, Sequence
 from operator import mul
 
+from arena.ratings.elo import INITIAL_RATING, expected_score
 from arena.ratings.pairs import PairTable, split_player
 
-CENTER = 1500.0  # the virtual opponent's rating, and every player's rating before any result
+CENTER = INITIAL_RATING  # 1500: the virtual opponent's rating, and every player's before any result
 ELO_PER_UNIT = 400.0 / math.log(10.0)  # Elo points per natural-log unit of odds (173.7...)
 PRIOR_DRAWS = 2.0  # virtual draws of every player against the virtual opponent (BayesElo's prior)
 TOLERANCE_ELO = 1e-6  # Newton stops when no rating moved by more than this (Elo points)
@@ -166,15 +167,6 @@ def win_table(result: Fit, players: Sequence[str] | None = None) -> dict[str, di
     """Returns ``table[a][b]``: the expected score of ``a`` against ``b`` for every two players shown."""
     shown = list(result.players if players is None else players)
     return {a: {b: result.win_probability(a, b) for b in shown if b != a} for a in shown}
-
-
-def expected_score(rating: float, opponent: float) -> float:
-    """Returns the Bradley-Terry expected score of ``rating`` against ``opponent`` on the Elo scale.
-
-    >>> round(expected_score(1500 + 400 * math.log10(3), 1500), 6)
-    0.75
-    """
-    return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / 400.0))
 
 
 def fit(table: PairTable, prior_draws: float = PRIOR_DRAWS) -> Fit:

@@ -28,6 +28,8 @@ import functools
 import math
 from collections.abc import Sequence
 
+from arena.ratings.elo import expected_score
+
 DEFAULT_ALPHA = 0.05
 DEFAULT_BETA = 0.05
 REGULARIZE = 1e-3  # the count given to an outcome never seen (fishtest's value)
@@ -171,7 +173,7 @@ class Sprt:
 
 def score_rate(elo: float) -> float:
     """Returns the expected score per game of a player ``elo`` points stronger (logistic Elo)."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return expected_score(elo, 0.0)
 
 
 def llr(counts: Sequence[int], elo0: float, elo1: float) -> float:
