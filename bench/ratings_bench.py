@@ -40,7 +40,7 @@ def _best(repeats: int, action) -> float:
 
 
 def figures(
-    players: int = 100, sizes: tuple[int, ...] = (1000, 100_000), seed: int = 0, repeats: int = 3
+    players: int = 100, sizes: tuple[int, ...] = (1000, 100_000), seed: int = 0, repeats: int = 5
 ) -> dict:
     """Returns per size the pair-table and refit figures, the cost of one recording, and the ratio."""
     rng = random.Random(seed)

@@ -45,8 +45,8 @@ def test_two_bots_3_to_1_are_190_8_apart_by_maximum_likelihood() -> None:
 
 
 def test_the_prior_pulls_a_3_to_1_pair_together_and_fades_with_many_games() -> None:
-    """The MAP of 3:1 in four games is well short of 190.8 (two virtual draws each weigh like four
-    games); in 4,000 games at the same rate the prior's pull is below one Elo point."""
+    """The MAP of 3:1 in four games is well short of 190.8 (145.8: the virtual draws weigh against
+    only four real games); in 4,000 games at the same rate the prior's pull is below one Elo point."""
     few = fit(table_of(duels("a", "b", 3, losses=1))).ratings
     many = fit(table_of(duels("a", "b", 3000, losses=1000))).ratings
     assert 0 < few["a"] - few["b"] < THREE_TO_ONE - 40  # 145.8

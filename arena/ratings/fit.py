@@ -174,10 +174,8 @@ def fit(table: PairTable, prior_draws: float = PRIOR_DRAWS) -> Fit:
     if prior_draws <= 0:
         raise ValueError("the MAP fit needs a positive prior; use mle_ratings for the prior-free fit")
     players = table.players()
-    theta, iterations = _newton(players, _pair_list(table, players), prior_draws, free=None)
-    info = _information(theta, _pair_list(table, players), prior_draws)
-    inverse = _inverse(_cholesky(info)) if players else []
-    covariance = tuple(tuple(v * ELO_PER_UNIT**2 for v in row) for row in _centered(inverse))
+    theta, iterations, factor = _newton(players, _pair_list(table, players), prior_draws, free=None)
+    covariance = tuple(tuple(v * ELO_PER_UNIT**2 for v in row) for row in _centered(_inverse(factor)))
     ratings = {p: CENTER + t * ELO_PER_UNIT for p, t in zip(players, theta, strict=True)}
     games = {p: table.games(p) for p in players}
     return Fit(tuple(players), ratings, covariance, games, iterations)
@@ -195,7 +193,7 @@ def mle_ratings(table: PairTable) -> dict[str, float]:
         return {p: CENTER for p in players}
     _require_finite_mle(table, players)
     pairs = _pair_list(table, players)
-    theta, _ = _newton(players, pairs, 0.0, free=range(1, len(players)))
+    theta, _, _ = _newton(players, pairs, 0.0, free=range(1, len(players)))
     mean = sum(theta) / len(theta)
     return {p: CENTER + (t - mean) * ELO_PER_UNIT for p, t in zip(players, theta, strict=True)}
 
@@ -255,16 +253,19 @@ def _information(theta: Sequence[float], pairs: Sequence, prior: float) -> list[
 
 def _newton(
     players: Sequence[str], pairs: Sequence, prior: float, free: Sequence[int] | range | None
-) -> tuple[list[float], int]:
-    """Returns the maximizing ``theta`` and the number of Newton steps; ``free`` lists the players
-    that move (None: all), the others staying at 0 (the prior-free fit pins one player)."""
+) -> tuple[list[float], int, list[list[float]]]:
+    """Returns the maximizing ``theta``, the number of Newton steps and the Cholesky factor of the
+    information at the last step (which moved no rating by more than the tolerance, so it serves
+    as the information at the maximum); ``free`` lists the players that move (None: all), the
+    others staying at 0 (the prior-free fit pins one player)."""
     theta = [0.0] * len(players)
     free = list(range(len(players)) if free is None else free)
     current = _log_posterior(theta, pairs, prior)
     for iteration in range(1, MAX_ITERATIONS + 1):
         g = _gradient(theta, pairs, prior)
         h = _information(theta, pairs, prior)
-        step = _solve(_cholesky([[h[i][j] for j in free] for i in free]), [g[i] for i in free])
+        factor = _cholesky([[h[i][j] for j in free] for i in free])
+        step = _solve(factor, [g[i] for i in free])
         scale = 1.0
         for _ in range(60):
             trial = list(theta)
@@ -276,7 +277,7 @@ def _newton(
             scale *= 0.5
         theta, current = trial, value
         if max(map(abs, step), default=0.0) * ELO_PER_UNIT < TOLERANCE_ELO:
-            return theta, iteration
+            return theta, iteration, factor
     raise RuntimeError(f"the rating fit did not converge in {MAX_ITERATIONS} Newton steps")
 
 
