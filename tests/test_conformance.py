@@ -9,12 +9,13 @@ the game ends within its declared bound.
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import pytest
 
 from arena import codec
 from arena.games import GAMES, get_game
-from arena.games.base import Game, IllegalActionError, InvalidPlayersError
+from arena.games.base import CARD_KIND, Game, IllegalActionError, InvalidPlayersError
 from tests.conftest import random_playout, walk
 
 GAME_NAMES = sorted(GAMES)
@@ -40,13 +41,38 @@ def check_roundtrips(game: Game, state, actions: dict) -> None:
 def check_secrecy(game: Game, state) -> None:
     for seat in range(_num_players(game, state)):
         hidden = game.hidden_from(state, seat)
-        seen = set(walk(game.observe(state, seat))) | set(walk(game.events(state)))
+        seen = shown(game, game.observe(state, seat)) | shown(game, game.events(state))
         leaked = hidden & seen
         assert not leaked, f"seat {seat} can see hidden {sorted(map(str, leaked))[:5]}"
-    public = set(walk(game.public_view(state)))
+    public = shown(game, game.public_view(state))
     for seat in range(_num_players(game, state)):
         leaked = sorted(map(str, game.hidden_from(state, seat) & public))
         assert not leaked, f"the public view shows what seat {seat} may not see: {leaked[:5]}"
+
+
+def shown(game: Game, view) -> set:
+    """Returns every object in ``view``, with the cards it names by id (``card_ids`` fields) resolved
+    through the game's catalogue, so that a hidden card shown as a bare id counts as shown."""
+    objects = set(walk(view))
+    for obj in list(objects):
+        for name, kind in _card_fields(type(obj)):
+            value = getattr(obj, name)
+            ids = value if isinstance(value, tuple) else (value,)
+            objects.update(_cards_by_id(game, kind)[i] for i in ids if i is not None)
+    return objects
+
+
+@functools.cache
+def _card_fields(cls: type) -> tuple[tuple[str, str], ...]:
+    """Returns (field name, catalogue kind) of a view class's ``card_ids`` fields."""
+    if not dataclasses.is_dataclass(cls):
+        return ()
+    return tuple((f.name, f.metadata[CARD_KIND]) for f in dataclasses.fields(cls) if CARD_KIND in f.metadata)
+
+
+@functools.cache
+def _cards_by_id(game: Game, kind: str) -> dict:
+    return {card.id: card for card in game.catalogue()[kind]}
 
 
 def _num_players(game: Game, state) -> int:
@@ -66,6 +92,7 @@ def test_random_playouts_keep_the_engine_contract(name: str) -> None:
                     if seat in to_move:
                         assert legal, f"seat {seat} must act but has no legal action"
                         assert len(set(legal)) == len(legal)
+                        assert list(legal) == sorted(legal, key=game.action_order), "not in order"
                     else:
                         assert not legal
                 check_roundtrips(game, state, actions)
@@ -105,6 +132,36 @@ def test_a_hand_in_the_public_view_is_caught(name: str, monkeypatch: pytest.Monk
     with pytest.raises(AssertionError, match="public view"):
         for state, _ in random_playout(game, game.spec.max_players, 1):
             check_secrecy(game, state)
+
+
+def test_a_hidden_card_shown_by_its_id_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The secrecy check resolves card ids: a seat's view that names another seat's ninja options by
+    id (Ninja Burger's players show ninjas by id) leaks, though no card object appears in it."""
+    game = get_game("ninja-burger")
+    state = game.initial_state(3, 1)
+    honest = type(game).observe
+
+    def naming_a_neighbours_option(self, state, seat):
+        obs = honest(self, state, seat)
+        secret = state.ninja_options[(seat + 1) % state.num_players][0].id
+        players = (dataclasses.replace(obs.players[0], ninja=secret), *obs.players[1:])
+        return dataclasses.replace(obs, players=players)
+
+    check_secrecy(game, state)
+    monkeypatch.setattr(type(game), "observe", naming_a_neighbours_option)
+    with pytest.raises(AssertionError, match="can see hidden"):
+        check_secrecy(game, state)
+
+
+def test_legal_actions_out_of_order_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The order check is not vacuous: a game listing its actions reversed fails it."""
+    game = get_game("ninjan")
+    listed = type(game).legal_actions
+    monkeypatch.setattr(
+        type(game), "legal_actions", lambda self, state, seat: listed(self, state, seat)[::-1]
+    )
+    with pytest.raises(AssertionError, match="not in order"):
+        test_random_playouts_keep_the_engine_contract("ninjan")
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)

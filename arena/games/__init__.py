@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from arena.games.base import Game, GameError, GameSpec, IllegalActionError, InvalidPlayersError
+from arena.games.base import (
+    Game,
+    GameError,
+    GameSpec,
+    IllegalActionError,
+    InvalidPlayersError,
+    Termination,
+)
 from arena.games.ninja_burger import GAME as NINJA_BURGER
 from arena.games.ninja_master import GAME as NINJA_MASTER
 from arena.games.ninjan import GAME as NINJAN
@@ -32,6 +39,7 @@ __all__ = [
     "GameSpec",
     "IllegalActionError",
     "InvalidPlayersError",
+    "Termination",
     "UnknownGameError",
     "get_game",
 ]

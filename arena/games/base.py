@@ -31,11 +31,51 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import enum
+import functools
+import typing
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
 S = TypeVar("S")  # the game's state type
 A = TypeVar("A")  # the game's action type (usually a union of dataclasses)
+D = TypeVar("D")  # a frozen dataclass
+
+
+class Termination(enum.StrEnum):
+    """Why a game ended. The values are the strings replays and results have always carried (a
+    ``StrEnum`` is written to JSON as its value), so recorded bytes do not change."""
+
+    NORMAL = "normal"  # the rules' own end
+    ROUND_CAP = "round_cap"  # a guard on the number of rounds stopped a game the rules did not end
+    TURN_CAP = "turn_cap"  # the same guard counted in turns (PNRZ)
+
+
+CARD_KIND = "card_kind"  # field metadata: the field holds ids of the ``catalogue()`` kind it names
+
+
+def card_ids(kind: str) -> Any:
+    """Declares a view field that names cards of the catalogue's ``kind`` by id (one id, an optional
+    one or a tuple of them). The conformance suite resolves such ids to their cards before it checks
+    that a seat sees nothing of ``hidden_from``: a hidden card cannot slip out as a bare integer."""
+    return dataclasses.field(metadata={CARD_KIND: kind})
+
+
+def evolve(state: D, **changes: Any) -> D:
+    """Returns a copy of the frozen dataclass ``state`` with ``changes`` to its fields.
+
+    It does what ``dataclasses.replace`` does, and refuses a name that is not a field just as it does
+    (TypeError), but fills the copy's ``__dict__`` at once instead of running the frozen ``__init__``,
+    which sets every field through ``object.__setattr__``: with a dozen fields that was a tenth of a
+    decision step. It is for states without ``__post_init__`` and without cached properties.
+    """
+    fields = type(state).__dataclass_fields__  # type: ignore[attr-defined]
+    if not fields.keys() >= changes.keys():
+        unknown = sorted(changes.keys() - fields.keys())
+        raise TypeError(f"{type(state).__name__} has no field {', '.join(unknown)}")
+    copy = object.__new__(type(state))
+    copy.__dict__.update(state.__dict__, **changes)
+    return copy
 
 
 class GameError(ValueError):
@@ -87,7 +127,18 @@ class Game(abc.ABC, Generic[S, A]):
 
     @abc.abstractmethod
     def legal_actions(self, state: S, seat: int) -> tuple[A, ...]:
-        """Returns the seat's legal actions, sorted; never empty for a seat in ``to_move``."""
+        """Returns the seat's legal actions, distinct and sorted by ``action_order``; never empty for a
+        seat in ``to_move``."""
+
+    def action_order(self, action: A) -> tuple[Any, ...]:
+        """Returns the key ``legal_actions`` is sorted by: the action's kind, in the order of the game's
+        ``Action`` union, then its fields in declaration order.
+
+        Bots rely on it (an index is an action's place in this order, the same in every language), and
+        the conformance suite checks every engine against it. A game whose natural order differs for
+        one kind (PNRZ lists positions row by row) overrides this and says so in its rules file.
+        """
+        return (_kinds(self.action_type).index(type(action)), dataclasses.astuple(action))
 
     @abc.abstractmethod
     def apply_legal(self, state: S, actions: Mapping[int, A]) -> S:
@@ -172,6 +223,12 @@ class Game(abc.ABC, Generic[S, A]):
             raise InvalidPlayersError(
                 f"{spec.name} is for {spec.min_players} to {spec.max_players} players, not {num_players}"
             )
+
+
+@functools.cache
+def _kinds(action_type: Any) -> tuple[type, ...]:
+    """Returns the dataclasses of an action type: the members of a union, or the type itself."""
+    return typing.get_args(action_type) or (action_type,)
 
 
 def ranks_from_scores(scores: Sequence[float]) -> tuple[int, ...]:

@@ -39,7 +39,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from arena.games.base import Game, GameSpec, IllegalActionError
+from arena.games.base import Game, GameSpec, IllegalActionError, Termination, card_ids
 from arena.games.ninja_burger_cards import (
     DATA,
     END_HIGH,
@@ -150,11 +150,11 @@ __all__ = [
 @dataclasses.dataclass(frozen=True)
 class PlayerView:
     seat: int
-    ninja: int | None  # id of the ninja card (see ninja_cards()); None while ninjas are being chosen
+    ninja: int | None = card_ids("ninjas")  # the ninja card's id; None while ninjas are being chosen
     honor: int
     money: int
     hand_size: int
-    items: tuple[int, ...]  # ids of the Ninja Stuff in play (see fortune_cards())
+    items: tuple[int, ...] = card_ids("fortune")  # ids of the Ninja Stuff in play
     attended: bool  # went to this round's staff meeting
     mission: MissionCard | None  # this round's mission, once revealed
 
@@ -416,8 +416,8 @@ class NinjaBurger(Game[NinjaBurgerState, Action]):
         """Returns each seat's honor."""
         return state.honor
 
-    def termination(self, state: NinjaBurgerState) -> str:
-        return "round_cap" if state.capped else "normal"
+    def termination(self, state: NinjaBurgerState) -> Termination:
+        return Termination.ROUND_CAP if state.capped else Termination.NORMAL
 
     def observe(self, state: NinjaBurgerState, seat: int) -> Observation:
         return Observation(

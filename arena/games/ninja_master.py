@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping
 from enum import IntEnum
 from typing import Any
 
-from arena.games.base import Game, GameSpec, IllegalActionError, ranks_from_scores
+from arena.games.base import Game, GameSpec, IllegalActionError, Termination, evolve, ranks_from_scores
 from arena.games.rng import derive
 
 START_VP = 3
@@ -217,7 +217,7 @@ class Call:
     number: int  # the total number of ninja symbols rolled, all colours
 
 
-Action = Grab | Call | Wait
+Action = Wait | Grab | Call  # the order legal actions are listed in
 
 WAIT = Wait()
 GRABS: dict[Component, Grab] = {c: Grab(c) for c in COMPONENTS}
@@ -330,14 +330,6 @@ class NinjaMasterState:
     def free(self) -> tuple[Component, ...]:
         """Returns the components nobody holds."""
         return _table(self.holders).free
-
-    def evolve(self, **changes: object) -> NinjaMasterState:
-        """Returns a copy with ``changes`` to its fields, like ``dataclasses.replace``, but fills the
-        copy's ``__dict__`` at once: the frozen ``__init__`` sets the 13 fields one by one through
-        ``object.__setattr__``, and copying states was a tenth of a decision step."""
-        copy = object.__new__(NinjaMasterState)
-        copy.__dict__.update(self.__dict__, **changes)
-        return copy
 
 
 @dataclasses.dataclass(frozen=True)
@@ -453,7 +445,7 @@ def tally(
 
 def with_roll(state: NinjaMasterState, dice: Iterable[Face]) -> NinjaMasterState:
     """Returns ``state`` at the start of its grab phase with the given dice (for tests and analysis)."""
-    return state.evolve(dice=tuple(dice), holders=NO_HOLDERS, tick=0, last_events=())
+    return evolve(state, dice=tuple(dice), holders=NO_HOLDERS, tick=0, last_events=())
 
 
 class NinjaMaster(Game[NinjaMasterState, Action]):
@@ -513,7 +505,7 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
         rng = derive(state.seed, "roll", state.round)
         dice = tuple(rng.choice(die) for die in DICE)
         event = DiceRolled(state.round, state.shuriken_holder, dice)
-        return state.evolve(dice=dice, holders=NO_HOLDERS, tick=0, last_events=(event,))
+        return evolve(state, dice=dice, holders=NO_HOLDERS, tick=0, last_events=(event,))
 
     def _tick(self, state: NinjaMasterState, actions: Mapping[int, Action]) -> NinjaMasterState:
         tick = state.tick + 1
@@ -547,7 +539,7 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
         elif correct:
             call_winner = derive(state.seed, "call", state.round, tick).choice(correct)
         event = TickResolved(state.round, tick, choices, tuple(grabs), calls, call_winner)
-        state = state.evolve(holders=tuple(holders), tick=tick, last_events=(event,))
+        state = evolve(state, holders=tuple(holders), tick=tick, last_events=(event,))
         # Design Detail: a round ends with a call. When no grab is possible any more (no free
         # component, or every contending seat's hands full) the round goes on, since the seats may
         # still call; only the tick guard ends a round in which nobody calls.
@@ -601,7 +593,8 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
             shuriken_holder=shuriken_holder,
             sword_draw=draw,
         )
-        return state.evolve(
+        return evolve(
+            state,
             scores=scores,
             contenders=contenders,
             depth=depth,
@@ -637,8 +630,8 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
             return ranks_from_scores(state.scores)
         return tuple(1 + sum(other > mine for other in keys) for mine in keys)
 
-    def termination(self, state: NinjaMasterState) -> str:
-        return "round_cap" if state.capped else "normal"
+    def termination(self, state: NinjaMasterState) -> Termination:
+        return Termination.ROUND_CAP if state.capped else Termination.NORMAL
 
     def observe(self, state: NinjaMasterState, seat: int) -> Observation:
         return Observation(seat=seat, **self._shared(state))

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from enum import IntEnum
 from typing import Any
 
-from arena.games.base import Game, GameSpec, IllegalActionError
+from arena.games.base import Game, GameSpec, IllegalActionError, evolve
 from arena.games.rng import derive
 
 ROUNDS = 9
@@ -271,7 +271,7 @@ class Ninjan(Game[NinjanState, Action]):
         return tuple(PlacePile(i) for i in range(NUM_PILES))
 
     def apply_legal(self, state: NinjanState, actions: Mapping[int, Action]) -> NinjanState:
-        state = dataclasses.replace(state, last_events=())
+        state = evolve(state, last_events=())
         if self.phase(state) is Phase.COMMIT:
             return self._commit(state, actions)
         ((seat, action),) = actions.items()
@@ -293,7 +293,7 @@ class Ninjan(Game[NinjanState, Action]):
             plays.append(Play(seat, action.card))
             hands[seat] = tuple(c for c in hands[seat] if c != action.card)
         revealed = resolution_order(plays)
-        state = dataclasses.replace(
+        state = evolve(
             state,
             hands=tuple(hands),
             revealed=revealed,
@@ -307,7 +307,7 @@ class Ninjan(Game[NinjanState, Action]):
         play = state.revealed[state.resolving]
         taken = state.piles[pile]
         event = PileTaken(play.seat, pile, play.card, taken)
-        return dataclasses.replace(
+        return evolve(
             state,
             piles=_replace_at(state.piles, pile, (play.card,)),
             collected=_replace_at(state.collected, play.seat, state.collected[play.seat] + taken),
@@ -318,7 +318,7 @@ class Ninjan(Game[NinjanState, Action]):
     def _place(self, state: NinjanState, pile: int) -> NinjanState:
         assert state.resolving is not None
         play = state.revealed[state.resolving]
-        return dataclasses.replace(
+        return evolve(
             state,
             piles=_replace_at(state.piles, pile, (*state.piles[pile], play.card)),
             resolving=state.resolving + 1,
@@ -329,7 +329,7 @@ class Ninjan(Game[NinjanState, Action]):
         """Resolves cards that need no decision (exactly one pile beaten) and closes a finished round."""
         while state.resolving is not None:
             if state.resolving == len(state.revealed):
-                return dataclasses.replace(
+                return evolve(
                     state,
                     history=(*state.history, Round(state.round, state.revealed)),
                     revealed=(),

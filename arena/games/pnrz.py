@@ -34,7 +34,7 @@ import itertools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from arena.games.base import Game, GameSpec, IllegalActionError
+from arena.games.base import Game, GameSpec, IllegalActionError, Termination, evolve
 from arena.games.memo import IdentityMemo
 from arena.games.pnrz_board import (
     BASE_OF,
@@ -402,14 +402,6 @@ class PnrzState:
         raise IllegalActionError(f"tile {tile_id} is not in play")
 
 
-def _evolve(state: PnrzState, **changes: object) -> PnrzState:
-    """Returns ``state`` with ``changes`` (field names), as ``dataclasses.replace`` does but without
-    running ``__init__`` again: with fifteen fields that was a tenth of a decision step."""
-    new = object.__new__(PnrzState)
-    new.__dict__.update(state.__dict__, **changes)
-    return new
-
-
 @functools.lru_cache(maxsize=4096)
 def _seen(p: Placement) -> PlacedTile:
     printed = TILES[p.tile_id].pictures
@@ -528,6 +520,13 @@ class Pnrz(Game[PnrzState, Action]):
         assert phase is Phase.REPLACE
         return tuple(_action(PutTile, t, r) for t in state.hands[seat] for r in rotations(t))
 
+    def action_order(self, action: Action) -> tuple[Any, ...]:
+        """Lists positions as the board is drawn, row by row (y, then x), then rotation."""
+        kind, fields = super().action_order(action)
+        if isinstance(action, PlaceTile):
+            return (kind, (action.y, action.x, action.rotation))
+        return (kind, fields)
+
     def movable_bases(self, state: PnrzState, seat: int) -> list[int]:
         """Returns the seat's bases in play that may move: the area stays connected without them.
 
@@ -570,7 +569,7 @@ class Pnrz(Game[PnrzState, Action]):
     # -- applying -----------------------------------------------------------------------------
 
     def apply_legal(self, state: PnrzState, actions: Mapping[int, Action]) -> PnrzState:
-        after = self._next(_evolve(state, last_events=()), actions)
+        after = self._next(evolve(state, last_events=()), actions)
         if after.board is not state.board:
             faction_scores.changed(state.board, after.board)  # its scores derive from the old board's
         return after
@@ -584,31 +583,31 @@ class Pnrz(Game[PnrzState, Action]):
         if isinstance(action, SelectTile):
             if action.tile_id not in state.hands[seat]:
                 raise IllegalActionError(f"tile {action.tile_id} is not in seat {seat}'s hand")
-            return _evolve(state, phase=Phase.PLACE, pending=(action.tile_id,))
+            return evolve(state, phase=Phase.PLACE, pending=(action.tile_id,))
         if isinstance(action, MoveBase):
             state.placement(action.tile_id)
-            return _evolve(state, phase=Phase.MOVE, pending=(action.tile_id,))
+            return evolve(state, phase=Phase.MOVE, pending=(action.tile_id,))
         if isinstance(action, PlaceTile) and state.phase is Phase.MOVE:
             old = state.placement(state.pending[0])
             board = _sorted_board(
                 (*(p for p in state.board if p is not old), Placement(action.y, action.x, old.tile_id, 0))
             )
             event = BaseMoved(seat, old.tile_id, old.x, old.y, action.x, action.y)
-            return self._end_turn(_evolve(state, board=board, last_events=(event,)), drew=False)
+            return self._end_turn(evolve(state, board=board, last_events=(event,)), drew=False)
         if isinstance(action, PlaceTile):
             return self._place(state, seat, action)
         if isinstance(action, PassTurn):
-            return self._end_turn(_evolve(state, last_events=(TurnPassed(seat),)), drew=False)
+            return self._end_turn(evolve(state, last_events=(TurnPassed(seat),)), drew=False)
         if isinstance(action, RotateTile):
             old = state.placement(action.tile_id)
             board = _sorted_board(
                 p._replace(rotation=action.rotation) if p is old else p for p in state.board
             )
             event = TileRotated(seat, action.tile_id, action.rotation)
-            return self._end_turn(_evolve(state, board=board, last_events=(event,)), drew=True)
+            return self._end_turn(evolve(state, board=board, last_events=(event,)), drew=True)
         if isinstance(action, SwapFirst):
             state.placement(action.tile_id)
-            return _evolve(state, phase=Phase.SWAP, pending=(action.tile_id,))
+            return evolve(state, phase=Phase.SWAP, pending=(action.tile_id,))
         if isinstance(action, SwapWith):
             return self._swap(state, seat, state.pending[0], action.tile_id)
         if isinstance(action, OrientSwapped):
@@ -617,14 +616,14 @@ class Pnrz(Game[PnrzState, Action]):
                 p._replace(rotation=rotation[p.tile_id]) if p.tile_id in rotation else p for p in state.board
             )
             event = TilesOriented(seat, action.first_rotation, action.second_rotation)
-            return self._end_turn(_evolve(state, board=board, last_events=(event,)), drew=True)
+            return self._end_turn(evolve(state, board=board, last_events=(event,)), drew=True)
         if isinstance(action, TakeTile):
             state.placement(action.tile_id)
-            return _evolve(state, phase=Phase.REPLACE, pending=(action.tile_id,))
+            return evolve(state, phase=Phase.REPLACE, pending=(action.tile_id,))
         if isinstance(action, PutTile):
             return self._replace(state, seat, action)
         if isinstance(action, SkipAction):
-            return self._end_turn(_evolve(state, last_events=(ActionSkipped(seat),)), drew=True)
+            return self._end_turn(evolve(state, last_events=(ActionSkipped(seat),)), drew=True)
         raise IllegalActionError(f"{action!r} is not a pnrz action")
 
     def _choose(self, state: PnrzState, actions: Mapping[int, Action]) -> PnrzState:
@@ -645,16 +644,16 @@ class Pnrz(Game[PnrzState, Action]):
             winner = seats[0] if len(seats) == 1 else draw.choice(seats)
             factions[winner] = (*factions[winner], faction)
             granted.append(Pick(winner, faction))
-        state = _evolve(state, factions=tuple(factions))
+        state = evolve(state, factions=tuple(factions))
         # A seat left alone needing exactly as many factions as are left gets them without choosing.
         needing = [s for s in range(state.num_players) if state.needs(s) > 0]
         if len(needing) == 1 and state.needs(needing[0]) == len(state.available()):
             seat, rest = needing[0], state.available()
             granted.extend(Pick(seat, f) for f in rest)
             factions[seat] = (*factions[seat], *rest)
-            state = _evolve(state, factions=tuple(factions))
+            state = evolve(state, factions=tuple(factions))
         event = FactionsChosen(state.choice_round, tuple(picks), tuple(granted))
-        state = _evolve(state, choice_round=state.choice_round + 1, last_events=(event,))
+        state = evolve(state, choice_round=state.choice_round + 1, last_events=(event,))
         if any(state.needs(s) > 0 for s in range(state.num_players)):
             return state
         return self._deal(state)
@@ -670,7 +669,7 @@ class Pnrz(Game[PnrzState, Action]):
         unused = state.available()
         pile = tuple(deck[state.num_players * HAND_SIZE :])
         event = TilesDealt(len(pile), unused)
-        return _evolve(
+        return evolve(
             state,
             phase=Phase.PLAY,
             hands=hands,
@@ -685,11 +684,11 @@ class Pnrz(Game[PnrzState, Action]):
         hand = tuple(t for t in state.hands[seat] if t != tile.id)
         board = _sorted_board((*state.board, Placement(action.y, action.x, tile.id, action.rotation)))
         event = TilePlaced(seat, tile, action.x, action.y, action.rotation)
-        state = _evolve(
+        state = evolve(
             state, hands=_replace_at(state.hands, seat, hand), board=board, pending=(), last_events=(event,)
         )
         if tile.icon is not Icon.NONE:
-            offered = _evolve(state, phase=Phase.ACTION, icon=tile.icon)
+            offered = evolve(state, phase=Phase.ACTION, icon=tile.icon)
             if self._extra_actions(offered, seat):
                 return offered
         return self._end_turn(state, drew=True)
@@ -702,10 +701,10 @@ class Pnrz(Game[PnrzState, Action]):
         }
         board = _sorted_board(moved.get(p.tile_id, p) for p in state.board)
         event = TilesSwapped(seat, first, second)
-        state = _evolve(state, board=board, last_events=(event,))
+        state = evolve(state, board=board, last_events=(event,))
         if len(rotations(first)) * len(rotations(second)) == 1:
             return self._end_turn(state, drew=True)
-        return _evolve(state, phase=Phase.ORIENT, pending=(first, second))
+        return evolve(state, phase=Phase.ORIENT, pending=(first, second))
 
     def _replace(self, state: PnrzState, seat: int, action: PutTile) -> PnrzState:
         old = state.placement(state.pending[0])
@@ -715,7 +714,7 @@ class Pnrz(Game[PnrzState, Action]):
         board = _sorted_board(new if p is old else p for p in state.board)
         hand = tuple(sorted((*(t for t in state.hands[seat] if t != action.tile_id), old.tile_id)))
         event = TileReplaced(seat, old.tile_id, TILES[action.tile_id], action.rotation)
-        state = _evolve(state, board=board, hands=_replace_at(state.hands, seat, hand), last_events=(event,))
+        state = evolve(state, board=board, hands=_replace_at(state.hands, seat, hand), last_events=(event,))
         return self._end_turn(state, drew=True)
 
     def _end_turn(self, state: PnrzState, drew: bool) -> PnrzState:
@@ -733,7 +732,7 @@ class Pnrz(Game[PnrzState, Action]):
                 final = state.num_players  # everyone, starting with the next seat, has one last turn
         turn = state.turn + 1
         over = final == 0 or turn >= MAX_TURNS
-        return _evolve(
+        return evolve(
             state,
             phase=Phase.OVER if over else Phase.PLAY,
             hands=hands,
@@ -751,8 +750,9 @@ class Pnrz(Game[PnrzState, Action]):
     def is_terminal(self, state: PnrzState) -> bool:
         return state.phase is Phase.OVER
 
-    def termination(self, state: PnrzState) -> str:
-        return "turn_cap" if state.phase is Phase.OVER and state.final_turns != 0 else "normal"
+    def termination(self, state: PnrzState) -> Termination:
+        over_by_cap = state.phase is Phase.OVER and state.final_turns != 0
+        return Termination.TURN_CAP if over_by_cap else Termination.NORMAL
 
     def faction_scores(self, state: PnrzState) -> dict[Faction, int]:
         """Returns each faction's best-section score on the current board."""

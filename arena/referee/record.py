@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from arena.games.base import Game, ranks_from_scores
+from arena.games.base import Game, Termination, ranks_from_scores
 from arena.results import PlayerResult
 
 
@@ -22,7 +22,7 @@ class MatchRecord:
     game: str
     seed: int
     players: tuple[PlayerResult, ...]
-    termination: str
+    termination: Termination
     steps: int
     absent: tuple[int, ...] = ()  # seats whose bot never connected (not part of the JSON)
 

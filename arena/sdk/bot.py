@@ -33,7 +33,7 @@ class MatchInfo:
 class MatchResult:
     match_id: str
     players: tuple[PlayerResult, ...]
-    termination: str
+    termination: str  # a Termination value ("normal", "round_cap", "turn_cap")
 
 
 class Bot:
