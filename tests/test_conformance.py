@@ -15,7 +15,7 @@ import pytest
 
 from arena import codec
 from arena.games import GAMES, get_game
-from arena.games.base import CARD_KIND, Game, IllegalActionError, InvalidPlayersError
+from arena.games.base import CARD_KIND, Game, IllegalActionError, InvalidPlayersError, evolve
 from tests.conftest import random_playout, walk
 
 GAME_NAMES = sorted(GAMES)
@@ -217,3 +217,13 @@ def _all_enum_types(game: Game):
 
     file = arena_pb2.Observation.DESCRIPTOR.fields_by_name[game.spec.wire_name].message_type.file
     return list(file.enum_types_by_name.values())
+
+
+def test_evolve_changes_fields_and_refuses_unknown_names() -> None:
+    """States are copied with ``evolve``: the named fields change, the original stays, and a misspelt
+    field name is an error rather than a silently ignored attribute."""
+    state = get_game("ninjan").initial_state(3, 1)
+    later = evolve(state, round=state.round + 1)
+    assert later.round == state.round + 1 and later.hands == state.hands and later != state
+    with pytest.raises(TypeError, match="has no field rounds"):
+        evolve(state, rounds=2)
