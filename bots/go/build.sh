@@ -3,6 +3,8 @@
 # module download): generates the Go code of the contract into OUT/gopath, then compiles OUT/bot, a
 # static binary (CGO off) that runs in the sandbox and can be submitted as it is.
 #   bots/go/build.sh [OUT]     OUT defaults to bots/go/build; then: arena match ninjan OUT/bot random
+# ARENA_PROTO=DIR reads the contract from DIR (default: the repository's proto/), for a copy of this
+# folder kept outside the repository.
 # Needs: apt-get install golang-go golang-google-grpc-dev golang-google-protobuf-dev protobuf-compiler
 #        protoc-gen-go protoc-gen-go-grpc        (scripts/install-go-kit does it)
 set -euo pipefail
