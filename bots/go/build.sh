@@ -6,7 +6,7 @@
 # ARENA_PROTO=DIR reads the contract from DIR (default: the repository's proto/), for a copy of this
 # folder kept outside the repository.
 # Needs: apt-get install golang-go golang-google-grpc-dev golang-google-protobuf-dev protobuf-compiler
-#        protoc-gen-go protoc-gen-go-grpc        (scripts/install-go-kit does it)
+#        protoc-gen-go protoc-gen-go-grpc golang-github-golang-protobuf-1-5-dev (scripts/install-go-kit)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 proto=${ARENA_PROTO:-$here/../../proto}
