@@ -17,8 +17,7 @@ import typer
 
 from arena.console import printable, say
 from arena.queue import submissions
-from arena.queue.jobs import connect, retrying
-from arena.queue.server import RedisSetupError, resolve_url
+from arena.queue.connection import RedisSetupError, connect, resolve_url, retrying
 from arena.queue.submissions import Submission, SubmissionError
 
 T = TypeVar("T")

@@ -24,8 +24,7 @@ import typer.core
 from arena.cli_tournament import RedisOption, _rows, format_leaderboard
 from arena.console import say
 from arena.games import GameError, get_game
-from arena.queue.jobs import connect
-from arena.queue.server import RedisSetupError, resolve_url
+from arena.queue.connection import RedisSetupError, connect, resolve_url
 
 SHOW = "show"
 HELP_FLAGS = ("--help", "-h")

@@ -22,9 +22,9 @@ import typer
 from arena.console import printable, say
 from arena.games import GameError, get_game
 from arena.queue import keys, store, submissions
-from arena.queue.jobs import MAX_ATTEMPTS, connect, enqueue, ensure_group, retrying, shown_url
+from arena.queue.connection import ENV_URL, RedisSetupError, connect, resolve_url, retrying, shown_url
+from arena.queue.jobs import MAX_ATTEMPTS, enqueue, ensure_group
 from arena.queue.plan import FORMATS, TournamentSpec, plan
-from arena.queue.server import ENV_URL, RedisSetupError, resolve_url
 from arena.queue.worker import DEFAULT_IDLE_TIMEOUT, Worker, WorkerConfig
 from arena.ratings import Row
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits

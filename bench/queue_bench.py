@@ -38,7 +38,8 @@ import redis  # noqa: E402
 
 from arena.queue import keys  # noqa: E402
 from arena.queue import worker as queue_worker  # noqa: E402
-from arena.queue.jobs import MatchJob, connect, enqueue, ensure_group, retrying  # noqa: E402
+from arena.queue.connection import connect, retrying  # noqa: E402
+from arena.queue.jobs import MatchJob, enqueue, ensure_group  # noqa: E402
 
 RESULTS = HERE / "results-queue.json"
 

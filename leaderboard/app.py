@@ -28,7 +28,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from arena.games import GameError, get_game
-from arena.queue.jobs import connect
+from arena.queue.connection import connect
 from arena.referee.replay import ReplayError
 from leaderboard import data, frames
 

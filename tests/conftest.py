@@ -215,7 +215,8 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture
 def client(redis_url: str) -> Any:
     """Returns a client of the module's private Redis, flushed, with the workers' group created."""
-    from arena.queue.jobs import connect, ensure_group
+    from arena.queue.connection import connect
+    from arena.queue.jobs import ensure_group
 
     c = connect(redis_url)
     c.flushall()

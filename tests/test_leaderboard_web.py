@@ -23,7 +23,8 @@ import redis
 from arena import codec
 from arena.games import get_game
 from arena.queue import keys, store
-from arena.queue.jobs import MatchJob, connect, retrying
+from arena.queue.connection import connect, retrying
+from arena.queue.jobs import MatchJob
 from arena.referee.replay import read_lines, reproduce
 from leaderboard import browser, data
 from leaderboard.app import create_app

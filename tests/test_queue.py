@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 import redis
 
-from arena.queue import keys, server, store
-from arena.queue.jobs import JobStatus, MatchJob, connect, enqueue, load_job, retrying
+from arena.queue import connection, keys, store
+from arena.queue.connection import connect, retrying
+from arena.queue.jobs import JobStatus, MatchJob, enqueue, load_job
 from arena.queue.plan import TournamentSpec, plan, rotations
 from arena.queue.submissions import builtin_version
 from arena.queue.worker import Worker, WorkerConfig
@@ -271,23 +272,23 @@ def test_private_redis_server_when_nothing_is_configured(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Where "localhost:6379" would be, point at a free port, so a Redis on 6379 is never touched.
-    monkeypatch.setattr(server, "LOCAL_PORT", free_port())
+    monkeypatch.setattr(connection, "LOCAL_PORT", free_port())
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     monkeypatch.delenv("ARENA_REDIS_URL", raising=False)
     folder = tmp_path / "arena" / "redis"
     said: list[str] = []
     try:
-        url = server.resolve_url(None, said.append)
+        url = connection.resolve_url(None, said.append)
         assert url == f"unix://{folder / 'redis.sock'}"
         assert len(said) == 1 and f"started a private redis-server with its data in {folder}" in said[0]
         connect(url).set("arena:probe", "1")
-        assert server.resolve_url(None, said.append) == url and len(said) == 1  # reused, silently
+        assert connection.resolve_url(None, said.append) == url and len(said) == 1  # reused, silently
         assert connect(url).config_get("appendonly") == {"appendonly": "yes"}
-        monkeypatch.setattr(server.shutil, "which", lambda _: None)
-        monkeypatch.setattr(server, "state_dir", lambda: tmp_path / "elsewhere")
-        with pytest.raises(server.RedisSetupError, match="apt-get install redis-server"):
-            server.resolve_url(None, said.append)
-        assert server.resolve_url("redis://example:1/0", said.append) == "redis://example:1/0"
+        monkeypatch.setattr(connection.shutil, "which", lambda _: None)
+        monkeypatch.setattr(connection, "state_dir", lambda: tmp_path / "elsewhere")
+        with pytest.raises(connection.RedisSetupError, match="apt-get install redis-server"):
+            connection.resolve_url(None, said.append)
+        assert connection.resolve_url("redis://example:1/0", said.append) == "redis://example:1/0"
     finally:
         pid = folder / "redis.pid"
         if pid.exists():

@@ -21,7 +21,7 @@ import pytest
 import redis
 
 from arena.queue import keys
-from arena.queue.jobs import connect
+from arena.queue.connection import connect
 from arena.queue.plan import TournamentSpec, plan
 from arena.queue.submissions import builtin_version
 from tests.conftest import REPO, SEED_KEY, SEED_KEY_ENV, RedisServer

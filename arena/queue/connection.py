@@ -1,4 +1,7 @@
-"""Which Redis to use: ``--redis``, else ``ARENA_REDIS_URL``, else one on localhost:6379, else a
+"""Talking to Redis, in one place: which Redis to use, connecting to it, retrying while it is down,
+and showing its URL without the password.
+
+Which Redis to use: ``--redis``, else ``ARENA_REDIS_URL``, else one on localhost:6379, else a
 private ``redis-server`` that arena starts itself.
 
 The private server listens only on a Unix socket in ``$XDG_STATE_HOME/arena/redis`` (no TCP port to
@@ -16,14 +19,20 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 import redis
 
 from arena.paths import state_dir
 
+BACKOFF_FIRST = 0.5  # seconds before the first retry when Redis is unreachable
+BACKOFF_MAX = 15.0  # the longest wait between two retries
 ENV_URL = "ARENA_REDIS_URL"
 LOCAL_HOST, LOCAL_PORT = "127.0.0.1", 6379
 INSTALL_HINT = "install one with: sudo apt-get install redis-server (or set ARENA_REDIS_URL / --redis)"
+
+T = TypeVar("T")
 
 
 class RedisSetupError(Exception):
@@ -94,3 +103,46 @@ def start_private(folder: Path) -> int:
             break
         time.sleep(0.05)
     raise RedisSetupError(f"redis-server did not start; see {folder / 'redis.log'}")
+
+
+def connect(url: str) -> redis.Redis:
+    """Returns a client for ``url`` (strings decoded); connecting happens on the first command."""
+    return redis.Redis.from_url(
+        url, decode_responses=True, socket_connect_timeout=3, health_check_interval=10
+    )
+
+
+def shown_url(url: str) -> str:
+    """Returns the URL without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = f"{parts.username or ''}:***@{parts.hostname or ''}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def retrying(
+    url: str,
+    action: Callable[[], T],
+    say: Callable[[str], None],
+    attempts: int | None = None,
+    who: str = "arena",
+) -> T:
+    """Returns ``action()``, retrying with exponential back-off while Redis is unreachable.
+
+    Each failed try prints one line starting with ``who`` and naming the URL, the error and the wait.
+    With ``attempts`` set the last error is raised after that many tries; by default it retries for ever.
+    """
+    wait = BACKOFF_FIRST
+    tried = 0
+    while True:
+        try:
+            return action()
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            tried += 1
+            if attempts is not None and tried >= attempts:
+                raise
+            reason = str(exc).rstrip(".")
+            say(f"{who}: Redis at {shown_url(url)} is unreachable: {reason}; retrying in {wait:g}s")
+            time.sleep(wait)
+            wait = min(wait * 2, BACKOFF_MAX)

@@ -1,22 +1,18 @@
-"""Match jobs, their status, idempotent enqueueing, and talking to a Redis that may be down."""
+"""Match jobs, their status and idempotent enqueueing (connections and retries: arena.queue.connection)."""
 
 from __future__ import annotations
 
 import dataclasses
 import enum
 import json
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 import redis
 
 from arena.queue import keys
 
 MAX_ATTEMPTS = 3  # runs of one job before it goes to the dead-letter stream
-BACKOFF_FIRST = 0.5  # seconds before the first retry when Redis is unreachable
-BACKOFF_MAX = 15.0  # the longest wait between two retries
 
 T = TypeVar("T")
 
@@ -192,46 +188,3 @@ def load_job(client: redis.Redis, match_id: str) -> tuple[MatchJob | None, Mappi
     """Returns the job and its whole hash (status, attempts, error), or (None, {}) if unknown."""
     fields = client.hgetall(keys.job(match_id))
     return (MatchJob.from_json(fields["job"]) if "job" in fields else None), fields
-
-
-def connect(url: str) -> redis.Redis:
-    """Returns a client for ``url`` (strings decoded); connecting happens on the first command."""
-    return redis.Redis.from_url(
-        url, decode_responses=True, socket_connect_timeout=3, health_check_interval=10
-    )
-
-
-def shown_url(url: str) -> str:
-    """Returns the URL without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = f"{parts.username or ''}:***@{parts.hostname or ''}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
-def retrying(
-    url: str,
-    action: Callable[[], T],
-    say: Callable[[str], None],
-    attempts: int | None = None,
-    who: str = "arena",
-) -> T:
-    """Returns ``action()``, retrying with exponential back-off while Redis is unreachable.
-
-    Each failed try prints one line starting with ``who`` and naming the URL, the error and the wait.
-    With ``attempts`` set the last error is raised after that many tries; by default it retries for ever.
-    """
-    wait = BACKOFF_FIRST
-    tried = 0
-    while True:
-        try:
-            return action()
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
-            tried += 1
-            if attempts is not None and tried >= attempts:
-                raise
-            reason = str(exc).rstrip(".")
-            say(f"{who}: Redis at {shown_url(url)} is unreachable: {reason}; retrying in {wait:g}s")
-            time.sleep(wait)
-            wait = min(wait * 2, BACKOFF_MAX)

@@ -31,7 +31,8 @@ from arena.console import say
 from arena.games import get_game
 from arena.paths import state_dir
 from arena.queue import keys, store, submissions
-from arena.queue.jobs import MAX_ATTEMPTS, MatchJob, Taken, begin_job, ensure_group, retrying, take_job
+from arena.queue.connection import retrying
+from arena.queue.jobs import MAX_ATTEMPTS, MatchJob, Taken, begin_job, ensure_group, take_job
 from arena.referee.match import MatchConfig
 from arena.referee.pool import BotPool
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec, resolve_bot
