@@ -1,25 +1,34 @@
-"""Built-in Ninja Master bots: ``random`` and ``master``."""
+"""Built-in Ninja Master bots: ``random``, ``master`` and ``planner`` (also ``best``)."""
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 from collections.abc import Sequence
 from datetime import timedelta
 
 from arena.bots.common import RandomBot
 from arena.games.ninja_master import (
     CALL_BONUS,
+    COMPONENTS,
     CUT_PENALTY,
     HANDS,
+    MAX_TICKS,
+    NO_HOLDERS,
+    WIN_VP,
     Action,
     Call,
+    CallResult,
     Component,
     Grab,
+    NinjaMasterState,
     Observation,
     RollSummary,
     Wait,
     summarize,
+    tally,
 )
-from arena.sdk import Bot
+from arena.sdk import Bot, MatchInfo
 
 
 class MasterBot(Bot):
@@ -126,4 +135,254 @@ class MasterBot(Bot):
         return self.SWING * (scores[sword_holder] // 2)
 
 
-BOTS: dict[str, type[Bot]] = {"random": RandomBot, "master": MasterBot}
+# The planner ------------------------------------------------------------------------------------
+
+Holders = tuple[int | None, ...]  # who holds each component, in COMPONENTS order
+Move = Grab | Call | Wait
+WAIT = Wait()
+
+
+@dataclasses.dataclass(frozen=True)
+class Model:
+    """How the planner expects another seat to choose, as probabilities. With a free hand and a
+    positive component free: its best component, its second best, the call. Otherwise: the call (once
+    calls are legal) or waiting. The probability of an unavailable choice goes to the best grab."""
+
+    second: float = 0.15
+    call: float = 0.1
+    idle_call: float = 0.97  # the call when nothing is worth grabbing (or both hands are full)
+
+
+class Round:
+    """Expectimax over the ticks of one round, seen from ``me``: at each tick this seat chooses the
+    best of its sealed choices against the other seats' choices drawn from a ``Model``; grab
+    lotteries and the call lottery are averaged exactly; a round that ends is scored with the engine's
+    own ``tally``. Positions are remembered by (holders, tick), so a round is searched once."""
+
+    def __init__(self, obs: Observation, models: dict[int, Model], win_bonus: float) -> None:
+        self.me = obs.seat
+        self.models = models
+        self.win_bonus = win_bonus
+        self.roll = summarize(obs.dice)
+        scores = tuple(p.score for p in obs.players)
+        self.contenders = tuple(p.seat for p in obs.players if p.contending)
+        self.others = tuple(s for s in self.contenders if s != self.me)
+        self.playoff = obs.playoff
+        self.table = NinjaMasterState(
+            seed=0,
+            scores=scores,
+            sword_holder=obs.sword_holder,
+            shuriken_holder=obs.shuriken_holder,
+            contenders=self.contenders,
+            depth=(0,) * len(scores),
+            round=obs.round,
+            dice=obs.dice,
+        )
+        self.call = Call(self.roll.ninja_total)
+        self.worth = {seat: self._worth(seat, scores) for seat in (*self.contenders, self.me)}
+        self.depth = DEPTH[len(self.contenders)]  # ticks searched exactly
+        self.horizon = 0
+        self.memo: dict[tuple[Holders, int, bool], tuple[float, Move]] = {}
+        self.ends: dict[tuple[Holders, int | None], float] = {}
+
+    def _worth(self, seat: int, scores: tuple[int, ...]) -> dict[Component, float]:
+        """Returns what each component is worth to ``seat`` by itself (the sword: half the holder's
+        VP, to a thief or to the holder defending it, when swords outnumber shurikens, else a cut)."""
+        roll, holder = self.roll, self.table.sword_holder
+        worth = {c: float(roll.token_value(c.colour)) for c in COMPONENTS if c.colour is not None}
+        worth[Component.SWORD] = float(scores[holder] // 2) if roll.sword_wins else -float(CUT_PENALTY)
+        return worth
+
+    def choose(self, holders: Holders, tick: int) -> Move:
+        """Returns this seat's best choice at (holders, tick)."""
+        self.horizon = tick + self.depth
+        return self.value(holders, tick)[1]
+
+    def value(self, holders: Holders, tick: int) -> tuple[float, Move]:
+        """Returns (expected utility, best choice) at the start of a tick. Beyond the horizon every
+        seat, this one too, makes its model's likeliest choice (only the lotteries branch)."""
+        exact = tick < self.horizon
+        key = (holders, tick, exact)
+        if key not in self.memo:
+            if exact:
+                moves, outcomes = self.moves(self.me, holders), self.joint(holders)
+            else:
+                moves = [self.likeliest(self.me, holders)]
+                outcomes = [(1.0, {seat: self.likeliest(seat, holders) for seat in self.others})]
+            best = (float("-inf"), WAIT)
+            for move in moves:
+                total = sum(
+                    p * self.resolve(holders, tick, {**others, self.me: move}) for p, others in outcomes
+                )
+                if total > best[0] + 1e-9:
+                    best = (total, move)
+            self.memo[key] = best
+        return self.memo[key]
+
+    def likeliest(self, seat: int, holders: Holders) -> Move:
+        """Returns the model's likeliest choice of ``seat`` at ``holders``."""
+        return max(self.predict(seat, holders), key=lambda pm: pm[0])[1]
+
+    def moves(self, seat: int, holders: Holders) -> list[Move]:
+        """Returns the sensible choices of ``seat``: wait, grab a free component worth something to
+        it (with a free hand), call the right number (once a component is held). A wrong call, or a
+        grab that costs its grabber, is never sensible: tokens are worth the same to every seat, so
+        taking a bad one denies nobody anything."""
+        moves: list[Move] = [WAIT]
+        if holders.count(seat) < HANDS:
+            worth = self.worth[seat]
+            free = (c for c, h in zip(COMPONENTS, holders, strict=True) if h is None)
+            moves += [GRABS[c] for c in free if worth[c] > 0]
+        if holders != NO_HOLDERS:
+            moves.append(self.call)
+        return moves
+
+    def predict(self, seat: int, holders: Holders) -> list[tuple[float, Move]]:
+        """Returns the model's distribution of ``seat``'s choice at ``holders``."""
+        model, can_call = self.models[seat], holders != NO_HOLDERS
+        options = []
+        if holders.count(seat) < HANDS:
+            worth = self.worth[seat]
+            free = (c for c, h in zip(COMPONENTS, holders, strict=True) if h is None)
+            options = sorted((c for c in free if worth[c] > 0), key=lambda c: (-worth[c], c))
+        if not options:
+            return [(model.idle_call, self.call), (1 - model.idle_call, WAIT)] if can_call else [(1.0, WAIT)]
+        dist = [(model.second, GRABS[options[1]])] if len(options) > 1 else []
+        if can_call:
+            dist.append((model.call, self.call))
+        return [(1 - sum(p for p, _ in dist), GRABS[options[0]]), *dist]
+
+    def joint(self, holders: Holders) -> list[tuple[float, dict[int, Move]]]:
+        """Returns the distribution of the other seats' choices together (independent seats)."""
+        per_seat = [self.predict(seat, holders) for seat in self.others]
+        joint = []
+        for combo in itertools.product(*per_seat):
+            p = 1.0
+            for q, _ in combo:
+                p *= q
+            if p > PRUNE:
+                joint.append((p, {seat: move for seat, (_, move) in zip(self.others, combo, strict=True)}))
+        norm = sum(p for p, _ in joint)
+        return [(p / norm, choices) for p, choices in joint]
+
+    def resolve(self, holders: Holders, tick: int, choices: dict[int, Move]) -> float:
+        """Returns the expected utility after one tick's choices: lotteries averaged, then the round
+        goes on or ends (a call, or the tick guard)."""
+        grabbers: dict[int, list[int]] = {}
+        callers = []
+        for seat, move in choices.items():
+            if isinstance(move, Grab):
+                grabbers.setdefault(COMPONENTS.index(move.component), []).append(seat)
+            elif isinstance(move, Call):
+                callers.append(seat)
+        lotteries = [[(i, s) for s in seats] for i, seats in grabbers.items()]
+        weight = 1.0
+        for seats in grabbers.values():
+            weight /= len(seats)
+        total = 0.0
+        for wins in itertools.product(*lotteries):
+            after = list(holders)
+            for i, seat in wins:
+                after[i] = seat
+            new = tuple(after)
+            if callers:
+                total += sum(self.end(new, c) for c in callers) / len(callers)
+            elif tick + 1 >= MAX_TICKS:
+                total += self.end(new, None)
+            else:
+                total += self.value(new, tick + 1)[0]
+        return total * weight
+
+    def end(self, holders: Holders, call_winner: int | None) -> float:
+        """Returns this seat's utility of the round ending with ``holders`` (calls are right)."""
+        key = (holders, call_winner)
+        if key not in self.ends:
+            state = dataclasses.replace(self.table, holders=holders)
+            calls = (CallResult(call_winner, self.call.number, True),) if call_winner is not None else ()
+            _, _, scores = tally(state, calls, call_winner, self.roll)
+            self.ends[key] = self.utility(scores)
+        return self.ends[key]
+
+    def utility(self, scores: tuple[int, ...]) -> float:
+        """Returns how good the scores after a tally are for this seat: its VP against the others'
+        (the best other and their mean, halved each), plus or minus ``win_bonus`` when the game ends
+        there with one leader. (Counting the leader's exposure to the sword next round made it weaker.)"""
+        others = [scores[s] for s in self.others]
+        mine = scores[self.me]
+        value = mine - (max(others) + sum(others) / len(others)) / 2
+        top = max(mine, *others)
+        if (self.playoff or top >= WIN_VP) and [mine, *others].count(top) == 1:
+            value += self.win_bonus if mine == top else -self.win_bonus
+        return value
+
+
+GRABS: dict[Component, Grab] = {c: Grab(c) for c in COMPONENTS}
+DEPTH = {1: MAX_TICKS, 2: MAX_TICKS, 3: 2, 4: 1, 5: 1}  # ticks searched exactly, by contenders
+PRUNE = 0.01  # joint choices of the other seats less likely than this are left out (4, 5 players)
+
+
+class PlannerBot(Bot):
+    """Plans each round's ticks by expectimax (``Round``) against a model of each other seat's grabs
+    and calls, fitted to what that seat did so far: how often it grabbed the component worth most to
+    it, another one, or called while it could still grab something worth having (what a seat did is
+    read from the holders seen at the next tick; a call from the round's end, with one opponent).
+    It needs no randomness: the dice are public and the search is exact over the model."""
+
+    name = "planner"
+    PRIOR = (6.0, 1.5, 1.0)  # pseudo-counts of a best grab, another grab, a call (with something to grab)
+    WIN_BONUS = 40.0  # VP a win is worth on top of the VP margin
+
+    def __init__(self) -> None:
+        self.on_match_start(None)
+
+    def on_match_start(self, match: MatchInfo | None) -> None:
+        self.counts: dict[int, list[float]] = {}
+        self.round: Round | None = None
+        self.round_key: tuple = ()
+        self.last: tuple[Holders, int, Move] | None = None
+
+    def choose(self, observation: Observation, legal_actions: Sequence[Action], deadline: timedelta) -> int:
+        obs = observation
+        key = (obs.round, obs.dice, obs.players, obs.sword_holder, obs.playoff)
+        holders = tuple(h.holder for h in obs.components)
+        if self.round is not None and self.last is not None:
+            self._learn(key == self.round_key, holders, obs.tick)
+        if self.round is None or key != self.round_key:
+            models = {seat: self.model(seat) for seat in range(len(obs.players))}
+            self.round, self.round_key = Round(obs, models, self.WIN_BONUS), key
+        move = self.round.choose(holders, obs.tick)
+        self.last = (holders, obs.tick, move)
+        return legal_actions.index(move)
+
+    def model(self, seat: int) -> Model:
+        """Returns the model of ``seat`` fitted to its choices so far."""
+        best, other, call = self.counts.get(seat, self.PRIOR)
+        total = best + other + call
+        return Model(second=other / total, call=call / total)
+
+    def _learn(self, same_round: bool, holders: Holders, tick: int) -> None:
+        """Counts what each other seat did since this seat's last decision, where it had a component
+        worth grabbing."""
+        assert self.round is not None and self.last is not None
+        before, last_tick, mine = self.last
+        for seat in self.round.others:
+            expected = self.round.predict(seat, before)[0][1]
+            if not isinstance(expected, Grab):
+                continue  # nothing worth grabbing: its choice says nothing about the model
+            counts = self.counts.setdefault(seat, list(self.PRIOR))
+            if same_round and tick == last_tick + 1:
+                gained = [
+                    c for c, b, a in zip(COMPONENTS, before, holders, strict=True) if b is None and a == seat
+                ]
+                if gained:
+                    counts[0 if GRABS[gained[0]] == expected else 1] += 1
+            elif not same_round and len(self.round.others) == 1 and mine != self.round.call:
+                counts[2] += last_tick + 1 < MAX_TICKS  # the round ended by a call, not this seat's
+
+
+BOTS: dict[str, type[Bot]] = {
+    "random": RandomBot,
+    "master": MasterBot,
+    "planner": PlannerBot,
+    "best": PlannerBot,  # the strongest built-in bot of the game, whatever its name
+}

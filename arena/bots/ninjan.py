@@ -8,15 +8,18 @@ from datetime import timedelta
 from arena.bots.common import RandomBot
 from arena.bots.search import Budget, seat_draw, seat_key
 from arena.games.ninjan import (
+    BEATS,
     FULL_DECK,
     GAME,
     NUM_PILES,
+    VALUES,
     Action,
     Card,
     NinjanState,
     Observation,
     PlacePile,
     PlayCard,
+    Suit,
     TakePile,
     beaten_piles,
 )
@@ -30,16 +33,10 @@ def pile_value(cards: Sequence[Card]) -> int:
 
 
 class GreedyBot(Bot):
-    """Takes the richest pile it can, commits the card with the best immediate trade-off, and never
-    leaves a rich pile behind when it has to place a card.
-
-    Committing card c is scored as: the value of the best pile c beats now, discounted by how likely
-    that pile is still there when c resolves (high cards resolve first), minus the part of c's own
-    value that it hands to the table (a played card is never collected by its owner directly).
-    """
+    """Takes the richest pile it can, commits the card with the best immediate trade-off
+    (``commit_score``), and never leaves a rich pile behind when it has to place a card."""
 
     name = "greedy"
-    GIVEAWAY = 0.5  # share of a played card's value that an opponent is expected to collect later
 
     def choose(
         self, observation: Observation, legal_actions: Sequence[Action], deadline: timedelta
@@ -51,17 +48,34 @@ class GreedyBot(Bot):
         if isinstance(first, PlacePile):
             card = observation.revealed[observation.resolving or 0].card
             return min(legal_actions, key=lambda a: (pile_value(piles[a.pile]) + card.value, a.pile))
-        return max(legal_actions, key=lambda a: self.commit_score(a, piles))
+        gains = suit_gains(piles)
+        return max(legal_actions, key=lambda a: commit_score(a.card, gains))
 
-    def commit_score(self, action: PlayCard, piles: tuple[tuple[Card, ...], ...]) -> float:
-        """Returns the expected net points of committing ``action.card`` this round."""
-        card = action.card
-        beaten = beaten_piles(card, piles)
-        gain = max((pile_value(piles[i]) for i in beaten), default=0)
-        # A card resolves before most others when its value is high: the chance that the pile it
-        # aims at is still the same when its turn comes grows with its value (-6 .. 10).
-        survive = 0.35 + 0.65 * (card.value + 6) / 16 if gain > 0 else 1.0
-        return gain * survive - self.GIVEAWAY * card.value
+
+def suit_gains(piles: Sequence[Sequence[Card]]) -> dict[Suit, int]:
+    """Returns, per suit, the value of the richest pile a card of that suit beats now (0 if none)."""
+    gains = dict.fromkeys(Suit, 0)
+    seen: set[Suit] = set()
+    for pile in piles:
+        suit = ATTACKER[pile[-1].suit]
+        value = pile_value(pile)
+        gains[suit] = value if suit not in seen else max(gains[suit], value)
+        seen.add(suit)
+    return gains
+
+
+def commit_score(card: Card, gains: dict[Suit, int]) -> float:
+    """Returns ``greedy``'s expected net points of committing ``card`` this round: the best pile it
+    beats now (``gains`` of its suit), discounted by how likely that pile is still there when the card
+    resolves (high cards resolve first), minus the share of its value it hands to the table (a played
+    card is never collected by its owner directly)."""
+    gain = gains[card.suit]
+    return gain * SURVIVE[card.value] - GIVEAWAY * card.value if gain > 0 else gain - GIVEAWAY * card.value
+
+
+ATTACKER = {beaten: suit for suit, beaten in BEATS.items()}  # the suit that beats each suit
+GIVEAWAY = 0.5  # share of a played card's value that an opponent is expected to collect later
+SURVIVE = {value: 0.35 + 0.65 * (value + 6) / 16 for value in VALUES}  # -6 .. 10: low to high
 
 
 # Search ----------------------------------------------------------------------------------------
@@ -108,13 +122,18 @@ def determinize(obs: Observation, hidden: Sequence[Card], draw: Draw) -> NinjanS
     return table_state(obs, tuple(hands))
 
 
-def rollout_commit(state: NinjanState, seat: int, draw: Draw, noise: float) -> PlayCard:
-    """Returns the card ``seat`` commits in a simulation: ``greedy``'s choice, or with probability
+def rollout_commits(state: NinjanState, seats: Sequence[int], draw: Draw, noise: float) -> dict[int, Action]:
+    """Returns the cards ``seats`` commit in a simulation: ``greedy``'s choice, or with probability
     ``noise`` a random card (opponents are not perfectly predictable)."""
-    hand = state.hands[seat]
-    if noise and draw.below(1 << 20) < noise * (1 << 20):
-        return PlayCard(draw.choice(hand))
-    return max((PlayCard(card) for card in hand), key=lambda a: GREEDY.commit_score(a, state.piles))
+    gains = suit_gains(state.piles)
+    commits: dict[int, Action] = {}
+    for seat in seats:
+        hand = state.hands[seat]
+        if noise and draw.next64() < noise * 2**64:
+            commits[seat] = PlayCard(draw.choice(hand))
+        else:
+            commits[seat] = PlayCard(max(hand, key=lambda card: commit_score(card, gains)))
+    return commits
 
 
 def rollout_choice(state: NinjanState) -> Action:
@@ -131,9 +150,7 @@ def playout(state: NinjanState, draw: Draw, noise: float) -> NinjanState:
     """Returns the end of the game from ``state``, every seat playing the rollout policy."""
     while not GAME.is_terminal(state):
         if state.resolving is None:
-            seats = range(state.num_players)
-            commits = {s: rollout_commit(state, s, draw, noise) for s in seats}
-            state = GAME.apply_legal(state, commits)
+            state = GAME.apply_legal(state, rollout_commits(state, range(state.num_players), draw, noise))
         else:
             state = GAME.apply_legal(state, {state.revealed[state.resolving].seat: rollout_choice(state)})
     return state
@@ -183,8 +200,8 @@ class SearchBot(Bot):
         while done < self.budget.iterations and not (done and clock.expired()):
             state = determinize(observation, hidden, draw)
             if state.resolving is None:  # the others' commits this round, the same for every choice
-                seats = (s for s in range(state.num_players) if s != me)
-                others = {s: rollout_commit(state, s, draw, self.NOISE) for s in seats}
+                seats = [s for s in range(state.num_players) if s != me]
+                others = rollout_commits(state, seats, draw, self.NOISE)
             else:
                 others = {}
             seed = draw.next64()
@@ -195,7 +212,6 @@ class SearchBot(Bot):
         return max(range(len(legal_actions)), key=lambda i: (totals[i], -i))
 
 
-GREEDY = GreedyBot()
 BOTS: dict[str, type[Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,

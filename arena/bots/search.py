@@ -35,7 +35,7 @@ class Budget:
     of ``share`` of the deadline, at most ``cap``."""
 
     iterations: int
-    cap: timedelta = timedelta(milliseconds=400)
+    cap: timedelta = timedelta(seconds=1)
     share: float = 0.5
 
     def clock(self, deadline: timedelta) -> Clock:
