@@ -1,6 +1,7 @@
-"""The ``arena`` command line: run matches, inspect replays, list games; tournaments and workers come
-from ``arena.cli_tournament``, bot submissions from ``arena.cli_bots``, the leaderboard (table, web
-page, screenshots) from ``arena.cli_leaderboard``."""
+"""The ``arena`` command line: run matches, inspect replays, list games. Its app adds the module-level
+apps of ``arena.cli_tournament`` (tournaments, workers), ``arena.cli_leaderboard`` (the table, the web
+page, screenshots) and ``arena.cli_bots`` (``arena bots ...``); what they share is ``arena.cli_common``.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from arena import cli_bots, cli_leaderboard, cli_tournament, codec
+from arena.cli_common import CliError
 from arena.console import printable, say
 from arena.games import GAMES, GameError, get_game
 from arena.games.play import Step
@@ -36,10 +38,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-
-
-class CliError(Exception):
-    """A mistake in the command line: printed as one line, exit code 2."""
 
 
 @app.command("games")
@@ -265,9 +263,9 @@ def replay_command(
     typer.echo(f"replay verified: {reproduction.steps} decision steps reproduce byte for byte")
 
 
-cli_tournament.register(app, CliError)
-cli_leaderboard.register(app, CliError)
-cli_bots.register(app, CliError)
+app.add_typer(cli_tournament.app)
+app.add_typer(cli_leaderboard.app)
+app.add_typer(cli_bots.app, name="bots")
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """``arena bots submit|list|show|remove``: the bots a tournament can enter besides the built-in ones.
 
-Registered on the app of ``arena.cli`` by ``register`` (like ``arena.cli_tournament``), with the CLI's
-error type, so a bad submission prints one line and exits 2.
+``app`` holds them; ``arena.cli`` adds it as ``bots``. A bad submission raises ``CliError``: one line,
+exit 2.
 """
 
 from __future__ import annotations
@@ -15,115 +15,102 @@ from typing import Annotated, TypeVar
 import redis
 import typer
 
-from arena.console import printable, say
+from arena.cli_common import CliError, JsonOption, RedisOption, on_redis
+from arena.console import printable
 from arena.queue import submissions
-from arena.queue.connection import RedisSetupError, connect, resolve_url, retrying
 from arena.queue.submissions import Submission, SubmissionError
 
 T = TypeVar("T")
 
-RedisOption = Annotated[
-    str | None,
-    typer.Option(
-        "--redis",
-        help="Redis URL [default: $ARENA_REDIS_URL, else localhost:6379, else a private redis-server].",
-    ),
-]
 SecretOption = Annotated[
     str | None,
     typer.Option(envvar="ARENA_BOT_SECRET", help="The owner secret printed when the bot was submitted."),
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 
-def register(app: typer.Typer, cli_error: type[Exception]) -> None:
-    """Adds ``arena bots ...`` to ``app``; bad input raises ``cli_error`` (one line, exit 2)."""
-    bots = typer.Typer(
-        help="Submit, list, show and remove bots that tournaments can enter.", no_args_is_help=True
+app = typer.Typer(help="Submit, list, show and remove bots that tournaments can enter.", no_args_is_help=True)
+
+
+def call(option: str | None, action: Callable[[redis.Redis], T]) -> T:
+    """Returns ``action(client)`` on the configured Redis; a submission error becomes a CliError."""
+    try:
+        return on_redis(option, action)
+    except SubmissionError as exc:
+        raise CliError(str(exc)) from None
+
+
+@app.command("submit")
+def submit_command(
+    name: Annotated[str, typer.Argument(help="The bot's name: lowercase letters, digits, - and _.")],
+    games: Annotated[str, typer.Option(help="Comma-separated games it plays, e.g. ninjan.")],
+    dir_: Annotated[
+        Path | None, typer.Option("--dir", help="Folder holding the bot; packed and stored.")
+    ] = None,
+    entry: Annotated[
+        str | None,
+        typer.Option(help="Command starting the bot inside --dir, e.g. 'python bot.py' (no shell)."),
+    ] = None,
+    builtin: Annotated[str | None, typer.Option(help="Submit a built-in bot under NAME.")] = None,
+    secret: SecretOption = None,
+    as_json: JsonOption = False,
+    redis_: RedisOption = None,
+) -> None:
+    """Submit a bot (a folder with an entry command, or a built-in bot), or a new version of one."""
+    game_list = [g.strip() for g in games.split(",") if g.strip()]
+    submission, new_secret = call(
+        redis_,
+        lambda c: submissions.submit(
+            c, name, game_list, directory=dir_, entry=entry, builtin=builtin, secret=secret
+        ),
     )
-    app.add_typer(bots, name="bots")
-
-    def call(option: str | None, action: Callable[[redis.Redis], T]) -> T:
-        """Returns ``action(client)`` on the configured Redis; submission errors become ``cli_error``."""
-        try:
-            url = resolve_url(option, say)
-        except RedisSetupError as exc:
-            raise cli_error(str(exc)) from None
-        client = connect(url)
-        try:
-            return retrying(url, lambda: action(client), say)
-        except SubmissionError as exc:
-            raise cli_error(str(exc)) from None
-
-    @bots.command("submit")
-    def submit_command(
-        name: Annotated[str, typer.Argument(help="The bot's name: lowercase letters, digits, - and _.")],
-        games: Annotated[str, typer.Option(help="Comma-separated games it plays, e.g. ninjan.")],
-        dir_: Annotated[
-            Path | None, typer.Option("--dir", help="Folder holding the bot; packed and stored.")
-        ] = None,
-        entry: Annotated[
-            str | None,
-            typer.Option(help="Command starting the bot inside --dir, e.g. 'python bot.py' (no shell)."),
-        ] = None,
-        builtin: Annotated[str | None, typer.Option(help="Submit a built-in bot under NAME.")] = None,
-        secret: SecretOption = None,
-        as_json: JsonOption = False,
-        redis_: RedisOption = None,
-    ) -> None:
-        """Submit a bot (a folder with an entry command, or a built-in bot), or a new version of one."""
-        game_list = [g.strip() for g in games.split(",") if g.strip()]
-        submission, new_secret = call(
-            redis_,
-            lambda c: submissions.submit(
-                c, name, game_list, directory=dir_, entry=entry, builtin=builtin, secret=secret
-            ),
+    if as_json:
+        typer.echo(json.dumps({**submission.to_json(), "secret": new_secret}))
+        return
+    typer.echo(f"{'submitted' if new_secret else 'updated'} {describe(submission)}")
+    if new_secret:
+        typer.echo(
+            f"owner secret (shown only now; needed to update or remove {printable(name)}): {new_secret}"
         )
-        if as_json:
-            typer.echo(json.dumps({**submission.to_json(), "secret": new_secret}))
-            return
-        typer.echo(f"{'submitted' if new_secret else 'updated'} {describe(submission)}")
-        if new_secret:
-            typer.echo(
-                f"owner secret (shown only now; needed to update or remove {printable(name)}): {new_secret}"
-            )
 
-    @bots.command("list")
-    def list_command(
-        game: Annotated[str | None, typer.Option(help="Only bots that play this game.")] = None,
-        as_json: JsonOption = False,
-        redis_: RedisOption = None,
-    ) -> None:
-        """List the submitted bots."""
-        found = call(redis_, lambda c: submissions.list_all(c, game))
-        if as_json:
-            typer.echo(json.dumps([s.to_json() for s in found], indent=2))
-        else:
-            typer.echo(format_list(found))
 
-    @bots.command("show")
-    def show_command(
-        name: Annotated[str, typer.Argument(help="A submitted bot's name.")],
-        as_json: JsonOption = False,
-        redis_: RedisOption = None,
-    ) -> None:
-        """Show one submitted bot: games, kind, version, entry command, sizes, every version."""
-        found = call(redis_, lambda c: submissions.load(c, name))
-        if found is None:
-            raise cli_error(f"no submitted bot {name!r}: see 'arena bots list'")
-        typer.echo(json.dumps(found.to_json(), indent=2) if as_json else format_show(found))
+@app.command("list")
+def list_command(
+    game: Annotated[str | None, typer.Option(help="Only bots that play this game.")] = None,
+    as_json: JsonOption = False,
+    redis_: RedisOption = None,
+) -> None:
+    """List the submitted bots."""
+    found = call(redis_, lambda c: submissions.list_all(c, game))
+    if as_json:
+        typer.echo(json.dumps([s.to_json() for s in found], indent=2))
+    else:
+        typer.echo(format_list(found))
 
-    @bots.command("remove")
-    def remove_command(
-        name: Annotated[str, typer.Argument(help="A submitted bot's name.")],
-        secret: SecretOption = None,
-        redis_: RedisOption = None,
-    ) -> None:
-        """Remove a submitted bot (needs its owner secret); its results stay on the leaderboard."""
-        if secret is None:
-            raise cli_error(f"removing {name} needs its owner secret: pass --secret")
-        gone = call(redis_, lambda c: submissions.remove(c, name, secret))
-        typer.echo(f"removed {printable(name)} ({gone} stored versions deleted)")
+
+@app.command("show")
+def show_command(
+    name: Annotated[str, typer.Argument(help="A submitted bot's name.")],
+    as_json: JsonOption = False,
+    redis_: RedisOption = None,
+) -> None:
+    """Show one submitted bot: games, kind, version, entry command, sizes, every version."""
+    found = call(redis_, lambda c: submissions.load(c, name))
+    if found is None:
+        raise CliError(f"no submitted bot {name!r}: see 'arena bots list'")
+    typer.echo(json.dumps(found.to_json(), indent=2) if as_json else format_show(found))
+
+
+@app.command("remove")
+def remove_command(
+    name: Annotated[str, typer.Argument(help="A submitted bot's name.")],
+    secret: SecretOption = None,
+    redis_: RedisOption = None,
+) -> None:
+    """Remove a submitted bot (needs its owner secret); its results stay on the leaderboard."""
+    if secret is None:
+        raise CliError(f"removing {name} needs its owner secret: pass --secret")
+    gone = call(redis_, lambda c: submissions.remove(c, name, secret))
+    typer.echo(f"removed {printable(name)} ({gone} stored versions deleted)")
 
 
 def _size(n: int) -> str:

@@ -1,7 +1,6 @@
-"""The tournament commands of ``arena``: ``worker`` and ``tournament`` (and ``tournament status``); the
-``leaderboard`` commands live in ``arena.cli_leaderboard``. They are registered on the app of
-``arena.cli`` by ``register``, which passes in the CLI's error type, so this module never imports
-``arena.cli`` (that also runs as ``python -m``).
+"""The tournament commands of ``arena``: ``worker`` and ``tournament`` (and ``tournament status``).
+
+``app`` holds them; ``arena.cli`` adds it to its own app, so they are top-level commands.
 """
 
 from __future__ import annotations
@@ -19,25 +18,17 @@ from typing import Annotated
 import redis
 import typer
 
+from arena.cli_common import CliError, NoSandboxOption, RedisOption, redis_url, worker_limits
 from arena.console import printable, say
 from arena.games import GameError, get_game
 from arena.queue import keys, store, submissions
-from arena.queue.connection import ENV_URL, RedisSetupError, connect, resolve_url, retrying, shown_url
+from arena.queue.connection import ENV_URL, connect, retrying, shown_url
 from arena.queue.jobs import MAX_ATTEMPTS, enqueue, ensure_group
 from arena.queue.plan import FORMATS, TournamentSpec, plan
 from arena.queue.worker import DEFAULT_IDLE_TIMEOUT, Worker, WorkerConfig
 from arena.ratings import Row
-from arena.referee.processes import DEFAULT_LIMITS, BotLimits
-from arena.referee.sandbox import SandboxError, check_sandbox
 from arena.seeds import platform_key
 
-RedisOption = Annotated[
-    str | None,
-    typer.Option(
-        "--redis",
-        help="Redis URL [default: $ARENA_REDIS_URL, else localhost:6379, else a private redis-server].",
-    ),
-]
 IdleOption = Annotated[
     float,
     typer.Option(min=0.1, help="Seconds a job may stay unacknowledged before another worker reruns it."),
@@ -45,107 +36,77 @@ IdleOption = Annotated[
 
 
 IDLE_DEFAULT = DEFAULT_IDLE_TIMEOUT.total_seconds()
-NoSandboxOption = Annotated[
-    bool,
-    typer.Option(
-        "--no-sandbox",
-        help="Run bots unconfined, with this user's files, network and processes: trusted bots only.",
-    ),
-]
+app = typer.Typer()
 
 
-def worker_limits(no_sandbox: bool, cli_error: type[Exception], announce: bool = True) -> BotLimits:
-    """Returns the workers' bot limits after checking the sandbox can start here (else ``cli_error``
-    saying why and what to do); ``announce``: says how bots will run (a worker's first line)."""
-    limits = dataclasses.replace(DEFAULT_LIMITS, sandbox=not no_sandbox)
-    if limits.sandbox:
-        try:
-            check_sandbox()
-        except SandboxError as exc:
-            raise cli_error(str(exc)) from None
-    if announce:
-        say(limits.describe())
-    return limits
+@app.command("worker")
+def worker_command(
+    redis_: RedisOption = None,
+    idle_timeout: IdleOption = IDLE_DEFAULT,
+    burst: Annotated[bool, typer.Option(help="Exit once no job is queued or pending.")] = False,
+    max_jobs: Annotated[int | None, typer.Option(min=1, help="Exit after this many jobs.")] = None,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Print a line per job.")] = False,
+    no_sandbox: NoSandboxOption = False,
+) -> None:
+    """Play queued matches from Redis and record their results, until stopped."""
+    limits = worker_limits(no_sandbox)
+    url = redis_url(redis_)
+    config = WorkerConfig(url, idle_timeout=timedelta(seconds=idle_timeout), bot_limits=limits)
+    worker = Worker(connect(url), config, say, verbose)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the finally blocks: stop bot processes
+    handled = worker.run(burst=burst, max_jobs=max_jobs)
+    if verbose:
+        say(f"arena: worker {worker.consumer}: {handled} jobs handled")
 
 
-def register(app: typer.Typer, cli_error: type[Exception]) -> None:
-    """Adds the tournament commands to ``app``; bad input raises ``cli_error`` (one line, exit 2)."""
-
-    def redis_url(option: str | None) -> str:
-        try:
-            return resolve_url(option, say)
-        except RedisSetupError as exc:
-            raise cli_error(str(exc)) from None
-
-    @app.command("worker")
-    def worker_command(
-        redis_: RedisOption = None,
-        idle_timeout: IdleOption = IDLE_DEFAULT,
-        burst: Annotated[bool, typer.Option(help="Exit once no job is queued or pending.")] = False,
-        max_jobs: Annotated[int | None, typer.Option(min=1, help="Exit after this many jobs.")] = None,
-        verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Print a line per job.")] = False,
-        no_sandbox: NoSandboxOption = False,
-    ) -> None:
-        """Play queued matches from Redis and record their results, until stopped."""
-        limits = worker_limits(no_sandbox, cli_error)
-        url = redis_url(redis_)
-        config = WorkerConfig(url, idle_timeout=timedelta(seconds=idle_timeout), bot_limits=limits)
-        worker = Worker(connect(url), config, say, verbose)
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the finally blocks: stop bot processes
-        handled = worker.run(burst=burst, max_jobs=max_jobs)
-        if verbose:
-            say(f"arena: worker {worker.consumer}: {handled} jobs handled")
-
-    @app.command("tournament")
-    def tournament_command(
-        game: Annotated[
-            str, typer.Argument(help="Game name, or 'status' to show tournaments and the queue.")
-        ],
-        bots: Annotated[
-            str | None,
-            typer.Option(help="Comma-separated bot names, submitted ('arena bots list') or built-in."),
-        ] = None,
-        format_: Annotated[
-            str, typer.Option("--format", help=f"Tournament format: {', '.join(FORMATS)} (challenger first).")
-        ] = "round-robin",
-        players: Annotated[int, typer.Option(min=2, help="Bots per match.")] = 2,
-        rounds: Annotated[int, typer.Option(min=1, help="Times every seating of every group is played.")] = 1,
-        seed: Annotated[
-            int | None,
-            typer.Option(
-                help="The tournament's seed, combined with this platform's secret key (so bots cannot "
-                "compute the matches' seeds even from a small one) [default: a random one, shown; pass "
-                "it to resume]."
-            ),
-        ] = None,
-        duplicate_deals: Annotated[
-            bool, typer.Option(help="Play each deal once per seating rotation, so luck cancels out.")
-        ] = False,
-        workers: Annotated[
-            int | None,
-            typer.Option(min=0, help="Local workers to start [default: cores]; 0 only enqueues."),
-        ] = None,
-        deadline_ms: Annotated[int, typer.Option(min=1, help="Time allowed per decision, in ms.")] = 2000,
-        idle_timeout: IdleOption = IDLE_DEFAULT,
-        redis_: RedisOption = None,
-        no_sandbox: NoSandboxOption = False,
-    ) -> None:
-        """Enqueue a tournament's matches, run them on local workers, and print the leaderboard."""
-        if game == "status":
-            show_status(redis_url(redis_))
-            return
-        chosen = seed is not None
-        # Hidden cards and rolls are drawn from the seeds: by default bots cannot guess them.
-        seed = seed if seed is not None else secrets.randbits(40)
-        spec = _spec(game, bots, format_, players, rounds, seed, duplicate_deals, deadline_ms, cli_error)
-        url = redis_url(redis_)
-        spec = _with_versions(spec, url, cli_error)
-        if not chosen:
-            say(f"arena: seed {seed} (run the same command with --seed {seed} to resume this tournament)")
-        count = os.cpu_count() or 1 if workers is None else workers
-        if count:
-            worker_limits(no_sandbox, cli_error, announce=False)  # fail before enqueueing: bots can't run
-        run_tournament(spec, url, count, idle_timeout, cli_error, no_sandbox)
+@app.command("tournament")
+def tournament_command(
+    game: Annotated[str, typer.Argument(help="Game name, or 'status' to show tournaments and the queue.")],
+    bots: Annotated[
+        str | None,
+        typer.Option(help="Comma-separated bot names, submitted ('arena bots list') or built-in."),
+    ] = None,
+    format_: Annotated[
+        str, typer.Option("--format", help=f"Tournament format: {', '.join(FORMATS)} (challenger first).")
+    ] = "round-robin",
+    players: Annotated[int, typer.Option(min=2, help="Bots per match.")] = 2,
+    rounds: Annotated[int, typer.Option(min=1, help="Times every seating of every group is played.")] = 1,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="The tournament's seed, combined with this platform's secret key (so bots cannot "
+            "compute the matches' seeds even from a small one) [default: a random one, shown; pass "
+            "it to resume]."
+        ),
+    ] = None,
+    duplicate_deals: Annotated[
+        bool, typer.Option(help="Play each deal once per seating rotation, so luck cancels out.")
+    ] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(min=0, help="Local workers to start [default: cores]; 0 only enqueues."),
+    ] = None,
+    deadline_ms: Annotated[int, typer.Option(min=1, help="Time allowed per decision, in ms.")] = 2000,
+    idle_timeout: IdleOption = IDLE_DEFAULT,
+    redis_: RedisOption = None,
+    no_sandbox: NoSandboxOption = False,
+) -> None:
+    """Enqueue a tournament's matches, run them on local workers, and print the leaderboard."""
+    if game == "status":
+        show_status(redis_url(redis_))
+        return
+    chosen = seed is not None
+    # Hidden cards and rolls are drawn from the seeds: by default bots cannot guess them.
+    seed = seed if seed is not None else secrets.randbits(40)
+    spec = _spec(game, bots, format_, players, rounds, seed, duplicate_deals, deadline_ms)
+    url = redis_url(redis_)
+    spec = _with_versions(spec, url)
+    if not chosen:
+        say(f"arena: seed {seed} (run the same command with --seed {seed} to resume this tournament)")
+    count = os.cpu_count() or 1 if workers is None else workers
+    if count:
+        worker_limits(no_sandbox, announce=False)  # fail before enqueueing: bots can't run
+    run_tournament(spec, url, count, idle_timeout, no_sandbox)
 
 
 def _spec(
@@ -157,33 +118,32 @@ def _spec(
     seed: int,
     duplicate: bool,
     deadline_ms: int,
-    cli_error: type[Exception],
 ) -> TournamentSpec:
-    """Returns the validated tournament spec; raises ``cli_error`` for bad input."""
+    """Returns the validated tournament spec; raises ``CliError`` for bad input."""
     try:
         name = get_game(game).spec.name
         get_game(name).check_players(players)
     except GameError as exc:
-        raise cli_error(str(exc)) from None
+        raise CliError(str(exc)) from None
     names = tuple(b.strip() for b in (bots or "").split(",") if b.strip())
     if len(names) < 2:
-        raise cli_error("--bots needs at least two comma-separated bot names, e.g. --bots greedy,random")
+        raise CliError("--bots needs at least two comma-separated bot names, e.g. --bots greedy,random")
     try:
         return TournamentSpec(name, names, format_, players, rounds, seed, duplicate, deadline_ms)
     except ValueError as exc:
-        raise cli_error(str(exc)) from None
+        raise CliError(str(exc)) from None
 
 
-def _with_versions(spec: TournamentSpec, url: str, cli_error: type[Exception]) -> TournamentSpec:
+def _with_versions(spec: TournamentSpec, url: str) -> TournamentSpec:
     """Returns the spec with the version each bot plays (submitted, else built-in); raises
-    ``cli_error`` for a name that is neither."""
+    ``CliError`` for a name that is neither."""
     client = connect(url)
     try:
         versions = retrying(
             url, lambda: tuple(submissions.resolve(client, spec.game, b) for b in spec.bots), say
         )
     except submissions.SubmissionError as exc:
-        raise cli_error(str(exc)) from None
+        raise CliError(str(exc)) from None
     return dataclasses.replace(spec, versions=versions)
 
 
@@ -192,7 +152,6 @@ def run_tournament(
     url: str,
     workers: int,
     idle_timeout: float,
-    cli_error: type[Exception],
     no_sandbox: bool = False,
 ) -> None:
     """Enqueues the plan, runs local workers, follows the progress, then prints the leaderboard."""
@@ -216,7 +175,7 @@ def run_tournament(
         return
     procs = [_start_worker(url, idle_timeout, no_sandbox) for _ in range(workers)]
     try:
-        _follow(client, url, tid, len(jobs), lambda: all(p.poll() is not None for p in procs), cli_error)
+        _follow(client, url, tid, len(jobs), lambda: all(p.poll() is not None for p in procs))
     except KeyboardInterrupt:
         say("arena: interrupted: unplayed matches stay queued; run the same command again to resume")
         raise
@@ -228,7 +187,7 @@ def run_tournament(
             f"arena: {dead} matches failed {MAX_ATTEMPTS} times and were dead-lettered: "
             "see 'arena tournament status'"
         )
-    typer.echo(format_leaderboard(spec.game, _rows(client, url, spec.game, 200)))
+    typer.echo(format_leaderboard(spec.game, leaderboard_rows(client, url, spec.game, 200)))
 
 
 def _start_worker(url: str, idle_timeout: float, no_sandbox: bool) -> subprocess.Popen:
@@ -258,7 +217,6 @@ def _follow(
     tid: str,
     total: int,
     workers_gone: Callable[[], bool],
-    cli_error: type[Exception],
 ) -> None:
     """Shows a progress bar until every match of the tournament is recorded or dead-lettered.
 
@@ -281,7 +239,7 @@ def _follow(
             for _, entries in read or []:
                 last = entries[-1][0]
             if not read and workers_gone():
-                raise cli_error(f"every local worker exited with {total - done} matches left; see above")
+                raise CliError(f"every local worker exited with {total - done} matches left; see above")
 
 
 def _done(client: redis.Redis, tid: str) -> int:
@@ -290,7 +248,8 @@ def _done(client: redis.Redis, tid: str) -> int:
     return int(recorded or 0) + int(dead or 0)
 
 
-def _rows(client: redis.Redis, url: str, game: str, resamples: int) -> list[Row]:
+def leaderboard_rows(client: redis.Redis, url: str, game: str, resamples: int) -> list[Row]:
+    """Returns the leaderboard rows of ``game``, retrying while Redis is unreachable."""
     return retrying(url, lambda: store.load_leaderboard(client, game, resamples), say)
 
 

@@ -1,6 +1,6 @@
 """Running the app in a background thread and driving Debian's headless Chromium at it.
 
-Used by ``arena leaderboard screenshot`` and by the browser tests. Chromium is the system package
+Used by ``arena screenshots`` and by the browser tests. Chromium is the system package
 (``/usr/bin/chromium``), driven through Playwright's Python package with ``executable_path``: nothing
 here downloads a browser.
 

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from arena import _protogen
+from arena import protogen
 from tests.conftest import REPO
 
 README = REPO / "bots" / "README.md"
 NODE_BIN = REPO / "bots" / "node" / "node_modules" / ".bin"
-STEMS = [p.stem for p in _protogen.proto_files()]  # arena, ninja_burger, ninja_master, ninjan, pnrz
+STEMS = [p.stem for p in protogen.proto_files()]  # arena, ninja_burger, ninja_master, ninjan, pnrz
 SYSTEM_GOPATH = Path("/usr/share/gocode")
 
 
@@ -58,7 +58,7 @@ def need(*tools: str) -> None:
 def test_python(tmp_path: Path) -> None:
     pytest.importorskip("grpc_tools", reason="grpcio-tools is a dev dependency: pip install -e '.[dev]'")
     files = generate("Python", tmp_path)
-    suffixes = _protogen.GENERATED_SUFFIXES
+    suffixes = protogen.GENERATED_SUFFIXES
     assert files == sorted(f"arena/v1/{stem}{suffix}" for stem in STEMS for suffix in suffixes)
     for name in files:
         if name.endswith(".py"):
@@ -134,7 +134,7 @@ def test_java_and_csharp_code_lands_where_the_options_say(tmp_path: Path) -> Non
     java, csharp = tmp_path / "java", tmp_path / "csharp"
     java.mkdir()
     csharp.mkdir()
-    sources = [str(p.relative_to(proto)) for p in _protogen.proto_files()]
+    sources = [str(p.relative_to(proto)) for p in protogen.proto_files()]
     command = ["protoc", f"-I{proto}", f"--java_out={java}", f"--csharp_out={csharp}"]
     subprocess.run([*command, *sources], cwd=proto, check=True, timeout=60)
     package = java / "com" / "arena" / "v1"

@@ -7,8 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots import builtin_bots
 from arena.seeds import series_seed
 from tests.conftest import json_lines, run_arena
+
+NINJAN_BOTS = ", ".join(sorted(builtin_bots("ninjan")))  # as the error lists them
 
 pytestmark = pytest.mark.e2e
 
@@ -25,7 +28,7 @@ def test_games_lists_every_game_with_player_counts() -> None:
         (["match", "chess", "random", "random"], "unknown game 'chess'; valid games: "),
         (
             ["match", "ninjan", "random", "nosuchbot"],
-            "unknown bot 'nosuchbot' for ninjan: built-in bots are greedy, random",
+            f"unknown bot 'nosuchbot' for ninjan: built-in bots are {NINJAN_BOTS}",
         ),
         (["match", "ninjan", "random"], "ninjan is for 2 to 5 players, not 1"),
         (["match", "ninjan", *["random"] * 6], "ninjan is for 2 to 5 players, not 6"),

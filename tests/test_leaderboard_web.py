@@ -344,7 +344,7 @@ def test_browser_draws_every_game_and_the_screenshot_command_writes_pngs(
     page.wait_for_selector(".viewer .table.plain dl.facts dt")
     assert "board" in page.locator(".table.plain").text_content()
     page.close()
-    done = run_arena("leaderboard", "screenshot", str(tmp_path), "--redis", redis_url)
+    done = run_arena("screenshots", str(tmp_path), "--redis", redis_url)
     assert done.returncode == 0, done.stderr
     names = {p.name for p in tmp_path.iterdir()}
     for game in drawn.keys() | {"ninjan"}:

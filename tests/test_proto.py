@@ -10,18 +10,18 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from arena import _protogen
+from arena import protogen
 from arena.referee.leases import LeaseRegistry
 from arena.referee.server import SERVICE_NAME, start_server
 
-GENERATED = Path(_protogen.__file__).parent / "v1"
+GENERATED = Path(protogen.__file__).parent / "v1"
 
 
 def test_generated_code_matches_the_proto(tmp_path: Path) -> None:
     pytest.importorskip("grpc_tools", reason="grpcio-tools is a dev dependency: pip install -e '.[dev]'")
-    fresh = {p.name: p.read_bytes() for p in _protogen.generate(tmp_path)}
+    fresh = {p.name: p.read_bytes() for p in protogen.generate(tmp_path)}
     committed = {
-        p.name: p.read_bytes() for p in GENERATED.iterdir() if p.name.endswith(_protogen.GENERATED_SUFFIXES)
+        p.name: p.read_bytes() for p in GENERATED.iterdir() if p.name.endswith(protogen.GENERATED_SUFFIXES)
     }
     assert sorted(fresh) == sorted(committed), "generated files differ: run scripts/gen_proto"
     stale = [name for name in fresh if fresh[name] != committed[name]]

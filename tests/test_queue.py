@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from arena.bots import builtin_bots
 from arena.queue import connection, keys, store
 from arena.queue.connection import connect, retrying
 from arena.queue.jobs import JobStatus, MatchJob, enqueue, load_job
@@ -252,7 +253,7 @@ def test_bad_tournament_input_gets_one_line(redis_url: str) -> None:
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
         "arena: error: unknown bot 'nosuch' for ninjan: not a submitted bot (see 'arena bots list') "
-        "nor a built-in one (greedy, random)"
+        f"nor a built-in one ({', '.join(sorted(builtin_bots('ninjan')))})"
     )
 
 

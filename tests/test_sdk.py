@@ -16,7 +16,7 @@ import pytest
 from arena import codec
 from arena.games import GAMES
 from arena.sdk import Bot, LegalActions
-from arena.sdk.client import _decide
+from arena.sdk.client import decide
 from arena.v1 import arena_pb2 as pb
 from tests.conftest import REPO, json_lines, run_arena
 
@@ -119,7 +119,7 @@ def test_a_bot_that_reads_one_action_of_a_big_decision_decodes_one(decodes: list
         return 3
 
     bot = Answers(read_the_fourth)
-    answer = _decide(bot, request, PNRZ)
+    answer = decide(bot, request, PNRZ)
     assert answer.index == 3
     assert len(bot.legal) == len(actions) >= 100
     assert decodes == [request.legal_actions[3]]
@@ -129,7 +129,7 @@ def test_a_bot_that_reads_one_action_of_a_big_decision_decodes_one(decodes: list
 def test_an_action_the_bot_read_is_answered_by_index_without_a_search(decodes: list) -> None:
     request, actions = pnrz_decision()
     bot = Answers(lambda legal: legal[57])
-    answer = _decide(bot, request, PNRZ)
+    answer = decide(bot, request, PNRZ)
     assert answer.WhichOneof("choice") == "index" and answer.index == 57
     assert bot.legal[57] == actions[57]
     assert decodes == [request.legal_actions[57]]  # nothing compared: actions 0..56 never decoded
@@ -139,7 +139,7 @@ def test_an_equal_action_the_bot_built_itself_gets_its_index(decodes: list) -> N
     request, actions = pnrz_decision()
     wanted = codec.from_json(codec.to_json(actions[42], PNRZ.action_type), PNRZ.action_type)
     assert wanted == actions[42] and wanted is not actions[42]
-    answer = _decide(Answers(lambda legal: wanted), request, PNRZ)
+    answer = decide(Answers(lambda legal: wanted), request, PNRZ)
     assert answer.WhichOneof("choice") == "index" and answer.index == 42
     assert len(decodes) == 43  # the search stops at the first equal action
 
@@ -147,7 +147,7 @@ def test_an_equal_action_the_bot_built_itself_gets_its_index(decodes: list) -> N
 def test_an_action_that_is_not_legal_is_sent_as_an_action_for_the_referee_to_judge() -> None:
     request, actions = pnrz_decision()
     illegal = next(a for a in PNRZ.legal_actions(PNRZ.initial_state(2, 1), 0) if a not in actions)
-    answer = _decide(Answers(lambda legal: illegal), request, PNRZ)
+    answer = decide(Answers(lambda legal: illegal), request, PNRZ)
     assert answer.WhichOneof("choice") == "action"
     assert codec.action_from_proto(PNRZ, answer.action) == illegal
 

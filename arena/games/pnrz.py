@@ -390,10 +390,6 @@ class PnrzState:
         """Returns the factions nobody has chosen."""
         return _available(self.factions)
 
-    def owner(self, faction: Faction) -> int | None:
-        """Returns the seat playing ``faction``, or None."""
-        return next((s for s, fs in enumerate(self.factions) if faction in fs), None)
-
     def placement(self, tile_id: int) -> Placement:
         """Returns where tile ``tile_id`` is in play; raises IllegalActionError if it is not."""
         for p in self.board:

@@ -163,11 +163,6 @@ class Placement(NamedTuple):
 Board = tuple[Placement, ...]  # sorted by (y, x)
 
 
-def picture_at(tile_id: int, rotation: int, position: int) -> Picture:
-    """Returns the picture shown at quadrant ``position`` (0 NW .. 3 SW) of a rotated tile."""
-    return PICTURES[tile_id][(position - rotation) % 4]
-
-
 def tile_cells(tile_id: int, x: int, y: int, rotation: int) -> list[tuple[tuple[int, int], Picture]]:
     """Returns the four (picture cell, picture) pairs of a tile placed at (x, y) with a rotation."""
     pictures = PICTURES[tile_id]

@@ -110,7 +110,7 @@ def _handle(bot: Bot, message: pb.RefereeMessage, session: _Session) -> pb.Answe
         bot.match = info
         bot.on_match_start(info)
     elif kind == "decision":
-        return _decide(bot, message.decision, session.game)
+        return decide(bot, message.decision, session.game)
     elif kind == "event":
         _events(bot, [message.event], session.game)
     elif kind == "error":
@@ -135,7 +135,7 @@ def _events(bot: Bot, events: Sequence[pb.Event], game: Any) -> None:
             bot.on_event(codec.event_from_proto(game, event))
 
 
-def _decide(bot: Bot, request: pb.DecisionRequest, game: Any) -> pb.Answer:
+def decide(bot: Bot, request: pb.DecisionRequest, game: Any) -> pb.Answer:
     _events(bot, request.events, game)
     observation = codec.observation_from_proto(game, request.observation)
     legal = LegalActions(game, request.legal_actions)  # decodes only what the bot reads

@@ -1,0 +1,73 @@
+"""What every ``arena`` command module shares: the one-line error, the Redis option and how it
+resolves, and the options that several commands take alike.
+
+The command modules (``arena.cli``, ``arena.cli_tournament``, ``arena.cli_leaderboard``,
+``arena.cli_bots``) each hold a module-level typer app; ``arena.cli`` adds the others to its own. They
+raise ``CliError`` for bad input, which ``arena.cli.main`` prints as one line with exit code 2.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Annotated, TypeVar
+
+import redis
+import typer
+
+from arena.console import say
+from arena.queue.connection import RedisSetupError, connect, resolve_url, retrying
+from arena.referee.processes import DEFAULT_LIMITS, BotLimits
+from arena.referee.sandbox import SandboxError, check_sandbox
+
+T = TypeVar("T")
+
+
+class CliError(Exception):
+    """A mistake in the command line or its input: printed as one line, exit code 2."""
+
+
+RedisOption = Annotated[
+    str | None,
+    typer.Option(
+        "--redis",
+        help="Redis URL [default: $ARENA_REDIS_URL, else localhost:6379, else a private redis-server].",
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+NoSandboxOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-sandbox",
+        help="Run bots unconfined, with this user's files, network and processes: trusted bots only.",
+    ),
+]
+
+
+def redis_url(option: str | None) -> str:
+    """Returns the Redis URL to use (``--redis``, the environment, or a private server it starts)."""
+    try:
+        return resolve_url(option, say)
+    except RedisSetupError as exc:
+        raise CliError(str(exc)) from None
+
+
+def on_redis(option: str | None, action: Callable[[redis.Redis], T]) -> T:
+    """Returns ``action(client)`` on the configured Redis, retrying while it is unreachable."""
+    url = redis_url(option)
+    client = connect(url)
+    return retrying(url, lambda: action(client), say)
+
+
+def worker_limits(no_sandbox: bool, announce: bool = True) -> BotLimits:
+    """Returns the workers' bot limits after checking the sandbox can start here (else a CliError
+    saying why and what to do); ``announce``: says how bots will run (a worker's first line)."""
+    limits = dataclasses.replace(DEFAULT_LIMITS, sandbox=not no_sandbox)
+    if limits.sandbox:
+        try:
+            check_sandbox()
+        except SandboxError as exc:
+            raise CliError(str(exc)) from None
+    if announce:
+        say(limits.describe())
+    return limits
