@@ -145,10 +145,13 @@ WAIT = Wait()
 @dataclasses.dataclass(frozen=True)
 class Model:
     """How the planner expects another seat to choose, as probabilities. With a free hand and a
-    positive component free: its best component, its second best, the call. Otherwise: the call (once
-    calls are legal) or waiting. The probability of an unavailable choice goes to the best grab."""
+    positive component free: the component worth most to it (the rest of the probability), the one
+    with the best value discounted by contention (``aware``: a component that k other seats want most
+    is won with probability 1 / (1 + k)), its second best, the call. Otherwise: the call (once calls
+    are legal) or waiting. The probability of a choice that is not there goes to the best grab."""
 
-    second: float = 0.15
+    aware: float = 0.35
+    second: float = 0.1
     call: float = 0.1
     idle_call: float = 0.97  # the call when nothing is worth grabbing (or both hands are full)
 
@@ -159,7 +162,7 @@ class Round:
     lotteries and the call lottery are averaged exactly; a round that ends is scored with the engine's
     own ``tally``. Positions are remembered by (holders, tick), so a round is searched once."""
 
-    def __init__(self, obs: Observation, models: dict[int, Model], win_bonus: float) -> None:
+    def __init__(self, obs: Observation, models: dict[tuple[int, int], Model], win_bonus: float) -> None:
         self.me = obs.seat
         self.models = models
         self.win_bonus = win_bonus
@@ -239,18 +242,36 @@ class Round:
 
     def predict(self, seat: int, holders: Holders) -> list[tuple[float, Move]]:
         """Returns the model's distribution of ``seat``'s choice at ``holders``."""
-        model, can_call = self.models[seat], holders != NO_HOLDERS
-        options = []
-        if holders.count(seat) < HANDS:
-            worth = self.worth[seat]
-            free = (c for c, h in zip(COMPONENTS, holders, strict=True) if h is None)
-            options = sorted((c for c in free if worth[c] > 0), key=lambda c: (-worth[c], c))
+        model, can_call = self.models[seat, HANDS - holders.count(seat)], holders != NO_HOLDERS
+        options = self.options(seat, holders)
         if not options:
             return [(model.idle_call, self.call), (1 - model.idle_call, WAIT)] if can_call else [(1.0, WAIT)]
-        dist = [(model.second, GRABS[options[1]])] if len(options) > 1 else []
+        aware = self.aware(seat, holders)
+        dist = [(model.aware, GRABS[aware])] if aware != options[0] else []
+        if len(options) > 1 and options[1] != aware:
+            dist.append((model.second, GRABS[options[1]]))
         if can_call:
             dist.append((model.call, self.call))
         return [(1 - sum(p for p, _ in dist), GRABS[options[0]]), *dist]
+
+    def options(self, seat: int, holders: Holders) -> list[Component]:
+        """Returns the free components worth something to ``seat``, best first (none if its hands are
+        full)."""
+        if holders.count(seat) >= HANDS:
+            return []
+        worth = self.worth[seat]
+        free = (c for c, h in zip(COMPONENTS, holders, strict=True) if h is None)
+        return sorted((c for c in free if worth[c] > 0), key=lambda c: (-worth[c], c))
+
+    def aware(self, seat: int, holders: Holders) -> Component:
+        """Returns the component ``seat`` expects most from when the others grab what is worth most to
+        them (it has a component worth something)."""
+        wanted: dict[Component, int] = {}
+        for other in self.contenders:
+            if other != seat and (best := self.options(other, holders)):
+                wanted[best[0]] = wanted.get(best[0], 0) + 1
+        worth = self.worth[seat]
+        return max(self.options(seat, holders), key=lambda c: worth[c] / (1 + wanted.get(c, 0)))
 
     def joint(self, holders: Holders) -> list[tuple[float, dict[int, Move]]]:
         """Returns the distribution of the other seats' choices together (independent seats)."""
@@ -329,14 +350,14 @@ class PlannerBot(Bot):
     It needs no randomness: the dice are public and the search is exact over the model."""
 
     name = "planner"
-    PRIOR = (6.0, 1.5, 1.0)  # pseudo-counts of a best grab, another grab, a call (with something to grab)
+    PRIOR = (3.0, 3.0, 1.0, 1.0)  # pseudo-counts: best grab, contention-aware grab, another grab, call
     WIN_BONUS = 40.0  # VP a win is worth on top of the VP margin
 
     def __init__(self) -> None:
         self.on_match_start(None)
 
     def on_match_start(self, match: MatchInfo | None) -> None:
-        self.counts: dict[int, list[float]] = {}
+        self.counts: dict[tuple[int, int], list[float]] = {}  # (seat, free hands) -> PRIOR's counts
         self.round: Round | None = None
         self.round_key: tuple = ()
         self.last: tuple[Holders, int, Move] | None = None
@@ -348,17 +369,18 @@ class PlannerBot(Bot):
         if self.round is not None and self.last is not None:
             self._learn(key == self.round_key, holders, obs.tick)
         if self.round is None or key != self.round_key:
-            models = {seat: self.model(seat) for seat in range(len(obs.players))}
+            seats = range(len(obs.players))
+            models = {(seat, hands): self.model(seat, hands) for seat in seats for hands in range(HANDS + 1)}
             self.round, self.round_key = Round(obs, models, self.WIN_BONUS), key
         move = self.round.choose(holders, obs.tick)
         self.last = (holders, obs.tick, move)
         return legal_actions.index(move)
 
-    def model(self, seat: int) -> Model:
-        """Returns the model of ``seat`` fitted to its choices so far."""
-        best, other, call = self.counts.get(seat, self.PRIOR)
-        total = best + other + call
-        return Model(second=other / total, call=call / total)
+    def model(self, seat: int, hands: int) -> Model:
+        """Returns the model of ``seat`` with ``hands`` free hands, fitted to its choices so far."""
+        best, aware, other, call = self.counts.get((seat, hands), self.PRIOR)
+        total = best + aware + other + call
+        return Model(aware=aware / total, second=other / total, call=call / total)
 
     def _learn(self, same_round: bool, holders: Holders, tick: int) -> None:
         """Counts what each other seat did since this seat's last decision, where it had a component
@@ -369,15 +391,26 @@ class PlannerBot(Bot):
             expected = self.round.predict(seat, before)[0][1]
             if not isinstance(expected, Grab):
                 continue  # nothing worth grabbing: its choice says nothing about the model
-            counts = self.counts.setdefault(seat, list(self.PRIOR))
+            counts = self.counts.setdefault((seat, HANDS - before.count(seat)), list(self.PRIOR))
             if same_round and tick == last_tick + 1:
                 gained = [
                     c for c, b, a in zip(COMPONENTS, before, holders, strict=True) if b is None and a == seat
                 ]
                 if gained:
-                    counts[0 if GRABS[gained[0]] == expected else 1] += 1
+                    self._count(counts, gained[0], expected.component, self.round.aware(seat, before))
             elif not same_round and len(self.round.others) == 1 and mine != self.round.call:
-                counts[2] += last_tick + 1 < MAX_TICKS  # the round ended by a call, not this seat's
+                counts[3] += last_tick + 1 < MAX_TICKS  # the round ended by a call, not this seat's
+
+    @staticmethod
+    def _count(counts: list[float], grabbed: Component, best: Component, aware: Component) -> None:
+        """Counts one grab: the best, the contention-aware one, or another (where the best and the
+        aware choice are the same component, shared by the current odds of the two)."""
+        if grabbed == best == aware:
+            share = counts[0] / (counts[0] + counts[1])
+            counts[0] += share
+            counts[1] += 1 - share
+        else:
+            counts[0 if grabbed == best else 1 if grabbed == aware else 2] += 1
 
 
 BOTS: dict[str, type[Bot]] = {
