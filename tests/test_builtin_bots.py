@@ -1,0 +1,158 @@
+"""The built-in bots of Ninjan and Ninja Master: their ladder, their strength against the baselines of
+issue 20 (tests/bots/baselines.py), their determinism, and that they decide from their observation.
+
+Strength is measured in-process (``play_bots``) over seeded games with the seats rotating, so every
+figure here is deterministic; the bounds sit well below what the same games give (the measurements
+over hundreds of games are in the issue's closing note). A win is rank 1 alone; ties count for
+neither side.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import timedelta
+
+import pytest
+
+from arena.bots import builtin_bots
+from arena.bots.ninja_master import MasterBot, PlannerBot
+from arena.bots.ninjan import GreedyBot, SearchBot, determinize, unseen
+from arena.bots.search import Budget
+from arena.games import get_game
+from arena.games import ninja_master as nm
+from arena.games import ninjan as nj
+from arena.games.play import play
+from arena.games.rng import Draw
+from arena.sdk import MatchInfo
+from tests.bots.baselines import GrabFirst, RoundSimGreedy
+from tests.conftest import play_bots
+
+SMALL = Budget(iterations=40, cap=timedelta(seconds=30))  # cheap, and never cut short by the clock
+
+
+def small_search() -> SearchBot:
+    """Returns Ninjan's search bot at a test budget (stronger at its default budget)."""
+    return SearchBot(SMALL)
+
+
+def head_to_head(game_name: str, hero, villain, games: int, players: int = 2, first_seed: int = 0):
+    """Returns (wins, losses) of ``hero()`` against ``players - 1`` ``villain()`` bots, its seat
+    rotating; a win is rank 1 alone, a loss any other rank but a shared first place."""
+    game = get_game(game_name)
+    wins = losses = 0
+    for g in range(games):
+        seat = g % players
+        bots = [hero() if s == seat else villain() for s in range(players)]
+        ranks = game.ranks(play_bots(game, bots, seed=first_seed + g))
+        if ranks[seat] == 1 and ranks.count(1) == 1:
+            wins += 1
+        elif ranks[seat] != 1:
+            losses += 1
+    return wins, losses
+
+
+def test_best_is_registered_for_both_games():
+    assert builtin_bots("ninjan")["best"] is SearchBot
+    assert builtin_bots("ninja-master")["best"] is PlannerBot
+
+
+# The ladders ----------------------------------------------------------------------------------
+
+
+def test_ninjan_greedy_beats_random():
+    wins, losses = head_to_head("ninjan", GreedyBot, builtin_bots("ninjan")["random"], 60)
+    assert wins >= 50, (wins, losses)  # 379:20 over 400 games
+
+
+def test_ninjan_search_beats_greedy_even_at_a_small_budget():
+    wins, losses = head_to_head("ninjan", small_search, GreedyBot, 30, first_seed=30000)
+    assert wins >= losses + 4, (wins, losses)  # 37:21 over 60 games at this budget
+
+
+def test_ninjan_search_beats_the_round_simulating_greedy():
+    wins, losses = head_to_head("ninjan", small_search, RoundSimGreedy, 30, first_seed=31000)
+    assert wins > losses, (wins, losses)
+
+
+def test_ninja_master_master_beats_random():
+    wins, losses = head_to_head("ninja-master", MasterBot, builtin_bots("ninja-master")["random"], 40)
+    assert wins >= 36, (wins, losses)
+
+
+def test_ninja_master_planner_beats_master():
+    wins, losses = head_to_head("ninja-master", PlannerBot, MasterBot, 150, first_seed=20000)
+    assert wins >= losses + 10, (wins, losses)  # 59% over 1,000 games
+
+
+def test_ninja_master_planner_holds_its_own_against_grab_first():
+    """57% over 1,000 games; 150 games vary by about 4 points either way."""
+    wins, losses = head_to_head("ninja-master", PlannerBot, GrabFirst, 150, first_seed=21000)
+    assert wins >= 0.45 * (wins + losses), (wins, losses)
+
+
+def test_ninja_master_planner_beats_grab_first_at_three_players():
+    wins, losses = head_to_head("ninja-master", PlannerBot, GrabFirst, 60, players=3, first_seed=52000)
+    assert wins >= 60 // 3 + 5, (wins, losses)  # a third would be par
+
+
+# Determinism and the observation -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("game_name", "hero", "villain"),
+    [("ninjan", small_search, RoundSimGreedy), ("ninja-master", PlannerBot, GrabFirst)],
+)
+def test_the_same_match_is_played_the_same_way(game_name, hero, villain):
+    game = get_game(game_name)
+    finals = [play_bots(game, [hero(), villain(), hero()], seed=77, match_id="m-77") for _ in range(2)]
+    assert finals[0] == finals[1]
+    other = play_bots(game, [hero(), villain(), hero()], seed=78, match_id="m-78")
+    assert other != finals[0]
+
+
+def test_ninjan_search_samples_exactly_the_cards_it_has_not_seen():
+    """At every decision of a game, the cards the bot treats as unknown are the game's hidden set
+    for its seat, and every sampled deal keeps what the seat sees."""
+    game = nj.GAME
+    state = game.initial_state(3, 5)
+    for step in play(game, state, lambda turn, seat: 0):
+        if game.is_terminal(step.state):
+            break
+        for seat in range(3):
+            obs = game.observe(step.state, seat)
+            assert set(unseen(obs)) == game.hidden_from(step.state, seat)
+            sample = determinize(obs, unseen(obs), Draw(seat))
+            assert game.observe(sample, seat) == obs
+
+
+def test_ninjan_search_decides_from_its_observation_only():
+    """Two tables that differ in the other hands and the set-aside cards, but not in what seat 0
+    sees, get the same choice from the bot."""
+    game = nj.GAME
+    state = game.initial_state(3, 11)
+    hidden = [*state.hands[1], *state.hands[2], *state.set_aside]
+    shuffled = hidden[::-1]
+    other = dataclasses.replace(
+        state,
+        hands=(state.hands[0], tuple(shuffled[:9]), tuple(shuffled[9:18])),
+        set_aside=tuple(shuffled[18:]),
+    )
+    assert other.hands != state.hands and game.observe(other, 0) == game.observe(state, 0)
+    choices = []
+    for table in (state, other):
+        bot = small_search()
+        bot.match = MatchInfo("m", "ninjan", 0, 3, ("a", "b", "c"), timedelta(seconds=2), 3)
+        choices.append(bot.choose(game.observe(table, 0), game.legal_actions(table, 0), timedelta(seconds=2)))
+    assert choices[0] == choices[1]
+
+
+def test_ninja_master_planner_ignores_the_secret_seed():
+    """The seed decides the rolls and lotteries to come; the planner's choice does not depend on it."""
+    game = nm.GAME
+    state = game.apply_legal(game.initial_state(3, 4), {})
+    other = dataclasses.replace(state, seed=state.seed + 1)
+    choices = [
+        PlannerBot().choose(game.observe(s, 0), game.legal_actions(s, 0), timedelta(1))
+        for s in (state, other)
+    ]
+    assert choices[0] == choices[1]
