@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
+from typing import Any
 
 import pytest
 
@@ -19,7 +21,8 @@ from arena.games.base import CARD_KIND, Game, IllegalActionError, InvalidPlayers
 from tests.conftest import random_playout, walk
 
 GAME_NAMES = sorted(GAMES)
-SEEDS_PER_COUNT = 12
+PLAYOUTS_PER_GAME = 240  # seeded random games per game, spread evenly over its player counts
+FULLY_CHECKED = 8  # of them per player count: every view round-tripped and searched for secrets
 
 
 def check_roundtrips(game: Game, state, actions: dict) -> None:
@@ -81,29 +84,46 @@ def _num_players(game: Game, state) -> int:
 
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_random_playouts_keep_the_engine_contract(name: str) -> None:
-    game = get_game(name)
-    for num_players in range(game.spec.min_players, game.spec.max_players + 1):
-        for seed in range(SEEDS_PER_COUNT):
+    """The budget: PLAYOUTS_PER_GAME seeded random games, spread over the player counts, each step
+    checked against the engine contract and the game's own invariants; the first FULLY_CHECKED of each
+    player count also round-trip every view through the wire and search it for hidden cards."""
+    game, rules = get_game(name), rules_tests(name)
+    counts = range(game.spec.min_players, game.spec.max_players + 1)
+    for num_players in counts:
+        for seed in range(PLAYOUTS_PER_GAME // len(counts)):
+            before = None
             for steps, (state, actions) in enumerate(random_playout(game, num_players, seed), 1):
-                to_move = game.to_move(state)
-                assert list(to_move) == sorted(set(to_move))
-                for seat in range(num_players):
-                    legal = game.legal_actions(state, seat)
-                    if seat in to_move:
-                        assert legal, f"seat {seat} must act but has no legal action"
-                        assert len(set(legal)) == len(legal)
-                        assert list(legal) == sorted(legal, key=game.action_order), "not in order"
-                    else:
-                        assert not legal
-                check_roundtrips(game, state, actions)
-                check_secrecy(game, state)
+                check_contract(game, state, num_players)
+                rules.check_step(before, state)
+                if seed < FULLY_CHECKED:
+                    check_roundtrips(game, state, actions)
+                    check_secrecy(game, state)
                 assert steps <= game.spec.max_steps + 1, "game exceeded its declared max_steps"
-            assert game.is_terminal(state)
-            assert game.to_move(state) == ()
-            ranks = game.ranks(state)
-            scores = game.scores(state)
-            assert len(ranks) == len(scores) == num_players
-            assert min(ranks) == 1
+                before = state
+            assert game.is_terminal(state) and game.to_move(state) == ()
+            assert len(game.ranks(state)) == len(game.scores(state)) == num_players
+            assert min(game.ranks(state)) == 1
+            rules.check_end(state)
+
+
+def check_contract(game: Game, state, num_players: int) -> None:
+    """Exactly the seats in ``to_move`` have legal actions: distinct, and in ``action_order``."""
+    to_move = game.to_move(state)
+    assert list(to_move) == sorted(set(to_move))
+    for seat in range(num_players):
+        legal = game.legal_actions(state, seat)
+        if seat in to_move:
+            assert legal, f"seat {seat} must act but has no legal action"
+            assert len(set(legal)) == len(legal)
+            assert list(legal) == sorted(legal, key=game.action_order), "not in order"
+        else:
+            assert not legal
+
+
+def rules_tests(name: str) -> Any:
+    """Returns the game's rules-test module, which holds its invariants: ``check_step(before, state)``
+    at every step (``before`` is None at the start) and ``check_end(state)`` once the game is over."""
+    return importlib.import_module(f"tests.test_{name.replace('-', '_')}")
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections import Counter
 
 import pytest
 
 from arena.bots.common import RandomBot
 from arena.bots.ninja_master import BOTS, MasterBot
 from arena.games import get_game
-from arena.games.base import IllegalActionError
+from arena.games.base import IllegalActionError, Termination
 from arena.games.ninja_master import (
     CALLS,
     COMPONENTS,
@@ -512,7 +513,7 @@ def test_registered_with_its_bots() -> None:
     from arena.bots import builtin_bots
 
     assert get_game("ninja-master") is GAME
-    assert set(builtin_bots("ninja-master")) == {"random", "master"} == set(BOTS)
+    assert set(builtin_bots("ninja-master")) == set(BOTS) >= {"random", "master"}
 
 
 # -- properties over thousands of seeded games ---------------------------------------------------
@@ -528,36 +529,43 @@ def _policy(rng: random.Random, tame: bool, state: NinjaMasterState, seat: int):
     return rng.choice([a for a in legal if not isinstance(a, Call)])
 
 
-def test_invariants_over_two_thousand_seeded_games() -> None:
-    endings = {"normal": 0, "round_cap": 0}
+def check_step(before: NinjaMasterState | None, state: NinjaMasterState) -> None:
+    """Ninja Master's invariants, checked by the conformance suite at every step of its playouts:
+    scores never go below zero, nobody holds more than two components, only free components are
+    grabbed (each by one of its grabbers), and a round ends with a call or by the tick guard."""
+    assert all(score >= 0 for score in state.scores)
+    assert all(len(state.held_by(s)) <= HANDS for s in range(len(state.scores)))
+    if before is None:
+        return
+    for event in state.last_events:
+        if isinstance(event, TickResolved):
+            for result in event.grabs:
+                assert before.holders[result.component - 1] is None
+                assert result.winner in result.grabbers
+            assert len({g.winner for g in event.grabs}) == len(event.grabs)
+        if isinstance(event, RoundTallied):
+            assert event.ended_by in (RoundEnd.CALL, RoundEnd.TICK_LIMIT)
+            assert (event.ended_by is RoundEnd.CALL) == any(x.call for x in event.lines)
+            assert event.ended_by is RoundEnd.CALL or before.tick + 1 == MAX_TICKS
+
+
+def check_end(state: NinjaMasterState) -> None:
+    assert min(GAME.ranks(state)) == 1
+
+
+def test_tame_play_ends_by_the_rules_with_play_offs() -> None:
+    """With play that calls rarely, games reach 20 VP (mostly without the round guard) and tie
+    play-offs happen: the end of the game is exercised, not only its first rounds."""
+    endings: Counter[str] = Counter()
     playoffs = 0
-    for game_no in range(2000):
+    for game_no in range(300):
         rng = random.Random(game_no)
-        num_players = 2 + game_no % 4
-        state = GAME.initial_state(num_players, game_no)
-        steps = 0
+        state = GAME.initial_state(2 + game_no % 4, game_no)
         while not GAME.is_terminal(state):
-            actions = {s: _policy(rng, game_no % 2 == 0, state, s) for s in GAME.to_move(state)}
-            before = state
-            state = GAME.apply_legal(state, actions)
-            steps += 1
-            assert steps <= GAME.spec.max_steps
-            assert all(score >= 0 for score in state.scores)
-            assert all(len(state.held_by(s)) <= HANDS for s in range(num_players))
-            for event in state.last_events:
-                if isinstance(event, TickResolved):
-                    for result in event.grabs:  # only free components are grabbed, each by one winner
-                        assert before.holders[result.component - 1] is None
-                        assert result.winner in result.grabbers
-                    assert len({g.winner for g in event.grabs}) == len(event.grabs)
-                if isinstance(event, RoundTallied):  # a round ends with a call, or by the tick guard
-                    assert event.ended_by in (RoundEnd.CALL, RoundEnd.TICK_LIMIT)
-                    assert (event.ended_by is RoundEnd.CALL) == any(x.call for x in event.lines)
-                    assert event.ended_by is RoundEnd.CALL or before.tick + 1 == MAX_TICKS
+            state = GAME.apply_legal(state, {s: _policy(rng, True, state, s) for s in GAME.to_move(state)})
         endings[GAME.termination(state)] += 1
         playoffs += state.playoff
-        assert min(GAME.ranks(state)) == 1
-    assert endings["normal"] > 900 and playoffs > 0
+    assert endings[Termination.NORMAL] > 0.45 * 300 and playoffs > 0, (endings, playoffs)
 
 
 def test_replays_reproduce_exactly() -> None:

@@ -465,6 +465,7 @@ class Pnrz(Game[PnrzState, Action]):
         max_steps=MAX_CHOICE_ROUNDS + 3 * MAX_TURNS,
         description="Lay four-picture tiles on an open grid; score your faction's best connected section.",
         aliases=("pirates-ninjas-robots-zombies",),
+        rules=2,  # 2: a seat's movable bases are listed by tile id (they were in board order)
     )
     observation_type = Observation
     public_view_type = PublicView
@@ -531,9 +532,9 @@ class Pnrz(Game[PnrzState, Action]):
         """
         mine = state.factions[seat]
         taken = positions(state.board)
-        return [
+        return sorted(
             p.tile_id for p in state.board if BASE_OF[p.tile_id] in mine and stays_joined(taken, p.x, p.y)
-        ]
+        )
 
     def base_spots(self, state: PnrzState, tile_id: int) -> list[tuple[int, int]]:
         """Returns the new positions a base in play may move to (none if the area would split)."""
