@@ -1,11 +1,16 @@
 """The ``arena`` command line: run matches, inspect replays, list games. Its app adds the module-level
 apps of ``arena.cli_tournament`` (tournaments, workers), ``arena.cli_leaderboard`` (the table, the web
 page, screenshots) and ``arena.cli_bots`` (``arena bots ...``); what they share is ``arena.cli_common``.
+
+``arena match A B --sprt elo0=..,elo1=..`` is a head-to-head test that stops as soon as it decides:
+each seed is dealt twice with the seats swapped (``SeriesConfig.duplicate``), and each pair's score
+feeds fishtest's pentanomial SPRT (``arena.ratings.sprt``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import sys
 from datetime import timedelta
@@ -20,16 +25,21 @@ from arena.console import printable, say
 from arena.games import GAMES, GameError, get_game
 from arena.games.play import Step
 from arena.paths import state_dir
+from arena.ratings.sprt import Sprt, SprtParams, SprtSpecError
 from arena.referee.match import MatchConfig
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpecError, resolve_bot
+from arena.referee.record import MatchRecord
 from arena.referee.replay import ReplayError, first_difference, read_lines, reproduce
-from arena.referee.runner import GameResult, SeriesConfig, run_series
+from arena.referee.runner import GameResult, SeriesConfig, run_series, unique_names
 from arena.referee.sandbox import SandboxError, check_sandbox
 from arena.seeds import fresh_seed
 
 # Typer's usage errors, found through its public BadParameter (newer typer vendors click, older uses it).
 UsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
 ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+SPRT_MAX_GAMES = 20000  # --games when --sprt is given without it
+SPRT_REPORT_EVERY = 20  # games between progress lines when stderr is not a terminal
 
 app = typer.Typer(
     name="arena",
@@ -49,6 +59,14 @@ def games_command() -> None:
         typer.echo(f"{name:<14} {spec.min_players}-{spec.max_players} players  {spec.title}{aliases}")
 
 
+def parse_sprt(text: str) -> SprtParams:
+    """Returns the parameters of ``--sprt``; a bad text is a usage error with the parser's message."""
+    try:
+        return SprtParams.parse(text)
+    except SprtSpecError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
 @app.command("match")
 def match_command(
     game: Annotated[str, typer.Argument(help="Game name: see 'arena games'.")],
@@ -60,18 +78,38 @@ def match_command(
         int | None,
         typer.Option(
             help="Seed of the series, for reproducing local runs with trusted bots (each game's seed is a "
-            "hash of it; a bot can guess a small one from its hand) [default: 64 random bits, shown]."
+            "hash of it; a bot can guess a small one from its hand). Default: 64 random bits, shown."
         ),
     ] = None,
     games: Annotated[
-        int, typer.Option("--games", min=1, help="Number of games; seats rotate between games.")
-    ] = 1,
+        int | None,
+        typer.Option(
+            "--games",
+            min=1,
+            help="Number of games; seats rotate between games. With --sprt, the most to play, in pairs "
+            f"(an odd number is rounded down). Default: 1; with --sprt, {SPRT_MAX_GAMES}.",
+        ),
+    ] = None,
+    sprt: Annotated[
+        SprtParams | None,
+        typer.Option(
+            "--sprt",
+            parser=parse_sprt,
+            metavar="elo0=A,elo1=B[,alpha=0.05,beta=0.05]",
+            help="Two bots only: play until the SPRT accepts H0 (the first bot is elo0 Elo stronger than "
+            "the second) or H1 (elo1 stronger), or --games runs out; LLR and bounds shown as it goes. Each "
+            "seed is played twice with the seats swapped (game seeds are otherwise all different), so "
+            "pairs of games score 0..2 and the test uses fishtest's pentanomial model. A win is being "
+            "ranked first alone, a draw equal ranks; a forfeit is a loss. With --json, the last line is "
+            '{"sprt": {"verdict": "H0"|"H1"|"none", "games", "llr", "lower", "upper"}}.',
+        ),
+    ] = None,
     deadline_ms: Annotated[
         int, typer.Option(min=1, help="Time allowed per decision, in milliseconds.")
     ] = 2000,
     max_strikes: Annotated[int, typer.Option(min=1, help="Bad or late answers before a seat forfeits.")] = 3,
     replay_dir: Annotated[
-        Path | None, typer.Option(help="Folder for the replays [default: $XDG_STATE_HOME/arena/replays].")
+        Path | None, typer.Option(help="Folder for the replays. Default: $XDG_STATE_HOME/arena/replays.")
     ] = None,
     join_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds a bot may take to connect.")] = 15.0,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Print a play-by-play.")] = False,
@@ -120,6 +158,7 @@ def match_command(
         specs = [resolve_bot(engine.spec.name, bot) for bot in bots]
     except (GameError, BotSpecError) as exc:
         raise CliError(str(exc)) from None
+    games = series_length(games, sprt, len(bots))
     limits = BotLimits(
         memory_mb=bot_memory_mb or None,
         cpu_seconds=bot_cpu_seconds or None,
@@ -143,10 +182,12 @@ def match_command(
         log_dir=(replay_dir or state_dir() / "replays") / "logs",
         join_timeout=timedelta(seconds=join_timeout),
         bot_limits=limits,
+        duplicate=sprt is not None,
     )
     from tqdm import tqdm
 
     bar = tqdm(total=games, unit="game", disable=None if games > 1 and not verbose else True, file=sys.stderr)
+    test = SprtRun(Sprt.pentanomial(sprt), *unique_names(specs)) if sprt else None
 
     def on_result(result: GameResult) -> None:
         bar.update(1)
@@ -156,12 +197,81 @@ def match_command(
             bar.write(json.dumps(result_json(result)), file=sys.stdout)
         elif verbose or games == 1:
             bar.write(format_game(result), file=sys.stdout)
+        if test is not None and test.add(result.record):
+            bar.set_postfix_str(test.progress(), refresh=False)
+            if bar.disable and test.test.games % SPRT_REPORT_EVERY == 0:
+                typer.echo(f"sprt: {test.test.games} games, {test.progress()}", err=True)
 
     on_step = play_by_play(engine) if verbose else None
-    results = asyncio.run(run_series(engine, specs, config, on_result, on_step))
+    stop = (lambda: test.test.verdict is not None) if test is not None else None
+    results = asyncio.run(run_series(engine, specs, config, on_result, on_step, stop=stop))
     bar.close()
     if not as_json and games > 1:
         typer.echo(format_summary(results))
+    if test is not None:
+        typer.echo(test.verdict_line(), err=as_json)
+        if as_json:
+            typer.echo(json.dumps({"sprt": test.test.to_json()}))
+
+
+def series_length(games: int | None, sprt: SprtParams | None, bots: int) -> int:
+    """Returns the number of games to play (at most, with ``sprt``: a whole number of pairs), or
+    raises CliError when ``--sprt`` cannot apply."""
+    if sprt is None:
+        return games or 1
+    if bots != 2:
+        raise CliError(f"--sprt compares two bots, not {bots}: give exactly two")
+    games = SPRT_MAX_GAMES if games is None else games
+    if games < 2:
+        raise CliError("--sprt plays pairs of games (one seed, seats swapped): give --games 2 or more")
+    return games - games % 2
+
+
+def game_score(record: MatchRecord, bot: str) -> float:
+    """Returns ``bot``'s score in a two-player game: 1 ranked first alone, 0.5 for equal ranks, else 0.
+
+    The record ranks a forfeited seat last, so a forfeit is a loss (two forfeits, a draw).
+    """
+    mine = next(p.rank for p in record.players if p.bot == bot)
+    theirs = next(p.rank for p in record.players if p.bot != bot)
+    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+
+
+@dataclasses.dataclass
+class SprtRun:
+    """An ``arena match --sprt`` test: the tested bot (the first) and its opponent (display names), the
+    test so far, and the score of the pair being played (games 2k and 2k+1 share a seed, seats swapped)."""
+
+    test: Sprt
+    bot: str
+    opponent: str
+    pending: list[float] = dataclasses.field(default_factory=list)
+
+    def add(self, record: MatchRecord) -> bool:
+        """Counts one game; returns whether it completed a pair (and so moved the test)."""
+        self.pending.append(game_score(record, self.bot))
+        if len(self.pending) < 2:
+            return False
+        self.test = self.test.with_pair(sum(self.pending))
+        self.pending.clear()
+        return True
+
+    def progress(self) -> str:
+        """Returns the LLR and its bounds."""
+        t = self.test
+        return f"LLR {t.llr:.2f} ({t.params.lower:.2f}, {t.params.upper:.2f})"
+
+    def verdict_line(self) -> str:
+        """Returns the one-line result of the test."""
+        t, p = self.test, self.test.params
+        hypotheses = f"H0: elo {p.elo0:g}, H1: elo {p.elo1:g}, alpha {p.alpha:g}, beta {p.beta:g}"
+        if t.verdict == "H1":
+            outcome = f"H1 accepted (LLR {t.llr:.2f} >= {p.upper:.2f})"
+        elif t.verdict == "H0":
+            outcome = f"H0 accepted (LLR {t.llr:.2f} <= {p.lower:.2f})"
+        else:
+            outcome = f"no verdict, --games ran out (LLR {p.lower:.2f} < {t.llr:.2f} < {p.upper:.2f})"
+        return f"SPRT {self.bot} vs {self.opponent} ({hypotheses}) after {t.games} games: {outcome}"
 
 
 def announce_limits(limits: BotLimits, verbose: bool) -> None:

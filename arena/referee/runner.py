@@ -5,6 +5,11 @@ bot argument becomes a process with its own lease, kept across the games of the 
 crashed or disconnected is restarted for the next game). Seats rotate between games, game ``g``'s seed
 is derived from the series seed by a hash (``series_seed``: no game's seed tells another's), and
 every game writes its replay.
+
+With ``SeriesConfig.duplicate``, each seed is played once per rotation of the seats (duplicate deals,
+as in duplicate bridge): with two bots, games 2k and 2k+1 deal the same cards with the seats swapped,
+so the luck of the deal cancels out within the pair. A ``stop`` predicate may end a series early
+(``arena match --sprt``); the games played so far keep their replays and results.
 """
 
 from __future__ import annotations
@@ -61,6 +66,7 @@ class SeriesConfig:
     log_dir: Path | None = None
     match_id: str = ""  # the match id in records and replays; default GAME-gameN (never the seed)
     bot_limits: BotLimits = DEFAULT_LIMITS  # resource limits of every bot process, and its sandbox
+    duplicate: bool = False  # each seed played once per rotation of the seats (consecutive games)
 
 
 def unique_names(specs: list[BotSpec]) -> list[str]:
@@ -88,10 +94,12 @@ async def run_series(
     on_result: Callable[[GameResult], None] | None = None,
     on_step: Callable[[Step], None] | None = None,
     referee: SharedReferee | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> list[GameResult]:
     """Plays ``config.games`` games between the bots; returns each game's result.
 
-    Without ``referee``, the series starts its own server and stops it at the end.
+    Without ``referee``, the series starts its own server and stops it at the end. ``stop`` is asked
+    after each game (after ``on_result``): True ends the series there, its bots stopped as at the end.
     """
     game.check_players(len(specs))
     async with contextlib.AsyncExitStack() as stack:
@@ -99,7 +107,7 @@ async def run_series(
             registry = LeaseRegistry()
             endpoint = await stack.enter_async_context(start_referee(registry))
             referee = SharedReferee(registry, endpoint)
-        return await _run_series(game, specs, config, referee, on_result, on_step)
+        return await _run_series(game, specs, config, referee, on_result, on_step, stop)
 
 
 async def _run_series(
@@ -109,6 +117,7 @@ async def _run_series(
     referee: SharedReferee,
     on_result: Callable[[GameResult], None] | None,
     on_step: Callable[[Step], None] | None,
+    stop: Callable[[], bool] | None,
 ) -> list[GameResult]:
     log_dir = config.log_dir or Path(tempfile.mkdtemp(prefix="arena-bots-"))
     private = tuple(p for p in (config.replay_dir, log_dir) if p is not None)
@@ -131,6 +140,8 @@ async def _run_series(
             results.append(result)
             if on_result:
                 on_result(result)
+            if stop is not None and stop():
+                break
     finally:
         await stop_bots(entries, referee.registry)
     return results
@@ -215,10 +226,12 @@ async def _play_one(
     game: Game, entries: list[BotEntry], number: int, config: SeriesConfig, on_step: Callable | None
 ) -> GameResult:
     n = len(entries)
-    seated = [entries[(seat + number) % n] for seat in range(n)]  # seats rotate between games
-    seed = series_seed(config.seed, number)
+    rotation = number % n
+    seated = [entries[(seat + rotation) % n] for seat in range(n)]  # seats rotate between games
+    seed = series_seed(config.seed, number // n if config.duplicate else number)
     match_id = _match_id(game, config, number)
-    path = config.replay_dir / f"{game.spec.name}-{seed}.jsonl" if config.replay_dir is not None else None
+    name = f"{game.spec.name}-{seed}" + (f"-rotation{rotation}" if config.duplicate else "")
+    path = config.replay_dir / f"{name}.jsonl" if config.replay_dir is not None else None
     return await play_match(game, seated, seed, match_id, config.match, path, on_step)
 
 

@@ -1,0 +1,106 @@
+"""``arena match A B --sprt``: a head-to-head test that stops once the SPRT decides, on pairs of games
+that share a deal with the seats swapped, keeping every game played and leaving no bot running."""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import json_lines, processes_named, reports_in_logs, run_arena
+
+pytestmark = pytest.mark.e2e
+
+SPRT_KEYS = ["verdict", "games", "llr", "lower", "upper"]
+
+
+def sprt_run(tmp_path: Path, *args: str) -> tuple[list[dict], dict]:
+    """Runs ``arena match ... --json`` with the given arguments; returns the game lines and the last
+    line's ``sprt`` object, after checking that the last line is exactly that object."""
+    proc = run_arena("match", "ninjan", *args, "--json", "--replay-dir", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    *games, last = json_lines(proc.stdout)
+    assert list(last) == ["sprt"] and list(last["sprt"]) == SPRT_KEYS, last
+    assert proc.stdout.splitlines()[-1] == json.dumps(last)
+    return games, last["sprt"]
+
+
+def test_the_issue_command_accepts_h1_long_before_the_games_run_out(tmp_path: Path) -> None:
+    games, sprt = sprt_run(
+        tmp_path, "greedy", "random", "--sprt", "elo0=0,elo1=20", "--games", "2000", "--seed", "1"
+    )
+    assert sprt["verdict"] == "H1" and sprt["llr"] >= sprt["upper"] == pytest.approx(2.9444, abs=1e-4)
+    assert sprt["lower"] == pytest.approx(-2.9444, abs=1e-4)
+    # greedy wins ~95% of games; with --seed 1 the test decides after 106 games
+    assert sprt["games"] == len(games) < 400
+    for first, second in zip(games[::2], games[1::2], strict=True):  # one deal, seats swapped
+        assert first["seed"] == second["seed"]
+        assert [p["bot"] for p in first["players"]] == [p["bot"] for p in reversed(second["players"])]
+    assert len({g["seed"] for g in games}) == len(games) // 2
+    assert sorted(tmp_path.glob("*.jsonl")) == sorted(Path(g["replay"]) for g in games)
+
+
+def test_a_bot_against_itself_does_not_accept_h1(tmp_path: Path) -> None:
+    games, sprt = sprt_run(
+        tmp_path, "greedy", "greedy", "--sprt", "elo0=0,elo1=20", "--games", "20", "--seed", "1"
+    )
+    assert sprt["verdict"] != "H1"
+    assert sprt["games"] == len(games) <= 20
+
+
+def test_stopping_early_keeps_the_summary_and_replays_and_stops_the_bots(tmp_path: Path) -> None:
+    tag = secrets.token_hex(8)
+    bot = tmp_path / "bots" / f"greedy_{tag}.py"  # the tag is in the bot process's command line
+    bot.parent.mkdir()
+    bot.write_text(
+        "import sys\n"
+        "from arena.bots import builtin_bots\n"
+        "print('STARTED', '{\"argv\": \"%s\"}' % sys.argv[0], flush=True)\n"
+        "builtin_bots('ninjan')['greedy']().run()\n"
+    )
+    replays = tmp_path / "replays"
+    proc = run_arena(
+        "match",
+        "ninjan",
+        str(bot),
+        "random",
+        "--sprt",
+        "elo0=0,elo1=200",
+        "--seed",
+        "1",
+        "--replay-dir",
+        str(replays),
+    )
+    assert proc.returncode == 0, proc.stderr
+    verdict = proc.stdout.strip().splitlines()[-1]
+    found = re.fullmatch(
+        rf"SPRT greedy_{tag} vs random \(.*\) after (\d+) games: H1 accepted \(LLR .*\)", verdict
+    )
+    assert found, verdict
+    played = int(found[1])
+    assert played < 20000  # --sprt without --games plays at most 20,000
+    assert f"{played} games of ninjan" in proc.stdout
+    assert len(list(replays.glob("*.jsonl"))) == played
+    started = reports_in_logs(replays / "logs", "STARTED")
+    assert started and all(tag in r["argv"] for r in started)
+    assert not processes_named(tag), "a bot process outlived the series"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--sprt", "elo0=0"], "Invalid value for '--sprt': missing elo1"),
+        (["--sprt", "elo0=10,elo1=0"], "Invalid value for '--sprt': elo1 (0) must be greater than elo0 (10)"),
+        (["random", "--sprt", "elo0=0,elo1=10"], "--sprt compares two bots, not 3"),
+        (["--sprt", "elo0=0,elo1=10", "--games", "1"], "--games 2 or more"),
+    ],
+)
+def test_bad_sprt_input_gets_one_line_and_exit_code_2(args: list[str], message: str) -> None:
+    proc = run_arena("match", "ninjan", "greedy", "random", *args)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("arena: error: ") and message in lines[0], lines[0]
