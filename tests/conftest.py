@@ -6,10 +6,12 @@ import dataclasses
 import json
 import os
 import random
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from arena.games import get_game
@@ -222,3 +224,67 @@ def client(redis_url: str) -> Any:
     c.flushall()
     ensure_group(c)
     return c
+
+
+GATED_BOT = REPO / "tests" / "bots" / "gated.py"
+
+
+class Gate:
+    """The test's side of the gate that tests/bots/gated.py holds each of its matches at.
+
+    A fault test grants a few permits (each lets one match through), waits until those matches are
+    over and the next ones are held (``holds``), breaks something while they are held, then ``open``s
+    the gate: nothing depends on how fast a match is. The folder is the bot's ``GATE`` variable; a
+    sandboxed bot cannot see it, so gated bots run unconfined (``--no-sandbox``).
+    """
+
+    def __init__(self, folder: Path) -> None:
+        """Creates the gate, closed, in ``folder`` (a new folder)."""
+        self.folder = folder
+        folder.mkdir(parents=True)
+        self._granted = 0
+
+    def grant(self, n: int) -> None:
+        """Lets ``n`` more matches through, whichever bots claim the permits first."""
+        for _ in range(n):
+            self._granted += 1
+            (self.folder / f"permit.{self._granted}").touch()
+
+    def open(self) -> None:
+        """Lets every match through, held ones and later ones."""
+        (self.folder / "open").touch()
+
+    def claimed_all(self) -> bool:
+        """Returns True when every permit granted so far was claimed by a match."""
+        return not any(self.folder.glob("permit.*"))
+
+    def held(self) -> int:
+        """Returns how many matches wait at the gate now (markers of bots that died are not counted)."""
+        count = 0
+        for marker in self.folder.glob("waiting.*"):
+            try:
+                alive = psutil.Process(int(marker.suffix[1:])).status() != psutil.STATUS_ZOMBIE
+            except psutil.NoSuchProcess:
+                alive = False
+            count += alive
+        return count
+
+    def holds(self, n: int) -> bool:
+        """Returns True when every permit was claimed and ``n`` matches wait at the gate: the granted
+        matches are over and their workers moved on (a bot's next match starts after its last one)."""
+        return self.claimed_all() and self.held() == n
+
+
+def submit_gated(client: Any, gate: Gate, parent: Path, name: str = "gated") -> str:
+    """Submits tests/bots/gated.py as the Ninjan bot ``name``, held at ``gate``; returns its version.
+
+    The bot is copied alone into a new folder under ``parent``, and its entry declares ``GATE``.
+    """
+    from arena.queue import submissions
+
+    folder = parent / f"{name}-bot"
+    folder.mkdir()
+    shutil.copy(GATED_BOT, folder / "bot.py")
+    entry = f"GATE={gate.folder} python bot.py"
+    submitted, _ = submissions.submit(client, name, ["ninjan"], directory=folder, entry=entry)
+    return submitted.version

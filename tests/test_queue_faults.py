@@ -3,6 +3,13 @@ each in the middle of a tournament run through the CLI with two local workers. A
 job is recorded exactly once: each match id once in the recorded set, one result and one rating update
 per job, nothing pending.
 
+"In the middle" does not count on the engines' speed: one of the two bots is tests/bots/gated.py,
+which holds each of its matches at a gate (``tests.conftest.Gate``) until the test lets it through.
+A test grants a few permits, waits until those matches are over and both workers' next matches are
+held, breaks Redis, and only then lets the held matches end. The bots run unconfined
+(``--no-sandbox``) so the gated bot sees its gate folder: these tests are about Redis faults, not the
+sandbox.
+
 Every test starts its own redis-server (``appendonly yes``) on a free port in a tmp dir, so a restart
 keeps port and data; the Redis on 6379 is never touched.
 """
@@ -20,17 +27,18 @@ from pathlib import Path
 import pytest
 import redis
 
-from arena.queue import keys
+from arena.queue import submissions
 from arena.queue.connection import connect
 from arena.queue.plan import TournamentSpec, plan
-from arena.queue.submissions import builtin_version
-from tests.conftest import REPO, SEED_KEY, SEED_KEY_ENV, RedisServer
+from tests.conftest import REPO, SEED_KEY, SEED_KEY_ENV, Gate, RedisServer, submit_gated
 from tests.test_queue import check_recorded_exactly_once, wait_until
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 
-BOTS = ("greedy", "random")
-ROUNDS = 60  # 120 matches: enough that the workers are still busy when Redis goes away (a match takes ~30 ms)
+BOTS = ("gated", "random")
+ROUNDS = 4  # 8 matches: the 6 a test lets through at most, and the 2 held while Redis is away
+DEADLINE_MS = 600_000  # a held bot is never struck out: longer than any wait of a test
+HELD = "the permitted matches to end and both workers' next matches to be held at the gate"
 
 
 @pytest.fixture
@@ -42,6 +50,14 @@ def server(tmp_path: Path) -> Iterator[RedisServer]:
     yield redis_server
     if redis_server.proc.poll() is None:
         redis_server.kill()
+
+
+@pytest.fixture
+def gate(server: RedisServer, tmp_path: Path) -> Gate:
+    """Returns a closed gate, with the gated bot it holds submitted to the server."""
+    closed = Gate(tmp_path / "gate")
+    submit_gated(connect(server.url), closed, tmp_path)
+    return closed
 
 
 _started: list[subprocess.Popen] = []
@@ -59,9 +75,12 @@ def _stop_leftover_tournaments() -> Iterator[None]:
 
 
 def start_tournament(url: str, log: Path) -> subprocess.Popen:
-    """Starts ``arena tournament`` with two local workers; its stdout and stderr go to ``log``."""
+    """Starts ``arena tournament`` with two local workers, bots unconfined; its stdout and stderr go
+    to ``log``, and its state folder (the workers' bot cache) is beside it."""
     argv = [sys.executable, "-m", "arena.cli", "tournament", "ninjan", "--bots", ",".join(BOTS)]
     argv += ["--rounds", str(ROUNDS), "--seed", "11", "--workers", "2", "--idle-timeout", "3", "--redis", url]
+    argv += ["--deadline-ms", str(DEADLINE_MS), "--no-sandbox"]
+    env = {**os.environ, **SEED_KEY_ENV, "XDG_STATE_HOME": str(log.parent / "state")}
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             argv,
@@ -70,19 +89,16 @@ def start_tournament(url: str, log: Path) -> subprocess.Popen:
             cwd=REPO,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
-            env={**os.environ, **SEED_KEY_ENV},
+            env=env,
         )
     _started.append(proc)
     return proc
 
 
-def tournament_jobs() -> list:
-    versions = tuple(builtin_version(b, ("ninjan",)) for b in BOTS)
-    return plan(TournamentSpec("ninjan", BOTS, rounds=ROUNDS, seed=11, versions=versions), SEED_KEY)
-
-
-def recorded(url: str) -> int:
-    return connect(url).scard(keys.RECORDED_SET)
+def tournament_jobs(client: redis.Redis) -> list:
+    versions = tuple(submissions.resolve(client, "ninjan", b) for b in BOTS)
+    spec = TournamentSpec("ninjan", BOTS, rounds=ROUNDS, seed=11, versions=versions, deadline_ms=DEADLINE_MS)
+    return plan(spec, SEED_KEY)
 
 
 def unreachable_lines(log: Path, url: str, since: int = 0) -> tuple[list[str], list[str]]:
@@ -106,17 +122,20 @@ def finish(proc: subprocess.Popen, log: Path, url: str) -> None:
     code = proc.wait(timeout=240)
     output = log.read_text(errors="replace")
     assert code == 0, output
-    assert f"ninjan leaderboard ({4 * ROUNDS} seats played" in output
-    check_recorded_exactly_once(connect(url), tournament_jobs())
+    assert f"ninjan, {2 * ROUNDS} of {2 * ROUNDS} matches recorded" in output  # the standings
+    client = connect(url)
+    check_recorded_exactly_once(client, tournament_jobs(client))
 
 
 def test_redis_stopped_mid_run_is_named_retried_and_the_run_completes(
-    server: RedisServer, tmp_path: Path
+    server: RedisServer, gate: Gate, tmp_path: Path
 ) -> None:
     log = tmp_path / "cli.log"
     proc = start_tournament(server.url, log)
-    wait_until(lambda: recorded(server.url) >= 2, "two recorded matches")
+    gate.grant(2)
+    wait_until(lambda: gate.holds(2), HELD)
     server.stop()
+    gate.open()  # the held matches end while Redis is down: both workers retry their recordings
     wait_until(lambda: all_complain(log, server.url, cli_tries=2), "the CLI and the workers to report it")
     cli, workers = unreachable_lines(log, server.url)
     said = log.read_text(errors="replace")
@@ -127,19 +146,21 @@ def test_redis_stopped_mid_run_is_named_retried_and_the_run_completes(
 
 
 def test_redis_crashed_and_restarted_mid_run_loses_and_doubles_nothing(
-    server: RedisServer, tmp_path: Path
+    server: RedisServer, gate: Gate, tmp_path: Path
 ) -> None:
     log = tmp_path / "cli.log"
     proc = start_tournament(server.url, log)
-    for at_least in (2, 6):
-        wait_until(lambda n=at_least: recorded(server.url) >= n, f"{at_least} recorded matches")
+    for _ in range(2):
+        gate.grant(2)
+        wait_until(lambda: gate.holds(2), HELD)
         server.kill()  # no shutdown: at most the last second of writes is lost, and then rerun
         server.start()
+    gate.open()
     finish(proc, log, server.url)
 
 
 def test_network_to_redis_cut_mid_run_then_healed_records_each_job_once(
-    server: RedisServer, tmp_path: Path
+    server: RedisServer, gate: Gate, tmp_path: Path
 ) -> None:
     proxy = subprocess.Popen(
         [sys.executable, str(REPO / "tests" / "tcp_proxy.py"), str(server.port)],
@@ -150,14 +171,17 @@ def test_network_to_redis_cut_mid_run_then_healed_records_each_job_once(
         url = f"redis://127.0.0.1:{proxy.stdout.readline().strip()}/0"
         log = tmp_path / "cli.log"
         proc = start_tournament(url, log)
-        for at_least in (2, 6):
-            wait_until(lambda n=at_least: recorded(server.url) >= n, f"{at_least} recorded matches")
+        gate.grant(2)
+        for _ in range(2):
+            wait_until(lambda: gate.holds(2), HELD)
             since = log.stat().st_size  # each cut must be reported afresh
             proxy.send_signal(signal.SIGUSR1)
+            gate.grant(2)  # the held matches end during the cut: both workers retry their recordings
             wait_until(
                 lambda s=since: all_complain(log, url, s), "the CLI and both workers to report the cut"
             )
             proxy.send_signal(signal.SIGUSR2)
+        gate.open()
         finish(proc, log, server.url)
     finally:
         proxy.kill()
