@@ -31,7 +31,7 @@ from arena.referee.replay import first_difference, read_lines, reproduce
 from arena.referee.runner import GameResult, SeriesConfig, SharedReferee, run_series
 from arena.referee.server import MAX_MESSAGE_BYTES, start_referee, start_server
 from arena.results import PlayerResult
-from tests.conftest import REPO, processes_named, reports_in_logs
+from tests.conftest import GATED_BOT, REPO, Gate, processes_named, reports_in_logs
 
 pytestmark = pytest.mark.e2e
 NINJAN = get_game("ninjan")
@@ -80,9 +80,14 @@ async def play_alongside(
     limits: BotLimits = DEFAULT_LIMITS,
     join_timeout: float = 10.0,
     meanwhile: Callable[[LeaseRegistry], Awaitable[None]] | None = None,
-    normal_games: int = 2,
+    victim: BotSpec | None = None,
 ) -> Run:
-    """Plays the hostile match and a normal series (two games by default) concurrently on one referee."""
+    """Plays the hostile match and a normal series of two games concurrently on one referee.
+
+    The normal series is random against random, or against ``victim``: a gated bot (tests/bots/gated.py)
+    that the test holds at its gate, so it runs unconfined (to see the gate) with a deadline it never
+    reaches while held.
+    """
     registry = LeaseRegistry()
     hostile_config = SeriesConfig(
         seed=5,
@@ -92,16 +97,17 @@ async def play_alongside(
         join_timeout=timedelta(seconds=join_timeout),
         bot_limits=limits,
     )
-    normal_config = SeriesConfig(
-        games=normal_games, seed=50, replay_dir=tmp_path / "normal", log_dir=tmp_path / "nlogs"
-    )
+    normal_config = SeriesConfig(games=2, seed=50, replay_dir=tmp_path / "normal", log_dir=tmp_path / "nlogs")
+    if victim is not None:
+        held = MatchConfig(deadline=timedelta(minutes=10))
+        normal_config = dataclasses.replace(normal_config, match=held, bot_limits=BotLimits(sandbox=False))
     random = resolve_bot("ninjan", "random")
     async with start_referee(registry) as endpoint:
         referee = SharedReferee(registry, endpoint)
         hostile_results, normal, *_ = await asyncio.wait_for(
             asyncio.gather(
                 run_series(NINJAN, [spec, random], hostile_config, referee=referee),
-                run_series(NINJAN, [random, random], normal_config, referee=referee),
+                run_series(NINJAN, [random, victim or random], normal_config, referee=referee),
                 *([meanwhile(registry)] if meanwhile else []),
             ),
             timeout=120,  # a hang guard only
@@ -240,15 +246,19 @@ def test_a_token_is_dead_once_its_stream_ended(tmp_path: Path) -> None:
 
 def test_another_seats_token_is_refused_while_that_seat_plays(tmp_path: Path) -> None:
     steal = tmp_path / "stolen-token"
+    # The victim plays the normal series and is held at its gate, connected, until the thief is answered.
+    gate = Gate(tmp_path / "gate")
+    victim = BotSpec("victim", (sys.executable, str(GATED_BOT)), "command", env=(("GATE", str(gate.folder)),))
 
     async def leak_a_connected_token(registry: LeaseRegistry) -> None:
-        """Gives the thief the token of a connected random bot (as /proc/PID/environ would)."""
-        while True:
-            victims = [lease for lease in registry.leases() if lease.connected and lease.name == "random#2"]
-            if victims:
-                steal.write_text(victims[0].token)
-                return
+        """Gives the thief the token of the connected victim (as /proc/PID/environ would), and lets the
+        victim play on once the thief has reported how its join ended."""
+        while not (held := [x for x in registry.leases() if x.connected and x.name == "victim"]):
             await asyncio.sleep(0.02)
+        steal.write_text(held[0].token)
+        while not reports_in_logs(tmp_path / "logs", "HOSTILE"):
+            await asyncio.sleep(0.02)
+        gate.open()
 
     spec = hostile("steal-token", str(steal))
     # Unconfined on purpose: this case checks the referee's leases (the second line of defence: a
@@ -256,8 +266,6 @@ def test_another_seats_token_is_refused_while_that_seat_plays(tmp_path: Path) ->
     # the test writes while the thief waits; a sandboxed bot cannot read a file of the host's (that
     # first line of defence is tests/test_fair_play.py's).
     unconfined = BotLimits(sandbox=False)
-    # The victim's series must outlast the thief's start-up (a second or so), and a game takes ~30 ms:
-    # 200 games keep random#2 connected while the hostile match waits its 20 s for the thief anyway.
     run = asyncio.run(
         play_alongside(
             tmp_path,
@@ -265,7 +273,7 @@ def test_another_seats_token_is_refused_while_that_seat_plays(tmp_path: Path) ->
             limits=unconfined,
             join_timeout=20,
             meanwhile=leak_a_connected_token,
-            normal_games=200,
+            victim=victim,
         )
     )
     check_common(run)
