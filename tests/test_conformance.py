@@ -22,7 +22,7 @@ from tests.conftest import random_playout, walk
 
 GAME_NAMES = sorted(GAMES)
 PLAYOUTS_PER_GAME = 240  # seeded random games per game, spread evenly over its player counts
-FULLY_CHECKED = 8  # of them per player count: every view round-tripped and searched for secrets
+FULLY_CHECKED = 4  # of them per player count: every view round-tripped and searched for secrets
 
 
 def check_roundtrips(game: Game, state, actions: dict) -> None:
