@@ -19,7 +19,6 @@ from arena.games import get_game
 from arena.games.base import IllegalActionError
 from arena.games.ninja_burger import (
     GAME,
-    ROUND_CAP,
     Ability,
     Attend,
     Check,
@@ -125,9 +124,9 @@ def events_of(state: NinjaBurgerState, kind: type, seat: int | None = None) -> l
 @pytest.mark.parametrize("n", range(2, 7))
 def test_deal_three_ninjas_three_fortune_cards_six_honor(n: int) -> None:
     state = GAME.initial_state(n, 7)
-    dealt = 3 if n <= 5 else 2  # 16 ninja cards cannot give 3 to each of 6 players
-    assert all(len(options) == dealt for options in state.ninja_options)
-    assert len({c.id for o in state.ninja_options for c in o}) == dealt * n
+    assert all(len(options) == 3 for options in state.ninja_options)
+    assert len({c.id for o in state.ninja_options for c in o}) == 3 * n
+    assert len(state.ninja_deck) == len(ninja_cards()) - 3 * n
     assert all(len(hand) == 3 for hand in state.hands)
     assert state.honor == (6,) * n and state.money == (0,) * n
     assert GAME.to_move(state) == tuple(range(n))  # a simultaneous choice
@@ -149,6 +148,19 @@ def test_each_player_keeps_one_ninja_and_discards_the_others() -> None:
     assert events_of(after, NinjasChosen)[0].ninjas == after.ninjas
     assert after.phase is Phase.MEETING and after.round == 1
     assert all(p.ninja == c.id for p, c in zip(GAME.observe(after, 0).players, after.ninjas, strict=True))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_six_players_are_dealt_three_distinct_ninjas_each_and_keep_one(seed: int) -> None:
+    """Step 1, "Deal each player three ninja cards", at the largest table too: 6 x 3 = 18 cards."""
+    state = GAME.initial_state(6, seed)
+    dealt = [c.id for options in state.ninja_options for c in options]
+    assert all(len(options) == 3 for options in state.ninja_options) and len(set(dealt)) == 18
+    picks = {s: GAME.legal_actions(state, s)[seed % 3] for s in range(6)}
+    after = GAME.apply(state, picks)
+    assert [c.id for c in after.ninjas] == [picks[s].ninja for s in range(6)]
+    assert all(after.ninjas[s] in state.ninja_options[s] for s in range(6))
+    assert len(after.ninja_discard) == 12 and not set(after.ninja_discard) & set(after.ninjas)
 
 
 # -- Step 2: salary and the $50 for the one player with the most honor ------------------------------
@@ -584,7 +596,7 @@ def test_the_sixty_round_cap_ends_the_game_and_says_so() -> None:
 
 def test_the_card_set_follows_the_issue() -> None:
     ninjas, missions, fortunes = ninja_cards(), mission_cards(), fortune_cards()
-    assert len(ninjas) == 16 and len(missions) == 56 and len(fortunes) == 72
+    assert len(ninjas) == 18 and len(missions) == 56 and len(fortunes) == 72
     for card in ninjas:
         assert 3 <= len(card.skills) <= 5 and 7 <= card.other_stuff <= 9
         assert all(6 <= v <= 16 for v in card.values) and Skill.OTHER_STUFF not in card.skills
@@ -596,7 +608,21 @@ def test_the_card_set_follows_the_issue() -> None:
         else:
             assert card.reward_honor <= 1
     assert Counter(c.kind for c in fortunes) == {k: 24 for k in FortuneKind}
-    assert len({c.id for c in (*ninjas,)}) == 16 and len({c.id for c in fortunes}) == 72
+    assert len({c.id for c in (*ninjas,)}) == 18 and len({c.id for c in fortunes}) == 72
+
+
+def test_most_fortune_cards_are_not_immediate() -> None:
+    """Step 1: "Some fortune cards may be played immediately, most may not" (22 of the 72 are)."""
+    fortunes = fortune_cards()
+    assert sum(c.immediate for c in fortunes) / len(fortunes) < 0.5
+    # every kind has an immediate card, so any non-empty hand may hold one playable in any window
+    assert {c.kind for c in fortunes if c.immediate} == set(FortuneKind)
+
+
+def test_every_reroll_card_is_immediate() -> None:
+    """A reroll answers a failed roll, which can come at any check, not only a mission's first."""
+    rerolls = [c for c in fortune_cards() if c.effect == Effect.REROLL]
+    assert len(rerolls) == 12 and all(c.immediate for c in rerolls)
 
 
 def test_no_ninja_is_clearly_best() -> None:
@@ -610,7 +636,6 @@ def test_no_ninja_is_clearly_best() -> None:
 
 
 def _conserved(state: NinjaBurgerState) -> None:
-    """Every card of the three decks is in exactly one place."""
     ninjas = [*state.ninja_deck, *state.ninja_discard, *(c for o in state.ninja_options for c in o)]
     ninjas += [c for c in state.ninjas if c is not None]
     assert sorted(c.id for c in ninjas) == sorted(c.id for c in ninja_cards())
@@ -621,21 +646,31 @@ def _conserved(state: NinjaBurgerState) -> None:
     assert sorted(c.id for c in fortune) == sorted(c.id for c in fortune_cards())
 
 
-def check_step(before: NinjaBurgerState | None, state: NinjaBurgerState) -> None:
-    """Ninja Burger's invariants, checked by the conformance suite at every step of its playouts:
-    money and honor never go below zero, honor changes only by the missions that ended (as their
-    events say), and every card is in exactly one place."""
-    assert min(state.money) >= 0 and min(state.honor) >= 0
-    if before is not None:
-        changes = [0] * state.num_players
-        for event in events_of(state, MissionEnded):
-            changes[event.seat] += event.honor
-        assert [a - b for a, b in zip(state.honor, before.honor, strict=True)] == changes
-    _conserved(state)
+def test_properties_over_thousands_of_random_games() -> None:
+    games = 0
+    for n in range(2, 7):
+        for seed in range(400):
+            previous = None
+            for state, _ in random_playout(GAME, n, seed, policy_seed=1):
+                assert min(state.money) >= 0 and min(state.honor) >= 0
+                if previous is not None:
+                    changes = [0] * n
+                    for event in events_of(state, MissionEnded):
+                        changes[event.seat] += event.honor
+                    assert [a - b for a, b in zip(state.honor, previous.honor, strict=True)] == changes
+                if seed % 8 == 0:
+                    _conserved(state)
+                previous = state
+            assert GAME.is_terminal(state) and state.round <= 60
+            _conserved(state)
+            games += 1
+    assert games == 2000
 
 
-def check_end(state: NinjaBurgerState) -> None:
-    assert state.round <= ROUND_CAP
+def test_replays_reproduce_exactly() -> None:
+    for seed in range(20):
+        first = [(s, a) for s, a in random_playout(GAME, 4, seed, policy_seed=2)]
+        assert first == list(random_playout(GAME, 4, seed, policy_seed=2))
 
 
 def test_no_message_to_a_seat_shows_another_hand_or_an_unrevealed_mission() -> None:

@@ -16,7 +16,7 @@ decisions              simultaneous (ninja choice, staff meeting), then sequenti
 chance                 seeded shuffles of three decks, seeded roll-off, 3d6 rolls
 information            imperfect: fortune hands, unrevealed missions and decks are hidden
 length                 until the honor total leaves (4n, 10n), at most 60 rounds
-cards                  16 ninjas, 56 missions (12 Errands), 72 fortune cards: arena/games/data
+cards                  18 ninjas, 56 missions (12 Errands), 72 fortune cards: arena/games/data
 =====================  =========================================================
 
 Design Detail: every step that needs no decision (salary, deals, draws, reveals, 3d6 rolls, rewards
@@ -284,6 +284,7 @@ class NinjaBurger(Game[NinjaBurgerState, Action]):
         perfect_information=False,
         max_steps=1 + ROUND_CAP * 400,
         description="Ninjas on fast-food missions: 3d6 skill checks, fortune cards, the most honor wins.",
+        rules=2,  # 2: 18 ninja cards (3 to every seat at 6 players), 22 of 72 fortune cards immediate
     )
     observation_type = Observation
     public_view_type = PublicView
@@ -291,14 +292,14 @@ class NinjaBurger(Game[NinjaBurgerState, Action]):
     event_type = Event
 
     def initial_state(self, num_players: int, seed: int) -> NinjaBurgerState:
-        """Returns the table after Step 1's deal: ninja cards to choose from, 3 fortune cards, 6 honor.
+        """Returns the table after Step 1's deal: 3 ninja cards to choose from, 3 fortune cards, 6 honor.
 
-        With 6 players the 16 ninja cards allow only 2 each (16 // 6); otherwise 3 each.
+        The 18 ninja cards give 3 to each seat of the largest table (6 x 3).
         """
         self.check_players(num_players)
         ninjas = list(ninja_cards())
         derive(seed, "ninjas").shuffle(ninjas)
-        dealt = min(NINJAS_DEALT, len(ninjas) // num_players)
+        dealt = NINJAS_DEALT
         options = tuple(tuple(ninjas[i * dealt : (i + 1) * dealt]) for i in range(num_players))
         fortune = list(fortune_cards())
         derive(seed, "fortune", 0).shuffle(fortune)

@@ -130,7 +130,7 @@ def _skill(name: str) -> Skill:
 
 @functools.cache
 def ninja_cards() -> tuple[NinjaCard, ...]:
-    """Returns the 16 ninja cards of data/ninja_burger_ninjas.json."""
+    """Returns the 18 ninja cards of data/ninja_burger_ninjas.json: 3 for each of 6 players."""
     cards = json.loads((DATA / "ninja_burger_ninjas.json").read_text())["cards"]
     return tuple(
         NinjaCard(
@@ -167,7 +167,7 @@ def mission_cards() -> tuple[MissionCard, ...]:
 
 @functools.cache
 def fortune_cards() -> tuple[FortuneCard, ...]:
-    """Returns the 72 fortune cards of data/ninja_burger_fortune.json."""
+    """Returns the 72 fortune cards of data/ninja_burger_fortune.json (22 immediate, the rerolls too)."""
     cards = json.loads((DATA / "ninja_burger_fortune.json").read_text())["cards"]
     return tuple(
         FortuneCard(
