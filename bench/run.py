@@ -3,16 +3,20 @@
     python bench/run.py              # the full run (about 15 minutes on 2 cores, most of it the drain)
     python bench/run.py --scale 0    # the same without the 10,000-match drain (a few minutes)
     python bench/run.py --quick      # a smoke run with tiny counts (CI keeps it working)
+    python bench/run.py --scale 0 --repeat 3 --out /tmp/bench.json   # three passes: medians
 
 Prints a table (figure, value, floor, ratio, target) and writes the same figures to
-bench/results.json. Absolute numbers depend on the machine and its load; the ratios are measured in
-the same run, so they are what to compare between runs.
+bench/results.json (or ``--out``): every ratio by name under ``ratios`` (``referee_decision_ratio``,
+``pnrz_step_ratio``, ``sdk_ratio``, ...). With ``--repeat N`` every layer is measured N times, one
+pass after another, and the table shows each figure's median. Absolute numbers depend on the machine
+and its load; the ratios are measured in the same run, so they are what to compare between runs.
 
 Layers:
 1. engines: random playouts per second, and the cost of one decision step (legal actions + apply +
    the acting seat's observation), plus the codec's cost of putting that step on the wire;
-2. transport: a bare grpcio bidirectional-streaming ping-pong between two processes over loopback,
-   with a request the size of a typical decision request: the floor;
+2. transport: a bare grpcio bidirectional-streaming ping-pong between two processes over loopback
+   TCP, and over a Unix socket (the only way out of a sandboxed bot), with a request the size of a
+   typical decision request: the floors;
 3. referee: decisions per second (and wall time per decision) of real matches between two trivial
    bot processes, each answering with the first legal action; and, to show where that time goes, a
    real SDK bot against a fake referee (protobuf and the SDK on top of the transport) and the match
@@ -23,7 +27,9 @@ Layers:
 5. scale: ``--scale`` queued Ninjan matches (default 10,000) drained by 2 workers: the time, the peak
    resident memory of each worker and of Redis, and how many were lost;
 6. sandbox: what the bot sandbox costs, sandboxed against unconfined, alternating in one run: the time
-   from starting an SDK bot process to its Join, and the wall time per decision of real matches.
+   from starting an SDK bot process to its Join, and the wall time per decision of real matches;
+7. ratings: adding a result to the pair table, and refitting at 1,000 and 100,000 recorded matches
+   (bench/ratings_bench.py).
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
+from typing import Any, NamedTuple
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -48,6 +55,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
 import queue_bench  # noqa: E402
+import ratings_bench  # noqa: E402
 import sdk_pingpong  # noqa: E402
 
 from arena import codec  # noqa: E402
@@ -128,18 +136,20 @@ def typical_request_bytes() -> int:
 # -- 2. transport ---------------------------------------------------------------------------------
 
 
-def transport_round_trip_us(payload: int, rounds: int, client: str = "client") -> float:
-    """Returns µs per round trip of a bare grpcio bidi ping-pong between two processes on loopback
-    (``client``: "client", sync grpc as the SDK uses it, or "aio-client")."""
+def transport_round_trip_us(payload: int, rounds: int, client: str = "client", unix: bool = False) -> float:
+    """Returns µs per round trip of a bare grpcio bidi ping-pong between two processes, over loopback
+    TCP or (``unix``) a Unix socket, the only way out of a sandboxed bot (``client``: "client", sync
+    grpc as the SDK uses it, or "aio-client")."""
+    pingpong = str(Path(__file__).with_name("pingpong.py"))
     server = subprocess.Popen(
-        [sys.executable, str(Path(__file__).with_name("pingpong.py")), "serve", str(payload)],
+        [sys.executable, pingpong, "serve", str(payload), *(["unix"] if unix else [])],
         stdout=subprocess.PIPE,
         text=True,
     )
     try:
-        port = server.stdout.readline().strip()
+        address = server.stdout.readline().strip()
         run = subprocess.run(
-            [sys.executable, str(Path(__file__).with_name("pingpong.py")), client, port, str(rounds)],
+            [sys.executable, pingpong, client, address, str(rounds)],
             capture_output=True,
             text=True,
             check=True,
@@ -286,15 +296,21 @@ def sandbox_rows(figures: dict[str, dict[str, float]]) -> list[Row]:
     boxed, free = figures["sandboxed"], figures["unconfined"]
     start_added = boxed["start_ms"] - free["start_ms"]
     return [
-        ("sandbox: bot start to Join, unconfined (ms)", free["start_ms"], None, None, ""),
-        ("sandbox: bot start to Join, sandboxed (ms)", boxed["start_ms"], None, None, ""),
-        ("sandbox: start time the sandbox adds (ms)", start_added, 50.0, start_added / 50.0, "<= 1"),
-        ("sandbox: wall time per decision, unconfined (us)", free["decision_us"], None, None, ""),
-        (
+        Row("sandbox_start_unconfined_ms", "sandbox: bot start to Join, unconfined (ms)", free["start_ms"]),
+        Row("sandbox_start_sandboxed_ms", "sandbox: bot start to Join, sandboxed (ms)", boxed["start_ms"]),
+        measured(
+            "sandbox_start_ratio", "sandbox: start time the sandbox adds (ms)", start_added, 50.0, "<= 1"
+        ),
+        Row(
+            "sandbox_decision_unconfined_us",
+            "sandbox: wall time per decision, unconfined (us)",
+            free["decision_us"],
+        ),
+        measured(
+            "sandbox_decision_ratio",
             "sandbox: wall time per decision, sandboxed (us)",
             boxed["decision_us"],
             free["decision_us"],
-            boxed["decision_us"] / free["decision_us"],
             "<= 1.05",
         ),
     ]
@@ -321,115 +337,240 @@ def queue_figures(matches: int, drain: int) -> dict[str, dict]:
 
 # -- report ---------------------------------------------------------------------------------------
 
-Row = tuple[str, float, float | None, float | None, str]  # figure, value, floor, ratio, target
+
+class Row(NamedTuple):
+    """One figure of the table; ``key`` names it in the JSON (``ratios`` holds every ratio by key)."""
+
+    key: str
+    label: str
+    value: float
+    floor: float | None = None
+    ratio: float | None = None
+    target: str = ""  # ">= 1.7", "<= 0.2", or "" for a figure shown for context
+
+
+def measured(key: str, label: str, value: float, floor: float, target: str = "") -> Row:
+    """Returns a row with its ratio to ``floor``, measured in the same run."""
+    return Row(key, label, value, floor, value / floor, target)
 
 
 def format_rows(rows: list[Row]) -> str:
-    """Returns the table: each figure, its floor, the ratio and the target (">= 1.7", "<= 0.2")."""
+    """Returns the table: each figure, its floor, the ratio and the target, and whether it is met."""
     lines = [f"{'figure':<58} {'value':>11} {'floor':>10} {'ratio':>7} {'target':>8}  ok"]
-    for label, value, floor, ratio, target in rows:
-        ok = ""
-        if target:
-            sign, bound = target.split()
-            ok = "yes" if (ratio <= float(bound) if sign == "<=" else ratio >= float(bound)) else "NO"
+    for row in rows:
         lines.append(
-            f"{label:<58} {value:>11.1f} {'' if floor is None else f'{floor:.1f}':>10} "
-            f"{'' if ratio is None else f'{ratio:.3f}':>7} {target:>8}  {ok}"
+            f"{row.label:<58} {row.value:>11.1f} {'' if row.floor is None else f'{row.floor:.1f}':>10} "
+            f"{'' if row.ratio is None else f'{row.ratio:.3f}':>7} {row.target:>8}  {met(row)}"
         )
     return "\n".join(lines)
+
+
+def met(row: Row) -> str:
+    """Returns "yes" or "NO" for a row with a target, "" for one without."""
+    if not row.target or row.ratio is None:
+        return ""
+    sign, bound = row.target.split()
+    return "yes" if (row.ratio <= float(bound) if sign == "<=" else row.ratio >= float(bound)) else "NO"
+
+
+def median_rows(passes: list[list[Row]]) -> list[Row]:
+    """Returns each row's median over the passes (value, floor and ratio each), in the first pass's
+    order; a row measured in only some passes (the drain) keeps the passes that have it."""
+    by_key: dict[str, list[Row]] = {}
+    for rows in passes:
+        for row in rows:
+            by_key.setdefault(row.key, []).append(row)
+
+    def middle(values: list[float | None]) -> float | None:
+        present = [v for v in values if v is not None]
+        return statistics.median(present) if present else None
+
+    return [
+        Row(
+            row.key,
+            row.label,
+            statistics.median(r.value for r in by_key[row.key]),
+            middle([r.floor for r in by_key[row.key]]),
+            middle([r.ratio for r in by_key[row.key]]),
+            row.target,
+        )
+        for row in passes[0]
+    ]
 
 
 def engine_rows(engines: dict[str, dict[str, float]], round_trip: float) -> list[Row]:
     rows: list[Row] = []
     for name, fig in engines.items():
-        rows.append((f"{name}: random playouts/s", fig["playouts_per_s"], None, None, ""))
-        rows.append(
-            (f"{name}: decision step (us)", fig["step_us"], round_trip, fig["step_us"] / round_trip, "<= 0.2")
-        )
-        rows.append(
-            (
-                f"{name}: wire encoding of a step (us)",
-                fig["encode_us"],
-                round_trip,
-                fig["encode_us"] / round_trip,
-                "",
-            )
-        )
+        key = name.replace("-", "_")
+        rows += [
+            Row(f"{key}_playouts_per_s", f"{name}: random playouts/s", fig["playouts_per_s"]),
+            measured(
+                f"{key}_step_ratio", f"{name}: decision step (us)", fig["step_us"], round_trip, "<= 0.2"
+            ),
+            measured(
+                f"{key}_encode_ratio", f"{name}: wire encoding of a step (us)", fig["encode_us"], round_trip
+            ),
+        ]
     return rows
 
 
 def referee_rows(
-    timing: SeriesTiming, rates: dict[int, float], round_trip: float, sdk: float, loop: float
+    timing: SeriesTiming, rates: dict[int, float], floors: dict[str, float], sdk: float, loop: float
 ) -> list[Row]:
+    """The referee's rows. Its bots run sandboxed, so their round trips go over the Unix socket: that
+    floor is the one their decisions are measured against; the SDK's fake referee listens on TCP."""
+    tcp, unix = floors["tcp"], floors["unix"]
     per_decision = 1e6 * timing.seconds / timing.decisions
     per_step = 1e6 * timing.seconds / timing.steps
     rows: list[Row] = [
-        ("sdk: SDK bot against a fake referee, round trip (us)", sdk, round_trip, sdk / round_trip, ""),
-        ("referee: match loop alone, no gRPC, per decision (us)", loop, round_trip, loop / round_trip, ""),
-        (
-            "referee: decisions/s, two trivial bot processes",
-            timing.decisions / timing.seconds,
-            None,
-            None,
-            "",
+        measured("sdk_ratio", "sdk: SDK bot against a fake referee, round trip (us)", sdk, tcp, "<= 1.15"),
+        measured("match_loop_ratio", "referee: match loop alone, no gRPC, per decision (us)", loop, unix),
+        Row("referee_decisions_per_s", "referee: decisions/s, two trivial bot processes", 1e6 / per_decision),
+        measured(
+            "referee_decision_ratio", "referee: wall time per decision (us)", per_decision, unix, "<= 1.5"
         ),
-        (
-            "referee: wall time per decision (us)",
-            per_decision,
-            round_trip,
-            per_decision / round_trip,
-            "<= 1.5",
-        ),
-        ("referee: wall time per decision step (us)", per_step, round_trip, per_step / round_trip, ""),
+        measured("referee_step_ratio", "referee: wall time per decision step (us)", per_step, unix),
     ]
     base = rates[min(rates)]
     for level, rate in rates.items():
-        rows.append((f"referee: matches/s with {level} at once", rate, base, rate / base, ""))
+        rows.append(
+            measured(f"matches_{level}_at_once_ratio", f"referee: matches/s with {level} at once", rate, base)
+        )
     return rows
 
 
 def queue_rows(runs: dict[str, dict]) -> list[Row]:
     one, two = runs["1"], runs["2"]
     rows: list[Row] = [
-        ("queue: matches/s, 1 worker", one["matches_per_second"], None, None, ""),
-        (
+        Row("queue_one_worker_matches_per_s", "queue: matches/s, 1 worker", one["matches_per_second"]),
+        measured(
+            "queue_two_workers_ratio",
             "queue: matches/s, 2 workers (floor: 1 worker)",
             two["matches_per_second"],
             one["matches_per_second"],
-            two["matches_per_second"] / one["matches_per_second"],
             ">= 1.7",
         ),
     ]
     for workers, run in (("1", one), ("2", two)):
-        share = run["redis_ms_per_match"] / run["match_ms_per_match"]
-        label = (
-            f"queue: Redis ms per match, {workers} worker{'s' if workers == '2' else ''} (floor: match ms)"
-        )
-        rows.append((label, run["redis_ms_per_match"], run["match_ms_per_match"], share, "<= 0.02"))
-        rows.append(
-            (
-                f"queue: Redis round trips per match, {workers} worker{'s' if workers == '2' else ''}",
+        plural = "s" if workers == "2" else ""
+        rows += [
+            measured(
+                f"queue_redis_share_{workers}",
+                f"queue: Redis ms per match, {workers} worker{plural} (floor: match ms)",
+                run["redis_ms_per_match"],
+                run["match_ms_per_match"],
+                "<= 0.02",
+            ),
+            Row(
+                f"queue_redis_round_trips_{workers}",
+                f"queue: Redis round trips per match, {workers} worker{plural}",
                 run["redis_calls_per_match"],
-                None,
-                None,
-                "",
-            )
-        )
+            ),
+        ]
     if "drain" in runs:
         drain = runs["drain"]
         rows += [
-            (
+            Row(
+                "scale_drain_s",
                 f"scale: {drain['matches']} matches drained by 2 workers (s)",
                 drain["wall_seconds"],
-                None,
-                None,
-                "",
             ),
-            ("scale: matches lost", drain["lost"], None, None, ""),
-            ("scale: peak RSS of the larger worker (MiB)", max(drain["worker_peak_rss_mib"]), None, None, ""),
-            ("scale: peak memory of Redis (MiB)", drain["redis_peak_mib"], None, None, ""),
+            Row("scale_lost", "scale: matches lost", drain["lost"]),
+            Row(
+                "scale_worker_rss_mib",
+                "scale: peak RSS of the larger worker (MiB)",
+                max(drain["worker_peak_rss_mib"]),
+            ),
+            Row("scale_redis_mib", "scale: peak memory of Redis (MiB)", drain["redis_peak_mib"]),
         ]
     return rows
+
+
+def ratings_rows(figures: dict[str, Any]) -> list[Row]:
+    """The fitted ratings' rows (bench/ratings_bench.py, 100 bots): the refit at the most recorded
+    matches against the refit at the fewest, which the pair table keeps flat."""
+    sizes = sorted(figures["sizes"].values(), key=lambda size: size["matches"])
+    rows = [
+        Row(
+            "ratings_add_result_us",
+            "ratings: add one result to the pair table (us)",
+            figures["add_result_us"],
+        )
+    ]
+    rows += [
+        Row(
+            f"ratings_refit_{size['matches']}_ms",
+            f"ratings: refit at {size['matches']:,} matches (ms)",
+            size["refit_ms"],
+        )
+        for size in sizes
+    ]
+    most, fewest = sizes[-1]["refit_ms"], sizes[0]["refit_ms"]
+    rows.append(
+        measured("ratings_refit_ratio", "ratings: refit, most matches (floor: fewest)", most, fewest, "<= 2")
+    )
+    return rows
+
+
+def one_pass(counts: Counts, drain: int) -> tuple[list[Row], dict[str, Any]]:
+    """Measures every layer once; returns the rows and the raw figures behind them."""
+    payload = typical_request_bytes()
+    engines = engine_figures(counts.playouts)
+    floors = {
+        "tcp": transport_round_trip_us(payload, counts.rounds),
+        "unix": transport_round_trip_us(payload, counts.rounds, unix=True),
+    }
+    aio = transport_round_trip_us(payload, counts.rounds, "aio-client")
+    sdk = sdk_round_trip_us(counts.rounds)
+    loop = match_loop_us(counts.games * 5)
+    timing = referee_timing(counts.games)
+    rates = concurrency_rates(counts.games, counts.levels)
+    queue = queue_figures(counts.queued, drain)
+    sandbox = sandbox_figures(*counts.sandbox)
+    ratings = ratings_bench.figures(**counts.ratings)
+    rows = [
+        *engine_rows(engines, floors["tcp"]),
+        Row("tcp_round_trip_us", f"grpc bidi round trip over TCP, {payload} B request (us)", floors["tcp"]),
+        measured("unix_ratio", "grpc bidi round trip over a Unix socket (us)", floors["unix"], floors["tcp"]),
+        measured("aio_ratio", "grpc bidi round trip, grpc.aio client (us)", aio, floors["tcp"]),
+        *referee_rows(timing, rates, floors, sdk, loop),
+        *queue_rows(queue),
+        *sandbox_rows(sandbox),
+        *ratings_rows(ratings),
+    ]
+    raw = {
+        "payload_bytes": payload,
+        "round_trip_us": floors["tcp"],
+        "unix_round_trip_us": floors["unix"],
+        "aio_round_trip_us": aio,
+        "engines": engines,
+        "sdk_round_trip_us": sdk,
+        "match_loop_decision_us": loop,
+        "referee": dataclasses.asdict(timing),
+        "referee_decision_us": 1e6 * timing.seconds / timing.decisions,
+        "referee_step_us": 1e6 * timing.seconds / timing.steps,
+        "matches_per_s": {str(k): v for k, v in rates.items()},
+        "queue": queue,
+        "sandbox": sandbox,
+        "ratings": ratings,
+    }
+    return rows, raw
+
+
+@dataclasses.dataclass(frozen=True)
+class Counts:
+    """How much each layer measures: the full run's counts, or tiny ones (``--quick``)."""
+
+    playouts: int = 40
+    rounds: int = 5000
+    games: int = 40
+    levels: tuple[int, ...] = (1, 2, 4, 8)
+    queued: int = 300
+    sandbox: tuple[int, int, int] = (15, 40, 5)
+    ratings: dict = dataclasses.field(default_factory=dict)
+
+
+QUICK = Counts(3, 300, 3, (1, 2), 6, (2, 2, 1), {"sizes": (100, 1000), "repeats": 1})
 
 
 def main(argv: list[str]) -> int:
@@ -438,67 +579,30 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--scale", type=int, help="matches in the drain (default 10000; 20 with --quick; 0 skips)"
     )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="passes; the table shows each figure's median [1]"
+    )
     parser.add_argument("--out", type=Path, default=RESULTS, help=f"where to write the JSON [{RESULTS}]")
     args = parser.parse_args(argv)
-    playouts, rounds, games, levels, queued = (
-        (3, 300, 3, (1, 2), 6) if args.quick else (40, 5000, 40, (1, 2, 4, 8), 300)
-    )
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    counts = QUICK if args.quick else Counts()
     drain = args.scale if args.scale is not None else (20 if args.quick else 10_000)
-
-    payload = typical_request_bytes()
-    engines = engine_figures(playouts)
-    round_trip = transport_round_trip_us(payload, rounds)
-    aio_round_trip = transport_round_trip_us(payload, rounds, "aio-client")
-    aio_row = (
-        "grpc bidi round trip, grpc.aio client (us)",
-        aio_round_trip,
-        round_trip,
-        aio_round_trip / round_trip,
-        "",
-    )
-    sdk = sdk_round_trip_us(rounds)
-    loop = match_loop_us(games * 5)
-    timing = referee_timing(games)
-    rates = concurrency_rates(games, levels)
-    queue = queue_figures(queued, drain)
-    sandbox = sandbox_figures(*((2, 2, 1) if args.quick else (15, games, 5)))
-
-    rows = [
-        *engine_rows(engines, round_trip),
-        (f"grpc bidi round trip, {payload} B request (us)", round_trip, None, None, ""),
-        aio_row,
-        *referee_rows(timing, rates, round_trip, sdk, loop),
-        *queue_rows(queue),
-        *sandbox_rows(sandbox),
-    ]
+    passes = [one_pass(counts, drain if number == 0 else 0) for number in range(args.repeat)]
+    rows = median_rows([rows for rows, _ in passes])
     print(format_rows(rows))
     machine = {"cpus": os.cpu_count(), "load_average": os.getloadavg(), "python": sys.version.split()[0]}
-    args.out.write_text(
-        json.dumps(
-            {
-                "quick": args.quick,
-                "machine": machine,
-                "payload_bytes": payload,
-                "round_trip_us": round_trip,
-                "aio_round_trip_us": aio_round_trip,
-                "engines": engines,
-                "sdk_round_trip_us": sdk,
-                "match_loop_decision_us": loop,
-                "referee": dataclasses.asdict(timing),
-                "referee_decision_us": 1e6 * timing.seconds / timing.decisions,
-                "referee_step_us": 1e6 * timing.seconds / timing.steps,
-                "matches_per_s": {str(k): v for k, v in rates.items()},
-                "queue": queue,
-                "sandbox": sandbox,
-                "table": [
-                    dict(zip(("figure", "value", "floor", "ratio", "target"), row, strict=True))
-                    for row in rows
-                ],
-            },
-            indent=2,
-        )
-        + "\n"
-    )
+    results = {
+        "quick": args.quick,
+        "repeat": args.repeat,
+        "machine": machine,
+        **passes[0][1],
+        "ratios": {row.key: row.ratio for row in rows if row.ratio is not None},
+        "figures": {row.key: row.value for row in rows},
+        "table": [row._asdict() | {"ok": met(row)} for row in rows],
+        "passes": [raw for _, raw in passes[1:]],
+    }
+    args.out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"wrote {args.out}")
     return 0
 

@@ -48,3 +48,22 @@ def test_quick_benchmark_reports_every_layer(tmp_path: Path) -> None:
     assert queue["drain"]["matches"] == 20
     for kind in ("sandboxed", "unconfined"):
         assert results["sandbox"][kind]["start_ms"] > 0 and results["sandbox"][kind]["decision_us"] > 0
+    assert results["unix_round_trip_us"] > 0
+    named = ("referee_decision_ratio", "pnrz_step_ratio", "sdk_ratio", "unix_ratio", "ratings_refit_ratio")
+    assert all(results["ratios"][ratio] > 0 for ratio in named), results["ratios"]
+
+
+def test_repeated_passes_report_each_figures_median() -> None:
+    """--repeat N: every figure is the median of its N measurements, ratios included (each pass's
+    ratio is measured side by side in that pass); a figure measured once (the drain) stays."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from run import Row, measured, median_rows
+
+    passes = [
+        [measured("a_ratio", "a", value, floor, "<= 1"), Row("drain_s", "drain", 9.0)]
+        for value, floor in ((3.0, 2.0), (1.0, 1.0), (9.0, 3.0))
+    ]
+    passes[1] = passes[1][:1]
+    a, drain = median_rows(passes)
+    assert (a.value, a.floor, a.ratio, a.target) == (3.0, 2.0, 1.5, "<= 1")
+    assert drain.value == 9.0 and drain.ratio is None
