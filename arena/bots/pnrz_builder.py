@@ -1,4 +1,4 @@
-"""Built-in Pirates, Ninjas, Robots & Zombies bots: ``random`` and ``builder``.
+"""The ``builder`` bot of Pirates, Ninjas, Robots & Zombies, and the tile-play scoring it shares.
 
 The builder is greedy over a board value: the sum of its own factions' best-section scores minus the
 strongest opponent's. Tile plays are scored incrementally (``Sections.gain``: only the sections the four
@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import timedelta
 
-from arena.bots.common import RandomBot
 from arena.games.pnrz import (
     TILES,
     Action,
@@ -138,6 +137,77 @@ class Sections:
         return best - (scores[0] if scores else 0)
 
 
+def scores_after(parent: tuple[Placement, ...], board: tuple[Placement, ...]) -> dict[Faction, int]:
+    """Returns each faction's best-section score on ``board``, a board made from ``parent`` by a few
+    changes: the engine's count re-scores only the sections they touch."""
+    faction_scores(parent)  # (re)builds the parent's sections if they are not kept
+    faction_scores.changed(parent, board)
+    return faction_scores(board)
+
+
+def _rank(play: tuple[float, int, PlaceTile]) -> tuple:
+    """Orders tile plays: higher value first, then lower tile id, row, column and rotation."""
+    score, tile_id, place = play
+    return (score, -tile_id, -place.y, -place.x, -place.rotation)
+
+
+def tile_plays(
+    board: tuple[Placement, ...],
+    hand: Sequence[int],
+    mine: tuple[Faction, ...],
+    theirs: list[tuple[Faction, ...]],
+    weight: float,
+    spots: Sequence[Cell] | None = None,
+) -> list[tuple[float, int, PlaceTile]]:
+    """Returns (value, tile, placement) of every play of a ``hand`` tile at ``spots`` (default: every
+    free position) for a seat owning ``mine`` against seats owning ``theirs``: its own gain minus
+    ``weight`` times the strongest opponent's gain, with the builder's tie-breaks (keep own sections
+    open, spend tiles rich in own pictures last, spend a base where it joins a section)."""
+    secs = Sections(board)
+    positions = [(p.x, p.y) for p in board]
+    if spots is None:
+        spots = frontier(positions) if positions else [(0, 0)]
+    occupied = set(positions)
+    plays = []
+    for tile_id in hand:
+        is_base = TILES[tile_id].base is not None
+        # Spending a tile rich in own pictures costs a little future potential.
+        richness = sum(_FRIEND[p] in mine for p in PICTURES[tile_id]) * 0.05
+        touched = TOUCHES[tile_id]
+        own_f = [f for f in mine if f in touched]
+        their_f = [[f for f in fs if f in touched] for fs in theirs]
+        for x, y in spots:
+            for r in rotations(tile_id):
+                new = tile_cells(tile_id, x, y, r)
+                own = sum(secs.gain(new, f) for f in own_f)
+                other = max((sum(secs.gain(new, f) for f in fs) for fs in their_f), default=0)
+                score = own - weight * other + 0.1 * openness(new, x, y, occupied, mine) - richness
+                if is_base and own <= 0:
+                    score -= 1.0  # a base is worth most where it joins a section
+                plays.append((score, tile_id, PlaceTile(x, y, r)))
+    return plays
+
+
+TOUCHES = {
+    t: frozenset(f for f in Faction if any(_FRIEND[p] is f or p is ENEMY[f] for p in PICTURES[t]))
+    for t in TILES
+}  # tile id -> the factions whose sections its pictures can join or negate
+
+
+def openness(
+    new: list[tuple[Cell, Picture]], x: int, y: int, occupied: set[tuple[int, int]], mine: tuple
+) -> int:
+    """Returns how many own pictures of the new tile face a free neighbouring position."""
+    count = 0
+    for (cx, cy), pic in new:
+        if _FRIEND[pic] not in mine:
+            continue
+        side_x = x + (1 if cx % 2 else -1)
+        side_y = y + (1 if cy % 2 else -1)
+        count += ((side_x, y) not in occupied) + ((x, side_y) not in occupied)
+    return count
+
+
 class BuilderBot(Bot):
     """Grows its best sections, keeps them open, blocks opponents and uses extra actions greedily."""
 
@@ -187,9 +257,10 @@ class BuilderBot(Bot):
     def theirs(self, obs: Observation) -> list[tuple[Faction, ...]]:
         return [p.factions for p in obs.players if p.seat != obs.seat]
 
-    def value(self, obs: Observation, board: tuple[Placement, ...]) -> float:
-        """Returns own points minus the strongest opponent's (weighted) on ``board``."""
-        scores = faction_scores(board)
+    def value(self, obs: Observation, board: tuple[Placement, ...], parent: tuple | None = None) -> float:
+        """Returns own points minus the strongest opponent's (weighted) on ``board`` (scored from
+        ``parent``'s sections when ``board`` was made from it: only what changed is recounted)."""
+        scores = scores_after(parent, board) if parent is not None else faction_scores(board)
         own = sum(scores[f] for f in self.mine(obs))
         other = max((sum(scores[f] for f in fs) for fs in self.theirs(obs)), default=0)
         return own - self.OPPONENT_WEIGHT * other
@@ -203,49 +274,11 @@ class BuilderBot(Bot):
         self, obs: Observation, board: tuple[Placement, ...], hand: list[int]
     ) -> tuple[float, int, PlaceTile]:
         """Returns (value, tile, placement) of the best tile play from ``hand``."""
-        secs = Sections(board)
-        mine = self.mine(obs)
-        theirs = self.theirs(obs)
-        positions = [(p.x, p.y) for p in board]
-        spots = frontier(positions) if positions else [(0, 0)]
-        occupied = set(positions)
-        best: tuple[float, int, PlaceTile] | None = None
-        for tile_id in hand:
-            is_base = TILES[tile_id].base is not None
-            # Spending a tile rich in own pictures costs a little future potential.
-            richness = sum(_FRIEND[p] in mine for p in PICTURES[tile_id]) * 0.05
-            for x, y in spots:
-                for r in rotations(tile_id):
-                    new = tile_cells(tile_id, x, y, r)
-                    own = sum(secs.gain(new, f) for f in mine)
-                    other = max((sum(secs.gain(new, f) for f in fs) for fs in theirs), default=0)
-                    score = own - self.OPPONENT_WEIGHT * other
-                    score += 0.1 * self.openness(new, x, y, occupied, mine) - richness
-                    if is_base and own <= 0:
-                        score -= 1.0  # a base is worth most where it joins a section
-                    key = (score, -tile_id, -y, -x, -r)
-                    if best is None or key > (best[0], -best[1], -best[2].y, -best[2].x, -best[2].rotation):
-                        best = (score, tile_id, PlaceTile(x, y, r))
-        assert best is not None
-        return best
-
-    @staticmethod
-    def openness(
-        new: list[tuple[Cell, Picture]], x: int, y: int, occupied: set[tuple[int, int]], mine: tuple
-    ) -> int:
-        """Returns how many own pictures of the new tile face a free neighbouring position."""
-        count = 0
-        for (cx, cy), pic in new:
-            if _FRIEND[pic] not in mine:
-                continue
-            side_x = x + (1 if cx % 2 else -1)
-            side_y = y + (1 if cy % 2 else -1)
-            count += ((side_x, y) not in occupied) + ((x, side_y) not in occupied)
-        return count
+        return max(tile_plays(board, hand, self.mine(obs), self.theirs(obs), self.OPPONENT_WEIGHT), key=_rank)
 
     def best_full(self, obs, board, legal, after) -> Action:
         """Returns the legal action whose resulting board has the highest value (first on ties)."""
-        return max(legal, key=lambda a: self.value(obs, after(obs, board, a)))
+        return max(legal, key=lambda a: self.value(obs, after(obs, board, a), board))
 
     def best_base_move(self, obs: Observation, board: tuple[Placement, ...], moves: list[MoveBase]) -> Action:
         """Returns the base move whose best new position raises the value most, else passes."""
@@ -256,7 +289,7 @@ class BuilderBot(Bot):
             rest = [(p.x, p.y) for p in board if p is not old]
             for x, y in frontier(rest):
                 if (x, y) != (old.x, old.y):
-                    v = self.value(obs, self.after_move(obs, board, PlaceTile(x, y, 0), move.tile_id))
+                    v = self.value(obs, self.after_move(obs, board, PlaceTile(x, y, 0), move.tile_id), board)
                     if v > best_value:
                         best, best_value = move, v
         return best
@@ -338,7 +371,7 @@ class BuilderBot(Bot):
         if obs.icon is Icon.ROTATE:
             for a in legal:
                 if isinstance(a, RotateTile):
-                    v = self.value(obs, self.after_rotate(board, a.tile_id, a.rotation))
+                    v = self.value(obs, self.after_rotate(board, a.tile_id, a.rotation), board)
                     if v > best_value:
                         best, best_value = a, v
         elif obs.icon is Icon.SWAP:
@@ -352,7 +385,7 @@ class BuilderBot(Bot):
             for i, a in enumerate(pool):
                 for b in pool[i + 1 :]:
                     for ra in rotations(a):
-                        v = self.value(obs, self.swapped(board, a, b, ra=ra))
+                        v = self.value(obs, self.swapped(board, a, b, ra=ra), board)
                         if v > best_value:
                             best, best_value = SwapFirst(a), v
                             self.plan = (a, b)
@@ -362,7 +395,7 @@ class BuilderBot(Bot):
                 for tile in obs.hand:
                     for r in rotations(tile.id):
                         put = PutTile(tile.id, r)
-                        v = self.value(obs, self.after_put_taken(board, taken, put))
+                        v = self.value(obs, self.after_put_taken(board, taken, put), board)
                         if v > best_value:
                             best, best_value = TakeTile(taken), v
         return best
@@ -372,6 +405,3 @@ class BuilderBot(Bot):
         return tuple(
             Placement(p.y, p.x, put.tile_id, put.rotation) if p.tile_id == taken else p for p in board
         )
-
-
-BOTS: dict[str, type[Bot]] = {"random": RandomBot, "builder": BuilderBot}
