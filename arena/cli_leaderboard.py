@@ -1,6 +1,7 @@
-"""The ratings' commands: ``arena leaderboard GAME [--json]`` prints a game's table, ``arena web``
-serves the read-only web app of ``leaderboard/``, ``arena screenshots DIR`` starts that app, drives
-headless Chromium at it and writes PNGs. ``app`` holds them; ``arena.cli`` adds it to its own app.
+"""The ratings' commands: ``arena leaderboard GAME [--json] [--pairs]`` prints a game's fitted ratings,
+``arena results GAME [--json]`` streams its recorded placements, ``arena web`` serves the read-only web
+app of ``leaderboard/``, ``arena screenshots DIR`` starts that app, drives headless Chromium at it and
+writes PNGs. ``app`` holds them; ``arena.cli`` adds it to its own app.
 """
 
 from __future__ import annotations
@@ -12,32 +13,77 @@ from typing import Annotated
 import typer
 
 from arena.cli_common import CliError, RedisOption, redis_url
-from arena.cli_tournament import format_leaderboard, leaderboard_rows
-from arena.console import say
+from arena.cli_tables import format_leaderboard
+from arena.console import printable, say
 from arena.games import GameError, get_game
-from arena.queue.connection import connect
+from arena.queue import fits, store
+from arena.queue.connection import connect, retrying
 
 app = typer.Typer()
+
+
+def _game(game: str) -> str:
+    """Returns the registered name of a game; raises CliError for an unknown one."""
+    try:
+        return get_game(game).spec.name
+    except GameError as exc:
+        raise CliError(str(exc)) from None
 
 
 @app.command("leaderboard")
 def leaderboard_command(
     game: Annotated[str, typer.Argument(help="Game name: see 'arena games'.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the rows as one JSON array.")] = False,
-    resamples: Annotated[int, typer.Option(min=10, help="Bootstrap resamples for the interval.")] = 200,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the rows as one JSON array (with --pairs: the win table).")
+    ] = False,
+    pairs: Annotated[
+        bool,
+        typer.Option(
+            "--pairs",
+            help="Also print the pairwise table: each bot's expected score against each other "
+            '(with --json, only it: {"bot": {"opponent": p}}).',
+        ),
+    ] = False,
     redis_: RedisOption = None,
 ) -> None:
-    """Print GAME's Elo leaderboard from the recorded results."""
-    try:
-        name = get_game(game).spec.name
-    except GameError as exc:
-        raise CliError(str(exc)) from None
+    """Print GAME's ratings fitted to all its recorded results: each bot's latest version, its 95%
+    interval, games, provisional mark and likelihood of superiority over the next row."""
+    name = _game(game)
     url = redis_url(redis_)
-    rows = leaderboard_rows(connect(url), url, name, resamples)
+    client = connect(url)
+    view = retrying(url, lambda: fits.view(client, fits.game_source(name)), say)
     if as_json:
-        typer.echo(json.dumps([row.to_json() for row in rows], indent=2))
+        typer.echo(json.dumps(view["pairs"] if pairs else view["rows"], indent=2))
     else:
-        typer.echo(format_leaderboard(name, rows))
+        typer.echo(format_leaderboard(name, view, pairs))
+
+
+@app.command("results")
+def results_command(
+    game: Annotated[str, typer.Argument(help="Game name: see 'arena games'.")],
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help='One JSON object per match and line: {"match_id", "players": [{"bot", "version", "rank"}]}.',
+        ),
+    ] = False,
+    redis_: RedisOption = None,
+) -> None:
+    """Print every recorded match of GAME, oldest first, with each seat's bot, version and rank: what
+    the ratings are fitted to, so anyone can refit them."""
+    name = _game(game)
+    client = connect(redis_url(redis_))
+    for match in store.iter_results(client, name):
+        if as_json:
+            typer.echo(json.dumps(match, separators=(",", ":")))
+        else:
+            seats = ", ".join(
+                f"#{p['rank']} {printable(p['bot'])}"
+                + (f" ({printable(p['version'])})" if p["version"] else "")
+                for p in match["players"]
+            )
+            typer.echo(f"{printable(match['match_id'])}: {seats}")
 
 
 @app.command("web")

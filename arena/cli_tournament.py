@@ -1,11 +1,18 @@
-"""The tournament commands of ``arena``: ``worker`` and ``tournament`` (and ``tournament status``).
+"""The tournament commands of ``arena``: ``worker`` and ``tournament`` (and ``tournament status``,
+``tournament standings ID``).
 
 ``app`` holds them; ``arena.cli`` adds it to its own app, so they are top-level commands.
+
+Design detail: ``status`` and ``standings`` are values of the GAME argument, not subcommands of a
+``tournament`` group: a click group parses its own positional arguments before it looks for a
+subcommand, so ``arena tournament GAME --bots ...`` and ``arena tournament standings ID`` cannot both be
+a group's without overriding click's parsing. No game is named ``status`` or ``standings``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import secrets
 import signal
@@ -18,15 +25,15 @@ from typing import Annotated
 import redis
 import typer
 
-from arena.cli_common import CliError, NoSandboxOption, RedisOption, redis_url, worker_limits
+from arena.cli_common import CliError, JsonOption, NoSandboxOption, RedisOption, redis_url, worker_limits
+from arena.cli_tables import format_standings
 from arena.console import printable, say
 from arena.games import GameError, get_game
-from arena.queue import keys, store, submissions
+from arena.queue import fits, keys, store, submissions
 from arena.queue.connection import ENV_URL, connect, retrying, shown_url
 from arena.queue.jobs import MAX_ATTEMPTS, enqueue, ensure_group
 from arena.queue.plan import FORMATS, TournamentSpec, plan
 from arena.queue.worker import DEFAULT_IDLE_TIMEOUT, Worker, WorkerConfig
-from arena.ratings import Row
 from arena.seeds import platform_key
 
 IdleOption = Annotated[
@@ -61,7 +68,17 @@ def worker_command(
 
 @app.command("tournament")
 def tournament_command(
-    game: Annotated[str, typer.Argument(help="Game name, or 'status' to show tournaments and the queue.")],
+    game: Annotated[
+        str,
+        typer.Argument(
+            help="Game name; or 'status' to show tournaments and the queue; or 'standings' followed by a "
+            "tournament's id to show its standings and crosstable."
+        ),
+    ],
+    tournament_id: Annotated[
+        str | None,
+        typer.Argument(help="With 'standings': the tournament's id (see 'arena tournament status')."),
+    ] = None,
     bots: Annotated[
         str | None,
         typer.Option(help="Comma-separated bot names, submitted ('arena bots list') or built-in."),
@@ -90,8 +107,18 @@ def tournament_command(
     idle_timeout: IdleOption = IDLE_DEFAULT,
     redis_: RedisOption = None,
     no_sandbox: NoSandboxOption = False,
+    as_json: JsonOption = False,
 ) -> None:
-    """Enqueue a tournament's matches, run them on local workers, and print the leaderboard."""
+    """Enqueue a tournament's matches, run them on local workers, and print its standings."""
+    if game == "standings":
+        if tournament_id is None:
+            raise CliError(
+                "'arena tournament standings' needs a tournament id: see 'arena tournament status'"
+            )
+        show_standings(redis_url(redis_), tournament_id, as_json)
+        return
+    if tournament_id is not None:
+        raise CliError(f"unexpected argument {tournament_id!r} (only 'standings' takes a tournament id)")
     if game == "status":
         show_status(redis_url(redis_))
         return
@@ -107,6 +134,8 @@ def tournament_command(
     if count:
         worker_limits(no_sandbox, announce=False)  # fail before enqueueing: bots can't run
     run_tournament(spec, url, count, idle_timeout, no_sandbox)
+    if count:
+        show_standings(url, spec.tournament_id, as_json)
 
 
 def _spec(
@@ -154,7 +183,7 @@ def run_tournament(
     idle_timeout: float,
     no_sandbox: bool = False,
 ) -> None:
-    """Enqueues the plan, runs local workers, follows the progress, then prints the leaderboard."""
+    """Enqueues the plan, runs local workers and follows the progress until every match is done."""
     client = connect(url)
     jobs = plan(spec, platform_key())
     tid = spec.tournament_id
@@ -187,7 +216,6 @@ def run_tournament(
             f"arena: {dead} matches failed {MAX_ATTEMPTS} times and were dead-lettered: "
             "see 'arena tournament status'"
         )
-    typer.echo(format_leaderboard(spec.game, leaderboard_rows(client, url, spec.game, 200)))
 
 
 def _start_worker(url: str, idle_timeout: float, no_sandbox: bool) -> subprocess.Popen:
@@ -248,28 +276,17 @@ def _done(client: redis.Redis, tid: str) -> int:
     return int(recorded or 0) + int(dead or 0)
 
 
-def leaderboard_rows(client: redis.Redis, url: str, game: str, resamples: int) -> list[Row]:
-    """Returns the leaderboard rows of ``game``, retrying while Redis is unreachable."""
-    return retrying(url, lambda: store.load_leaderboard(client, game, resamples), say)
-
-
-def format_leaderboard(game: str, rows: list[Row]) -> str:
-    """Returns the leaderboard as a terminal table (names and versions escaped by ``printable``)."""
-    game = printable(game)
-    if not rows:
-        return f"no recorded matches of {game} yet"
-    lines = [
-        f"{game} leaderboard ({sum(r.games for r in rows)} seats played; Elo from 1500, K=32)",
-        f"  {'rank':>4}  {'bot':<20} {'version':<20} {'Elo':>7}  {'95% interval':<15} {'games':>6} "
-        f"{'wins':>5} {'draws':>5} {'losses':>6} {'score':>6}",
-    ]
-    for r in rows:
-        interval = f"{r.low:.0f}..{r.high:.0f}"
-        lines.append(
-            f"  {r.rank:>4}  {printable(r.bot):<20} {printable(r.version or '-'):<20} {r.elo:>7.1f}  "
-            f"{interval:<15} {r.games:>6} {r.wins:>5} {r.draws:>5} {r.losses:>6} {100 * r.score_rate:>5.1f}%"
-        )
-    return "\n".join(lines)
+def show_standings(url: str, tournament_id: str, as_json: bool) -> None:
+    """Prints a tournament's standings, fitted to its own results only, and its crosstable (as JSON,
+    ``fits.tournament_standings``)."""
+    client = connect(url)
+    standings = retrying(url, lambda: fits.tournament_standings(client, tournament_id), say)
+    if standings is None:
+        raise CliError(f"no tournament {tournament_id!r}: see 'arena tournament status'")
+    if as_json:
+        typer.echo(json.dumps(standings, indent=2))
+    else:
+        typer.echo(format_standings(standings))
 
 
 def show_status(url: str) -> None:

@@ -47,11 +47,10 @@ class NotFound(Exception):
 
 
 class Backend:
-    """The app's state: the Redis client, the leaderboard row cache and the re-run replays."""
+    """The app's state: the Redis client and the re-run replays (fits are cached in Redis)."""
 
     def __init__(self, client: redis.Redis) -> None:
         self.client = client
-        self.rows = data.RowCache()
         self._frames: collections.OrderedDict[str, dict[str, Any]] = collections.OrderedDict()
         self._lock = threading.Lock()  # handlers run in a thread pool
 
@@ -96,21 +95,36 @@ def api_stamp(request: Request) -> Response:
 
 
 def api_leaderboard(request: Request) -> Response:
-    """Returns a game's rows (as ``arena leaderboard GAME --json``) and every bot's rating history."""
-    b = backend(request)
+    """Returns a game's fitted view: ``matches``, ``rows`` (as ``arena leaderboard GAME --json``) and
+    ``pairs`` (as ``arena leaderboard GAME --json --pairs``)."""
     game = game_name(request.path_params["game"])
-    results = data.load_results(b.client, game)
-    return JSONResponse({"game": game, "rows": b.rows.rows(b.client, game), "history": data.history(results)})
+    board = data.leaderboard(backend(request).client, game)
+    return JSONResponse(
+        {"game": game, "matches": board["matches"], "rows": board["rows"], "pairs": board["pairs"]}
+    )
 
 
 def api_bot(request: Request) -> Response:
-    """Returns a bot's row, rating history, head-to-head table and recent matches in one game."""
-    b = backend(request)
+    """Returns a bot's row, every version's rating, head-to-head table and recent matches in one game."""
     game, bot = game_name(request.path_params["game"]), request.path_params["bot"]
-    page = data.bot_page(b.client, b.rows, game, bot)
+    page = data.bot_page(backend(request).client, game, bot)
     if page is None:
         raise NotFound(f"no recorded match of {game} has a bot named {bot!r}")
     return JSONResponse(page)
+
+
+def api_tournaments(request: Request) -> Response:
+    """Returns the most recent tournaments, newest first."""
+    return JSONResponse(data.tournaments(backend(request).client))
+
+
+def api_tournament(request: Request) -> Response:
+    """Returns a tournament's standings and crosstable (as ``arena tournament standings ID --json``)."""
+    tournament_id = request.path_params["tournament_id"]
+    found = data.tournament(backend(request).client, tournament_id)
+    if found is None:
+        raise NotFound(f"no tournament {tournament_id!r}")
+    return JSONResponse(found)
 
 
 def api_matches(request: Request) -> Response:
@@ -166,6 +180,8 @@ def create_app(redis_url: str, client: redis.Redis | None = None) -> Starlette:
         Route("/api/stamp", api_stamp),
         Route("/api/leaderboard/{game}", api_leaderboard),
         Route("/api/bots/{game}/{bot:path}", api_bot),
+        Route("/api/tournaments", api_tournaments),
+        Route("/api/tournaments/{tournament_id}", api_tournament),
         Route("/api/matches", api_matches),
         Route("/api/matches/{match_id}", api_match),
         Route("/api/matches/{match_id}/replay", api_replay),
@@ -173,6 +189,7 @@ def create_app(redis_url: str, client: redis.Redis | None = None) -> Starlette:
         Route("/", page),
         Route("/games/{game}", page),
         Route("/games/{game}/bots/{bot:path}", page),
+        Route("/tournaments/{tournament_id}", page),
         Route("/matches", page),
         Route("/matches/{match_id}", page),
     ]

@@ -14,12 +14,12 @@ import redis
 
 import arena.console
 from arena.cli_bots import describe, format_list, format_show
-from arena.cli_tournament import format_leaderboard
+from arena.cli_tables import format_leaderboard, format_standings
 from arena.console import printable, say
 from arena.queue import store
 from arena.queue.jobs import MAX_ATTEMPTS, MatchJob
 from arena.queue.submissions import DIRECTORY, Submission
-from arena.ratings import Row
+from arena.ratings import Placement, player_id, table_of, views
 from tests.conftest import run_arena
 
 CLEAR = "\x1b[2J"  # erase the screen
@@ -98,11 +98,21 @@ def test_the_tables_escape_stored_names_versions_and_entry_commands() -> None:
         files=1,
         versions=("v\x07",),
     )
-    row = Row(1, f"y{CLEAR}", 1500.0, 1400.0, 1600.0, 10, 5, 0, 5, 0.5, version="v\x1b")
-    for text in [describe(bot), format_list([bot]), format_show(bot), format_leaderboard("ninjan", [row])]:
+    hostile, version = f"y{CLEAR}", "v\x1b"
+    table = table_of([[Placement(player_id(hostile, version), 1), Placement("z", 2)]] * 3)
+    board = {"matches": 3, **views.leaderboard(table, {hostile: version, "z": ""})}
+    standings = {
+        "tournament": f"t{CLEAR}",
+        "game": "ninjan",
+        "total": 3,
+        "matches": 3,
+        **views.tournament(table),
+    }
+    ratings = [format_leaderboard("ninjan", board, pairs=True), format_standings(standings)]
+    for text in [describe(bot), format_list([bot]), format_show(bot), *ratings]:
         assert controls(text.replace("\n", "")) == [], text
     assert "entry: python bot.py\\x1b[2J" in describe(bot)
-    assert "y\\x1b[2J" in format_leaderboard("ninjan", [row])
+    assert all("y\\x1b[2J" in text and "v\\x1b" in text for text in ratings)
 
 
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")

@@ -89,10 +89,19 @@ def api(filled: redis.Redis, redis_url: str) -> Any:
         yield test_client
 
 
-def cli_rows(redis_url: str, game: str) -> list[dict]:
-    done = run_arena("leaderboard", game, "--json", "--redis", redis_url)
+def cli_json(*args: str) -> Any:
+    done = run_arena(*args)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
+
+
+def cli_rows(redis_url: str, game: str) -> list[dict]:
+    return cli_json("leaderboard", game, "--json", "--redis", redis_url)
+
+
+def tournament_id(client: redis.Redis) -> str:
+    (tid,) = client.zrange(keys.TOURNAMENTS_SET, 0, -1)
+    return tid
 
 
 def newest_match(client: redis.Redis, game: str) -> str:
@@ -116,11 +125,20 @@ def test_api_games_and_leaderboard_match_the_cli(api: Any, redis_url: str) -> No
     assert set(games) == {"ninjan", "pnrz", "ninja-master", "ninja-burger"}
     assert games["ninjan"]["matches"] == 2 and games["pnrz"]["matches"] == 1
     board = api.get("/api/leaderboard/ninjan").json()
-    assert board["rows"] == cli_rows(redis_url, "ninjan")
-    assert {bot: points[-1][1] for bot, points in board["history"].items()} == {
-        r["bot"]: r["elo"] for r in board["rows"]
-    }
+    assert board["matches"] == 2 and board["rows"] == cli_rows(redis_url, "ninjan")
+    assert board["pairs"] == cli_json("leaderboard", "ninjan", "--json", "--pairs", "--redis", redis_url)
+    assert {r["bot"] for r in board["rows"]} == {"greedy", "random"} == set(board["pairs"])
     assert api.get("/api/leaderboard/nosuch").status_code == 404
+
+
+def test_api_tournament_standings_match_the_cli(api: Any, filled: redis.Redis, redis_url: str) -> None:
+    tid = tournament_id(filled)
+    (listed,) = api.get("/api/tournaments").json()
+    assert listed["id"] == tid and listed["recorded"] == "2"
+    standings = api.get(f"/api/tournaments/{tid}").json()
+    assert standings == cli_json("tournament", "standings", tid, "--json", "--redis", redis_url)
+    assert standings["matches"] == standings["total"] == 2 and len(standings["crosstable"]) == 2
+    assert api.get("/api/tournaments/nosuch").status_code == 404
 
 
 def test_api_matches_and_one_match(api: Any, filled: redis.Redis) -> None:
@@ -134,9 +152,11 @@ def test_api_matches_and_one_match(api: Any, filled: redis.Redis) -> None:
     assert api.get("/api/matches/nosuch/replay").status_code == 404
 
 
-def test_api_bot_page_has_history_and_head_to_head(api: Any) -> None:
+def test_api_bot_page_has_every_version_and_head_to_head(api: Any) -> None:
     page = api.get("/api/bots/ninjan/greedy").json()
-    assert page["row"]["bot"] == "greedy" and len(page["history"]) == 3
+    (version,) = page["versions"]
+    assert page["row"]["bot"] == "greedy" and version["version"] == page["row"]["version"]
+    assert version["games"] == 2 and version["elo"] == page["row"]["elo"]
     (h2h,) = page["head_to_head"]
     assert h2h["opponent"] == "random" and h2h["games"] == 2
     assert h2h["ahead"] + h2h["tied"] + h2h["behind"] == 2
@@ -191,7 +211,14 @@ def test_the_leaderboard_has_no_python_of_any_game() -> None:
 
 
 def test_pages_are_one_shell_with_a_strict_content_policy(api: Any) -> None:
-    for path in ("/", "/games/ninjan", "/games/ninjan/bots/a%2Fb", "/matches", "/matches/x"):
+    for path in (
+        "/",
+        "/games/ninjan",
+        "/games/ninjan/bots/a%2Fb",
+        "/matches",
+        "/matches/x",
+        "/tournaments/t",
+    ):
         response = api.get(path)
         assert response.status_code == 200 and '<main id="app">' in response.text
         assert "script-src 'self'" in response.headers["content-security-policy"]
@@ -210,10 +237,10 @@ def site(filled: redis.Redis, redis_url: str) -> Iterator[tuple[str, Any]]:
         yield base, chrome
 
 
-def shown_rows(page: Any) -> list[dict[str, str]]:
-    cells = ("rank", "bot", "elo", "interval", "games", "score_rate")
+def shown_rows(page: Any, table: str = "#leaderboard") -> list[dict[str, str]]:
+    cells = ("rank", "bot", "version", "elo", "interval", "games", "los_next")
     return page.eval_on_selector_all(
-        "#leaderboard tbody tr",
+        f"{table} tbody tr[data-bot]",
         "(rows, cells) => rows.map(r => Object.fromEntries("
         "cells.map(c => [c, r.querySelector('td.' + c).textContent])))",
         list(cells),
@@ -230,10 +257,11 @@ def expected_rows(rows: list[dict]) -> list[dict[str, str]]:
         {
             "rank": str(r["rank"]),
             "bot": r["bot"],
+            "version": r["version"] or "–",
             "elo": f"{r['elo']:.1f}",
-            "interval": f"{half_up(r['interval'][0])} – {half_up(r['interval'][1])}",
+            "interval": f"{half_up(r['low'])} – {half_up(r['high'])}",
             "games": str(r["games"]),
-            "score_rate": f"{100 * r['score_rate']:.1f}%",
+            "los_next": "–" if r["los_next"] is None else f"{100 * r['los_next']:.1f}%",
         }
         for r in rows
     ]
@@ -243,14 +271,49 @@ def expected_rows(rows: list[dict]) -> list[dict[str, str]]:
 def test_browser_leaderboard_matches_the_cli_and_sorts(site: tuple[str, Any], redis_url: str) -> None:
     base, chrome = site
     page = browser.open_page(chrome, f"{base}/games/ninjan")
-    assert shown_rows(page) == expected_rows(cli_rows(redis_url, "ninjan"))
-    assert page.locator("figure.chartbox svg path.series").count() == 2
+    rows = cli_rows(redis_url, "ninjan")
+    assert shown_rows(page) == expected_rows(rows)
+    assert page.locator("figure.chartbox svg line.interval").count() == 2
+    assert page.locator("#leaderboard tbody.provisional tr.provisional").count() == 2  # 2 games each
+    pairs = cli_json("leaderboard", "ninjan", "--json", "--pairs", "--redis", redis_url)
+    shown = page.eval_on_selector_all("#pairs tbody tr", "rows => rows.map(r => r.textContent)")
+    assert shown == [
+        f"{r['rank']}{r['bot']}"
+        + "".join("–" if c is r else f"{100 * pairs[r['bot']][c['bot']]:.1f}%" for c in rows)
+        for r in rows
+    ]
     page.click("th[data-key='bot']")
     bots = [r["bot"] for r in shown_rows(page)]
     assert bots == sorted(bots)
     page.click("th[data-key='elo']")
     elos = [float(r["elo"]) for r in shown_rows(page)]
     assert elos == sorted(elos, reverse=True)
+    page.close()
+
+
+@needs_chromium
+def test_browser_tournament_and_bot_pages_show_standings_crosstable_and_versions(
+    site: tuple[str, Any], api: Any, filled: redis.Redis, redis_url: str
+) -> None:
+    base, chrome = site
+    tid = tournament_id(filled)
+    standings = cli_json("tournament", "standings", tid, "--json", "--redis", redis_url)
+    page = browser.open_page(chrome, f"{base}/tournaments/{tid}")
+    assert shown_rows(page) == expected_rows(standings["rows"])
+    shown = page.eval_on_selector_all(
+        "#crosstable tbody tr", "rows => rows.map(r => [...r.querySelectorAll('td')].map(c => c.textContent))"
+    )
+    expected = []
+    for i, line in enumerate(standings["crosstable"]):
+        cells = iter(f"{c['wins']}-{c['draws']}-{c['losses']}" for c in line["against"])
+        results = ["–" if j == i else next(cells) for j in range(len(standings["rows"]))]
+        expected.append([str(i + 1), line["bot"], f"{line['score']:.1f}", str(line["games"]), *results])
+    assert shown == expected
+    page.close()
+    page = browser.open_page(chrome, f"{base}/games/ninjan/bots/greedy")
+    assert shown_rows(page, "#versions") == expected_rows(
+        api.get("/api/bots/ninjan/greedy").json()["versions"]
+    )
     page.close()
 
 
@@ -310,7 +373,7 @@ def test_browser_shows_a_hostile_bot_name_as_text_and_updates_without_reload(
     page.evaluate("() => { window.sameDocument = 'yes'; }")
     before = len(shown_rows(page))
     record_random_game(filled, "ninjan", 77, [HOSTILE, "random"], "ninjan-hostile")
-    page.wait_for_function(f"() => document.querySelectorAll('#leaderboard tbody tr').length > {before}")
+    page.wait_for_function(f"() => document.querySelectorAll('#leaderboard tr[data-bot]').length > {before}")
     assert page.evaluate("() => window.sameDocument") == "yes"  # the page was updated, not reloaded
     assert HOSTILE in [r["bot"] for r in shown_rows(page)]
     assert page.evaluate("() => window.pwned") is None

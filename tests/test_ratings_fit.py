@@ -18,7 +18,7 @@ from arena.ratings.fit import (
     standings,
     win_table,
 )
-from arena.ratings.pairs import PairTable, Record, player_id, split_player, table_of
+from arena.ratings.pairs import PairTable, Record, match_fields, player_id, split_player, table_of
 
 THREE_TO_ONE = 400 * math.log10(3)  # 190.85 Elo: the gap at which the stronger scores 75%
 
@@ -143,21 +143,35 @@ def test_tables_built_apart_merge_and_round_trip_to_the_same_fit() -> None:
     assert fit(stored) == fit(table_of(matches))
 
 
-def test_the_stored_form_is_one_small_field_per_pair_and_per_player() -> None:
+def test_the_stored_form_is_counters_one_match_increments_by_one() -> None:
     table = table_of(duels("greedy@abc", "random@def", 7, draws=1, losses=4))
     assert table.to_fields() == {
         "greedy@abc": "12",
         "random@def": "12",
-        "greedy@abc|random@def": "7 1 4",
+        "greedy@abc>random@def": "7",
+        "greedy@abc=random@def": "1",
+        "random@def>greedy@abc": "4",
     }
+    # Recording is adding one to each field a match names: the same table as adding the match.
+    matches = seeded_matches()
+    counters: dict[str, int] = {}
+    for match in matches:
+        for field in match_fields(match):
+            counters[field] = counters.get(field, 0) + 1
+    assert PairTable.from_fields({k: str(v) for k, v in counters.items()}) == table_of(matches)
+    with pytest.raises(ValueError, match="sorted"):
+        PairTable.from_fields({"b=a": "1"})
 
 
-def test_players_are_bot_versions() -> None:
+def test_players_are_bot_versions_whatever_their_names() -> None:
     assert split_player(player_id("greedy", "0123456789ab")) == ("greedy", "0123456789ab")
     assert player_id("greedy") == "greedy" and split_player("greedy") == ("greedy", "")
-    for bad in (("a|b", "v"), ("bot", "v 1"), ("", "v"), ("a@b", "")):
-        with pytest.raises(ValueError):
-            player_id(*bad)
+    for bot, version in (("a|b>c=d", "v 1"), ("<script>x</script>", ""), ("a@b", "%41"), ("é", "v")):
+        player = player_id(bot, version)
+        assert split_player(player) == (bot, version)
+        assert not {"@", ">", "=", " "} & set(player.replace("@", "", bool(version)))
+    with pytest.raises(ValueError):
+        player_id("", "v")
 
 
 def test_a_player_holding_two_seats_is_refused() -> None:

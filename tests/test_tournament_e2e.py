@@ -120,4 +120,4 @@ def test_sigkilled_worker_during_a_tournament_loses_and_doubles_nothing(
     assert len(jobs) == 24
     check_recorded_exactly_once(client, jobs)
     assert int(client.hget(keys.tournament(spec.tournament_id), "recorded")) == 24
-    assert b"ninjan leaderboard (48 seats played" in out
+    assert f"tournament {spec.tournament_id}: ninjan, 24 of 24 matches recorded".encode() in out

@@ -32,18 +32,32 @@ def replay(match_id: str) -> str:
 
 
 def results(game: str) -> str:
-    """Returns the key of a game's list of ratings results (JSON), in the order they were applied."""
+    """Returns the key of a game's list of recorded matches' placements (JSON ``{"match_id",
+    "players": [{"bot", "version", "rank"}]}``), in the order they were recorded."""
     return f"{PREFIX}results:{game}"
 
 
-def ratings(game: str) -> str:
-    """Returns the key of a game's hash bot -> running Elo (a float's repr)."""
-    return f"{PREFIX}ratings:{game}"
+def pairs(game: str) -> str:
+    """Returns the key of a game's pair table: a hash of counters, ``"a"`` -> matches of player ``a``,
+    ``"a>b"`` -> a's pairwise wins over b, ``"a=b"`` -> their draws (``arena.ratings.pairs``)."""
+    return f"{PREFIX}pairs:{game}"
 
 
 def rating_updates(game: str) -> str:
-    """Returns the key of a game's counter of applied rating updates (one per recorded match)."""
+    """Returns the key of a game's counter of recorded matches, incremented with its pair table: a
+    cached fit that reflects another count is stale."""
     return f"{PREFIX}rating-updates:{game}"
+
+
+def fit(name: str) -> str:
+    """Returns the key of a cached fit's hash (``name`` a game, or ``tournament:ID``): ``updates``
+    (the count of recorded matches it reflects) and ``view`` (its JSON, ``arena.ratings.views``)."""
+    return f"{PREFIX}fit:{name}"
+
+
+def refits(name: str) -> str:
+    """Returns the key of the counter of fits computed for ``name`` (as in ``fit``)."""
+    return f"{PREFIX}refits:{name}"
 
 
 def tournament(tournament_id: str) -> str:
@@ -55,6 +69,12 @@ def tournament_done(tournament_id: str) -> str:
     """Returns the key of a tournament's stream of finished jobs ({"match_id", "status"}), which
     feeds the progress bar."""
     return f"{PREFIX}tournament:{tournament_id}:done"
+
+
+def tournament_pairs(tournament_id: str) -> str:
+    """Returns the key of a tournament's own pair table (as ``pairs``; its hash's ``recorded`` field
+    counts the matches in it)."""
+    return f"{PREFIX}tournament:{tournament_id}:pairs"
 
 
 def bot(name: str) -> str:

@@ -1,22 +1,22 @@
-"""What a finished job leaves in Redis, and the transactions that put it there exactly once.
+"""What a finished job leaves in Redis, and the one script that puts it there exactly once.
 
-Design detail: ``record_and_take`` computes the new ratings with ``arena.ratings.apply`` (the only Elo
-code) from the ratings the worker last saw for the match's bots, and sends one Lua script that, atomically,
-checks that the match is not recorded yet and that those bots' stored ratings are still the ones it
-used; then adds the match id to the recorded set, stores result and replay, appends the result to the
-game's ordered list, writes the ratings, counts the update, notes the versions the seats played, XACKs
-the job and, if asked, takes the worker's next job. If a rating changed (another worker recorded a
-match of one of these bots, or the worker had not seen them yet) the script writes nothing and returns
-the stored values, and the computation is redone from them. So the ordered list is exactly the order in
-which updates were applied, ``rebuild`` over it reproduces the stored ratings bit for bit, and a busy
-worker's Redis work per match is one round trip.
+Design detail: ``record_and_take`` sends one Lua script that, atomically, checks that the match is not
+recorded yet, then runs the writes the caller computed: adds the match id to the recorded set, stores
+result and replay, appends the match's placements (bot, version, rank) to the game's ordered list,
+adds the match to the game's pair table (and to its tournament's) with one ``HINCRBY`` per pair and
+per seat, increments the game's counter of recorded matches (the fit is stale while the cached fit
+reflects an older count, see ``arena.queue.fits``), notes the version every seat played, marks the
+job recorded, XACKs it and, if asked, takes the worker's next job. Every write is an increment, a set
+of a value that only this match owns, or an append, so nothing is read and compared first: a busy
+worker's Redis work per match is one round trip, always, and recordings by several workers commute.
+Ratings are not computed here at all: the fit runs on the pair table when a reader asks.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 import redis
 
@@ -31,13 +31,26 @@ from arena.queue.jobs import (
     take_args,
     taken_from,
 )
-from arena.ratings import Placement, Result, Row, apply, leaderboard
+from arena.ratings import Placement
+from arena.ratings.pairs import match_fields, player_id
 from arena.referee.record import MatchRecord
 
+RESULTS_PAGE = 1000  # placements read per LRANGE when streaming a game's results
 
-def ratings_result(record: MatchRecord, match_id: str) -> Result:
-    """Returns what the ratings need of a match record: each bot's finishing rank."""
-    return Result(match_id, record.game, tuple(Placement(p.bot, p.rank) for p in record.players))
+
+def placements_json(record: MatchRecord, job: MatchJob) -> dict:
+    """Returns what the ratings keep of a match, as ``arena results --json`` prints it:
+    ``{"match_id", "players": [{"bot", "version", "rank"}, ...]}`` in seat order."""
+    players = [
+        {"bot": p.bot, "version": job.versions[p.seat] if job.versions else "", "rank": p.rank}
+        for p in record.players
+    ]
+    return {"match_id": job.match_id, "players": players}
+
+
+def rated_placements(match: Mapping) -> list[Placement]:
+    """Returns the placements of a match as stored by ``placements_json``, each seat by player id."""
+    return [Placement(player_id(p["bot"], p["version"]), int(p["rank"])) for p in match["players"]]
 
 
 def record_json(record: MatchRecord, match_id: str, replay_lines: int) -> str:
@@ -47,9 +60,9 @@ def record_json(record: MatchRecord, match_id: str, replay_lines: int) -> str:
     )
 
 
-# ARGV: match id, group, entry id, then ``take``'s consumer ('' for none), job prefix and statuses; the
-# number of bots and (bot, rating used) per bot; then the writes, each as its length and its words.
-# (Flat arguments, not JSON: decoding a replay inside JSON cost the script more than all its writes.)
+# ARGV: match id, group, entry id, then ``take``'s consumer ('' for none), job prefix and statuses;
+# then the writes, each as its length and its words. (Flat arguments, not JSON: decoding a replay
+# inside JSON cost the script more than all its writes.)
 _RECORD = (
     TAKE_FUNCTION
     + """
@@ -57,13 +70,7 @@ if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then
   redis.call('XACK', KEYS[2], ARGV[2], ARGV[3])
   return {0, {}}
 end
-local i, stored, changed = 10, {}, false
-for b = 1, tonumber(ARGV[9]) do
-  stored[b] = redis.call('HGET', KEYS[3], ARGV[i]) or ''
-  if stored[b] ~= ARGV[i + 1] then changed = true end
-  i = i + 2
-end
-if changed then return {2, stored} end
+local i = 9
 while i <= #ARGV do
   local length = tonumber(ARGV[i])
   redis.call(unpack(ARGV, i + 1, i + length))
@@ -73,7 +80,6 @@ if ARGV[4] == '' then return {1, {}} end
 return {1, take(KEYS[2], ARGV[2], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8])}
 """
 )
-_ALREADY, _RECORDED, _CHANGED = 0, 1, 2
 
 
 def record(client: redis.Redis, job: MatchJob, match: MatchRecord, replay: str, message_id: str) -> bool:
@@ -87,56 +93,44 @@ def record_and_take(
     match: MatchRecord,
     replay: str,
     message_id: str,
-    seen: dict[tuple[str, str], str] | None = None,
     take_as: str | None = None,
 ) -> tuple[bool, Taken | None]:
-    """Records a played job and acknowledges it, atomically, and with ``take_as`` (a consumer) takes
-    that consumer's next job in the same round trip.
+    """Records a played job and acknowledges it, atomically, in one round trip, and with ``take_as``
+    (a consumer) takes that consumer's next job in the same round trip.
 
     Returns whether the match was new, and the next job (None if none was waiting or none was asked
-    for). ``seen`` holds the stored ratings the caller last saw, by (game, bot): it is read and kept up
-    to date, so a worker that passes its own dict usually records in one round trip.
+    for).
     """
-    seen = {} if seen is None else seen
-    result = ratings_result(match, job.match_id)
-    bots = [p.bot for p in result.placements]
-    script_keys = (keys.RECORDED_SET, keys.JOBS_STREAM, keys.ratings(job.game))
     take = take_args(take_as)[1:] if take_as else ("", "", "", "", "")
-    while True:
-        used = [seen.get((job.game, bot), "") for bot in bots]
-        after = apply({bot: float(v) for bot, v in zip(bots, used, strict=True) if v}, result)
-        written = [repr(after[bot]) for bot in bots]
-        commands = _record_commands(job, match, replay, result, dict(zip(bots, written, strict=True)))
-        commands.append(["XACK", keys.JOBS_STREAM, keys.WORKERS_GROUP, message_id])
-        args = [job.match_id, keys.WORKERS_GROUP, message_id, *take, len(bots)]
-        args += (x for pair in zip(bots, used, strict=True) for x in pair)
-        for command in commands:
-            args += (len(command), *command)
-        outcome, reply = run_script(client, _RECORD, script_keys, args)
-        if outcome == _CHANGED:
-            seen.update(((job.game, bot), value) for bot, value in zip(bots, reply, strict=True))
-            continue
-        if outcome == _RECORDED:
-            seen.update(((job.game, bot), value) for bot, value in zip(bots, written, strict=True))
-        return outcome == _RECORDED, taken_from(reply)
+    commands = _record_commands(job, match, replay)
+    commands.append(["XACK", keys.JOBS_STREAM, keys.WORKERS_GROUP, message_id])
+    args: list[str | int] = [job.match_id, keys.WORKERS_GROUP, message_id, *take]
+    for command in commands:
+        args += (len(command), *command)
+    outcome, reply = run_script(client, _RECORD, (keys.RECORDED_SET, keys.JOBS_STREAM), args)
+    return outcome == 1, taken_from(reply)
 
 
-def _record_commands(
-    job: MatchJob, match: MatchRecord, replay: str, result: Result, ratings: Mapping[str, str]
-) -> list[list[str]]:
+def _record_commands(job: MatchJob, match: MatchRecord, replay: str) -> list[list[str]]:
     """Returns the writes of recording a match, as commands."""
+    placements = placements_json(match, job)
+    fields = match_fields(rated_placements(placements))
     commands = [
         ["SADD", keys.RECORDED_SET, job.match_id],
         ["SET", keys.result(job.match_id), record_json(match, job.match_id, replay.count("\n"))],
         ["SET", keys.replay(job.match_id), replay],
-        ["RPUSH", keys.results(job.game), json.dumps(result.to_json(), separators=(",", ":"))],
-        ["HSET", keys.ratings(job.game), *(x for pair in ratings.items() for x in pair)],
+        ["RPUSH", keys.results(job.game), json.dumps(placements, separators=(",", ":"))],
+        *(["HINCRBY", keys.pairs(job.game), field, "1"] for field in fields),
         ["INCR", keys.rating_updates(job.game)],
+        [
+            "HSET",
+            keys.played_versions(job.game),
+            *(x for p in placements["players"] for x in (p["bot"], p["version"])),
+        ],
+        ["HSET", keys.job(job.match_id), "status", JobStatus.RECORDED.value, "error", ""],
     ]
-    if job.versions:
-        played = (x for pair in zip(job.bots, job.versions, strict=True) for x in pair)
-        commands.append(["HSET", keys.played_versions(job.game), *played])
-    commands.append(["HSET", keys.job(job.match_id), "status", JobStatus.RECORDED.value, "error", ""])
+    if job.tournament:
+        commands += (["HINCRBY", keys.tournament_pairs(job.tournament), field, "1"] for field in fields)
     return commands + _finished(job, "recorded")
 
 
@@ -181,28 +175,17 @@ def _finished(job: MatchJob, status: str) -> list[list[str]]:
     ]
 
 
-def load_results(client: redis.Redis, game: str) -> list[Result]:
-    """Returns a game's ratings results in the order they were applied."""
-    return [Result.from_json(json.loads(text)) for text in client.lrange(keys.results(game), 0, -1)]
-
-
-def load_ratings(client: redis.Redis, game: str) -> dict[str, float]:
-    """Returns a game's running Elo table as stored."""
-    return {bot: float(value) for bot, value in client.hgetall(keys.ratings(game)).items()}
-
-
-def load_versions(client: redis.Redis, game: str) -> dict[str, str]:
-    """Returns, per bot, the version it played in its latest recorded match of ``game``."""
-    return dict(client.hgetall(keys.played_versions(game)))
-
-
-def load_leaderboard(client: redis.Redis, game: str, resamples: int) -> list[Row]:
-    """Returns a game's leaderboard rows from its stored results, ratings and bot versions.
-
-    The one place the table is built, so the terminal, ``--json`` and the web page always agree.
-    """
-    results, ratings = load_results(client, game), load_ratings(client, game)
-    return leaderboard(results, ratings, resamples=resamples, versions=load_versions(client, game))
+def iter_results(client: redis.Redis, game: str, page: int = RESULTS_PAGE) -> Iterator[dict]:
+    """Yields a game's recorded matches' placements (``placements_json``), oldest first, reading the
+    list ``page`` entries at a time (never all at once). Matches recorded while it runs are yielded
+    too: the list only grows, at its end."""
+    start = 0
+    while True:
+        chunk = client.lrange(keys.results(game), start, start + page - 1)
+        yield from (json.loads(text) for text in chunk)
+        if len(chunk) < page:
+            return
+        start += page
 
 
 def save_tournament(client: redis.Redis, tournament_id: str, meta: Mapping[str, str | int]) -> bool:

@@ -84,7 +84,6 @@ class Worker:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pool: BotPool | None = None
         self._claim_due = 0.0  # time.monotonic() from which to look for stale jobs again
-        self._seen: dict[tuple[str, str], str] = {}  # (game, bot) -> its rating as last stored
 
     def run(self, burst: bool = False, max_jobs: int | None = None) -> int:
         """Handles jobs until stopped (or, with ``burst``, until none is left); returns how many.
@@ -206,7 +205,7 @@ class Worker:
         # The next job comes with the record unless stale jobs are due to be looked for first.
         take_as = self.consumer if take_next and time.monotonic() < self._claim_due else None
         new, following = self._retry(
-            lambda: store.record_and_take(self.client, job, match, replay, entry_id, self._seen, take_as)
+            lambda: store.record_and_take(self.client, job, match, replay, entry_id, take_as)
         )
         if self.verbose:
             self.say(f"arena: worker: {match_id}: {'recorded' if new else 'already recorded'}")

@@ -1,9 +1,12 @@
-"""Elo updates for matches of two or more seats, scored pairwise by finishing rank.
+"""The online Elo: updates for matches of two or more seats, scored pairwise by finishing rank.
+
+arena shows the fit to all results (``arena.ratings.fit``); this running Elo stays as the baseline the
+calibration scores the fit against (``arena.ratings.calibration``), and ``expected_score`` is the one
+Elo formula every module uses.
 
 Design detail: the update of one match is computed entirely from the ratings *before* that match, and
 every pair's expected score uses those same ratings, so the order of seats inside a match never
-matters; only the order of matches does, which is why results are stored (and rebuilt) in the order
-they were applied.
+matters; only the order of matches does, which is why ``rebuild`` takes them in order.
 """
 
 from __future__ import annotations
@@ -31,20 +34,6 @@ class Result:
     match_id: str
     game: str
     placements: tuple[Placement, ...]
-
-    def to_json(self) -> dict:
-        """Returns the JSON form stored in Redis."""
-        return {
-            "match_id": self.match_id,
-            "game": self.game,
-            "placements": [[p.bot, p.rank] for p in self.placements],
-        }
-
-    @staticmethod
-    def from_json(data: Mapping) -> Result:
-        """Returns the Result that ``to_json`` produced."""
-        placements = tuple(Placement(str(bot), int(rank)) for bot, rank in data["placements"])
-        return Result(str(data["match_id"]), str(data["game"]), placements)
 
 
 def expected_score(rating: float, opponent: float) -> float:

@@ -12,46 +12,59 @@ grows with the number of pairs met, not with the number of matches. Adding a mat
 15 pair records and 6 player counters (a 6-seat match), and two tables merge by adding counts, so a
 burst of results, or the results of several workers, can be folded in any order.
 
-Design detail: the serialized form is a flat ``dict[str, str]`` meant to be one Redis hash per game:
-a field without ``|`` is a player's match count (``"greedy@3f2a9c01b7d4" -> "12"``), a field
-``"a|b"`` with ``a < b`` is a pair record ``"wins_a draws wins_b"`` (``"a|b" -> "7 1 4"``). Bot
-names and versions never contain ``|`` or spaces (``arena.queue.submissions`` patterns), and
-``player_id`` refuses them anyway.
+Design detail, the stored form: a flat ``dict[str, str]`` of counters, one Redis hash per game (and
+one per tournament), in which recording a match is nothing but ``HINCRBY``s:
+
+- ``"a"``: the number of matches player ``a`` played;
+- ``"a>b"``: the number of pairwise results ``a`` won against ``b`` (both orders occur);
+- ``"a=b"`` with ``a < b``: the number of draws between them.
+
+Why three counters per pair rather than one ``"wins draws losses"`` string: a match adds exactly one
+pairwise result to each pair, so the recording script increments one field per pair and one per seat,
+with no read, no parsing and no rewrite inside Lua, and increments commute, so concurrent recordings
+need no ordering. The price is up to three fields per pair instead of one (about 2.2 on average with
+no draws, bench/ratings_bench.py), read once per refit.
+
+Player ids are made of the bot name and the version with every character outside ``[A-Za-z0-9_.~-]``
+percent-encoded (``urllib.parse.quote``), so the marks ``@``, ``>`` and ``=`` never occur inside a
+name. Submitted names and versions never need it (``arena.queue.submissions`` patterns); a hostile
+string recorded as a bot name (the web page's tests do that) is still stored and shown unchanged.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from urllib.parse import quote, unquote
 
 from arena.ratings.elo import Placement
 
-SEPARATOR = "|"  # between the two players of a pair field
 VERSION_MARK = "@"  # between a bot's name and its version in a player id
+WIN_MARK = ">"  # "a>b": a's wins over b
+DRAW_MARK = "="  # "a=b" (a < b): their draws
 
 
 def player_id(bot: str, version: str = "") -> str:
-    """Returns the id of a bot version: ``"bot@version"``, or ``"bot"`` when the version is empty.
+    """Returns the id of a bot version: ``"bot@version"``, or ``"bot"`` when the version is empty,
+    each part percent-encoded outside ``[A-Za-z0-9_.~-]``.
 
-    >>> player_id("greedy", "3f2a9c01b7d4")
-    'greedy@3f2a9c01b7d4'
+    >>> player_id("greedy", "3f2a9c01b7d4"), player_id("a b@c")
+    ('greedy@3f2a9c01b7d4', 'a%20b%40c')
     """
-    for part in (bot, version):
-        if SEPARATOR in part or any(c.isspace() for c in part) or VERSION_MARK in part:
-            raise ValueError(f"{part!r}: a bot name or version may not contain '|', '@' or spaces")
     if not bot:
         raise ValueError("a player needs a bot name")
-    return f"{bot}{VERSION_MARK}{version}" if version else bot
+    name = quote(bot, safe="")
+    return f"{name}{VERSION_MARK}{quote(version, safe='')}" if version else name
 
 
 def split_player(player: str) -> tuple[str, str]:
     """Returns ``(bot, version)`` of a player id (version ``""`` when it has none).
 
-    >>> split_player("greedy@3f2a9c01b7d4")
-    ('greedy', '3f2a9c01b7d4')
+    >>> split_player("greedy@3f2a9c01b7d4"), split_player("a%20b%40c")
+    (('greedy', '3f2a9c01b7d4'), ('a b@c', ''))
     """
     bot, _, version = player.partition(VERSION_MARK)
-    return bot, version
+    return unquote(bot), unquote(version)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,27 +150,34 @@ class PairTable:
         return table
 
     def to_fields(self) -> dict[str, str]:
-        """Returns the flat serialized form (one Redis hash): player -> matches, ``"a|b"`` -> counts."""
+        """Returns the stored form (one Redis hash of counters, see the module docstring)."""
         fields = {player: str(games) for player, games in sorted(self._games.items())}
-        for a, b, r in self.pairs():
-            fields[f"{a}{SEPARATOR}{b}"] = f"{r.wins} {r.draws} {r.losses}"
+        for (a, b), (wins, draws, losses) in sorted(self._pairs.items()):
+            for field, count in ((f"{a}>{b}", wins), (f"{a}={b}", draws), (f"{b}>{a}", losses)):
+                if count:
+                    fields[field] = str(count)
         return fields
 
     @staticmethod
-    def from_fields(fields: Mapping[str, str]) -> PairTable:
-        """Returns the table that ``to_fields`` (or the same counts kept in Redis) describes."""
+    def from_fields(fields: Mapping[str, str | bytes]) -> PairTable:
+        """Returns the table that ``to_fields`` (or the counters kept in Redis) describes; raises
+        ValueError for a field that is not a count, or a draw field whose players are not sorted."""
         table = PairTable()
         for field, value in fields.items():
-            a, sep, b = field.partition(SEPARATOR)
-            if not sep:
-                table._games[field] = int(value)
+            count = int(value)
+            if count < 0:
+                raise ValueError(f"field {field!r}: a negative count {count}")
+            if WIN_MARK in field:
+                winner, _, loser = field.partition(WIN_MARK)
+                key, slot = ((winner, loser), 0) if winner < loser else ((loser, winner), 2)
+            elif DRAW_MARK in field:
+                key, slot = tuple(field.split(DRAW_MARK, 1)), 1
+                if not key[0] < key[1]:
+                    raise ValueError(f"draw field {field!r}: players must be sorted and distinct")
+            else:
+                table._games[field] = count
                 continue
-            if not a < b:
-                raise ValueError(f"pair field {field!r}: players must be sorted and distinct")
-            counts = [int(x) for x in value.split()]
-            if len(counts) != 3 or min(counts) < 0:
-                raise ValueError(f"pair field {field!r}: expected three counts, not {value!r}")
-            table._pairs[(a, b)] = counts
+            table._pairs.setdefault(key, [0, 0, 0])[slot] += count
         return table
 
     def __eq__(self, other: object) -> bool:
@@ -166,12 +186,17 @@ class PairTable:
     __hash__ = None  # type: ignore[assignment]  # mutable
 
 
-def match_records(placements: Sequence[Placement]) -> dict[tuple[str, str], Record]:
-    """Returns the pairwise records one match adds, keyed by the sorted pair of players.
+def match_fields(placements: Sequence[Placement]) -> list[str]:
+    """Returns the stored fields one match increments by one: a field per pair (its winner's
+    ``"a>b"``, or ``"a=b"`` for a draw) and a field per seat (its match count).
 
-    This is what the recording script adds to the stored pair records (one increment per key).
+    >>> match_fields([Placement("b", 1), Placement("a", 2), Placement("c", 2)])
+    ['b>a', 'b>c', 'a=c', 'b', 'a', 'c']
     """
-    return {key: Record(*counts) for key, counts in _outcomes(placements)}
+    fields = []
+    for (a, b), (wins, draws, _) in _outcomes(placements):
+        fields.append(f"{a}{WIN_MARK}{b}" if wins else f"{a}{DRAW_MARK}{b}" if draws else f"{b}{WIN_MARK}{a}")
+    return fields + [seat.bot for seat in placements]
 
 
 def _outcomes(placements: Sequence[Placement]) -> list[tuple[tuple[str, str], tuple[int, int, int]]]:

@@ -80,55 +80,38 @@ const live = {
 
 const PALETTE = ["#2b6cb0", "#c05621", "#2f855a", "#9b2c2c", "#6b46c1", "#b7791f", "#2c7a7b", "#97266d"];
 
-function colourOf(names, name) {
-  return PALETTE[Math.max(0, names.indexOf(name)) % PALETTE.length];
-}
-
-// A rating history chart: one line per bot, x = the game's match number, y = Elo.
-function historyChart(series, names, opts = {}) {
-  const width = opts.width || 1000;
-  const height = opts.height || 300;
-  const pad = { left: 52, right: 16, top: 14, bottom: 34 };
-  const points = Object.values(series).flat();
-  if (!points.length) return h("p", { class: "muted" }, "No rated matches yet.");
-  const maxX = Math.max(1, ...points.map((p) => p[0]));
-  let minY = Math.min(...points.map((p) => p[1]));
-  let maxY = Math.max(...points.map((p) => p[1]));
-  if (maxY - minY < 20) { minY -= 10; maxY += 10; }
-  const x = (v) => pad.left + ((width - pad.left - pad.right) * v) / maxX;
-  const y = (v) => pad.top + ((height - pad.top - pad.bottom) * (maxY - v)) / (maxY - minY);
-  const svg = s("svg", { viewBox: `0 0 ${width} ${height}`, class: "chart", role: "img",
-    "aria-label": "rating history" });
-  for (let i = 0; i <= 4; i++) {
-    const value = minY + ((maxY - minY) * i) / 4;
-    svg.appendChild(s("line", { x1: pad.left, x2: width - pad.right, y1: y(value), y2: y(value), class: "grid" }));
-    svg.appendChild(s("text", { x: pad.left - 6, y: y(value) + 4, class: "tick", "text-anchor": "end" },
+// The ratings with their 95% intervals: one horizontal bar per row (low to high) and a dot at the Elo.
+function intervalChart(rows, label = (r) => r.bot) {
+  if (!rows.length) return h("p", { class: "muted" }, "No rated matches yet.");
+  const width = 1000;
+  const step = 26;
+  const pad = { left: 210, right: 24, top: 10, bottom: 34 };
+  const height = pad.top + pad.bottom + step * rows.length;
+  let min = Math.min(...rows.map((r) => r.low));
+  let max = Math.max(...rows.map((r) => r.high));
+  if (max - min < 40) { min -= 20; max += 20; }
+  const x = (v) => pad.left + ((width - pad.left - pad.right) * (v - min)) / (max - min);
+  const svg = s("svg", { viewBox: `0 0 ${width} ${height}`, class: "chart intervals", role: "img",
+    "aria-label": "ratings with 95% intervals" });
+  for (let i = 0; i <= 5; i++) {
+    const value = min + ((max - min) * i) / 5;
+    svg.appendChild(s("line", { x1: x(value), x2: x(value), y1: pad.top, y2: height - pad.bottom, class: "grid" }));
+    svg.appendChild(s("text", { x: x(value), y: height - pad.bottom + 16, class: "tick", "text-anchor": "middle" },
       value.toFixed(0)));
   }
-  const ticks = Math.min(maxX, 8);
-  for (let i = 0; i <= ticks; i++) {
-    const value = Math.round((maxX * i) / ticks);
-    svg.appendChild(s("text", { x: x(value), y: height - pad.bottom + 16, class: "tick", "text-anchor": "middle" },
-      String(value)));
-  }
   svg.appendChild(s("text", { x: (pad.left + width - pad.right) / 2, y: height - 4, class: "axis",
-    "text-anchor": "middle" }, "match number"));
-  if (minY < 1500 && maxY > 1500) {
-    svg.appendChild(s("line", { x1: pad.left, x2: width - pad.right, y1: y(1500), y2: y(1500), class: "base" }));
-  }
-  for (const [bot, line] of Object.entries(series)) {
-    const colour = colourOf(names, bot);
-    const d = line.map((p, i) => `${i ? "L" : "M"}${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`).join(" ");
-    svg.appendChild(s("path", { d, class: "series", stroke: colour }, s("title", {}, bot)));
-    const last = line[line.length - 1];
-    svg.appendChild(s("circle", { cx: x(last[0]), cy: y(last[1]), r: 3.5, fill: colour },
-      s("title", {}, `${bot}: ${last[1]}`)));
-  }
-  const legend = h("div", { class: "legend" },
-    Object.keys(series).map((bot) => h("span", { class: "key" },
-      h("span", { class: "swatch", style: null, "data-colour": colourOf(names, bot) }), bot)));
-  for (const swatch of legend.querySelectorAll(".swatch")) swatch.style.background = swatch.dataset.colour;
-  return h("figure", { class: "chartbox" }, svg, legend);
+    "text-anchor": "middle" }, "Elo (95% interval)"));
+  rows.forEach((r, i) => {
+    const y = pad.top + step * i + step / 2;
+    const colour = r.provisional ? "#a0aec0" : PALETTE[i % PALETTE.length];
+    const name = label(r);
+    svg.appendChild(s("text", { x: pad.left - 8, y: y + 4, class: "tick", "text-anchor": "end" },
+      name.length > 28 ? `${name.slice(0, 27)}…` : name));
+    svg.appendChild(s("line", { x1: x(r.low), x2: x(r.high), y1: y, y2: y, class: "interval", stroke: colour },
+      s("title", {}, `${name}: ${r.low.toFixed(0)} – ${r.high.toFixed(0)}`)));
+    svg.appendChild(s("circle", { cx: x(r.elo), cy: y, r: 4.5, fill: colour }, s("title", {}, `${name}: ${r.elo}`)));
+  });
+  return h("figure", { class: "chartbox" }, svg);
 }
 
 // The players of a match as "bot (score, rank)" chips, the winner marked.
@@ -158,27 +141,36 @@ function matchTable(rows, showGame) {
 const COLUMNS = [
   { key: "rank", label: "rank", num: true },
   { key: "bot", label: "bot" },
+  { key: "version", label: "version" },
   { key: "elo", label: "Elo", num: true },
-  { key: "interval", label: "95% interval", num: true, value: (r) => r.interval[0] },
+  { key: "interval", label: "95% interval", num: true, value: (r) => r.low },
   { key: "games", label: "games", num: true },
-  { key: "wdl", label: "W / D / L", num: true, value: (r) => r.wins + r.draws / 2 },
-  { key: "score_rate", label: "score rate", num: true },
+  { key: "los_next", label: "LOS next", num: true, value: (r) => (r.los_next === null ? -1 : r.los_next) },
 ];
+
+const METHOD = "Elo fitted to all results at once (Bradley-Terry, BayesElo's prior: two draws against a " +
+  "virtual 1500) · 95% interval from the fit's curvature, relative to the pool · LOS: likelihood of " +
+  "superiority over the next row";
+const PROVISIONAL = "provisional: fewer than 10 matches, or 95% interval wider than ±150; listed apart, " +
+  "never above an established bot";
 
 const sortState = { key: "rank", desc: false };
 
 function cellText(row, key) {
-  if (key === "interval") return `${row.interval[0].toFixed(0)} – ${row.interval[1].toFixed(0)}`;
-  if (key === "wdl") return `${row.wins} / ${row.draws} / ${row.losses}`;
-  if (key === "score_rate") return pct(row.score_rate);
+  if (key === "interval") return `${row.low.toFixed(0)} – ${row.high.toFixed(0)}`;
+  if (key === "los_next") return row.los_next === null ? "–" : pct(row.los_next);
+  if (key === "version") return row.version || "–";
   if (key === "elo") return row.elo.toFixed(1);
   return String(row[key]);
 }
 
-function leaderboardTable(game, rows, onSort) {
+// The standings: established rows, then the provisional ones in a group of their own; a click on a
+// column sorts within each group. `link` makes the bot cell (null: plain text).
+function standingsTable(rows, onSort, link, id = "leaderboard") {
   const column = COLUMNS.find((c) => c.key === sortState.key);
   const value = column.value || ((r) => r[column.key]);
   const sorted = [...rows].sort((a, b) => {
+    if (a.provisional !== b.provisional) return a.provisional ? 1 : -1;
     const va = value(a), vb = value(b);
     const order = va < vb ? -1 : va > vb ? 1 : a.rank - b.rank;
     return sortState.desc ? -order : order;
@@ -192,18 +184,44 @@ function leaderboardTable(game, rows, onSort) {
       onSort();
     },
   }, c.label)));
-  const body = sorted.map((r) => h("tr", { "data-bot": r.bot },
+  const line = (r) => h("tr", { "data-bot": r.bot, class: r.provisional ? "provisional" : null },
     COLUMNS.map((c) => h("td", { class: `${c.key}${c.num ? " num" : ""}` },
-      c.key === "bot" ? h("a", { href: botLink(game, r.bot), class: "botname" }, r.bot) : cellText(r, c.key)))));
-  return h("table", { id: "leaderboard", class: "board" }, h("thead", {}, head), h("tbody", {}, body));
+      c.key === "bot" && link ? h("a", { href: link(r), class: "botname" }, r.bot) : cellText(r, c.key))));
+  const established = sorted.filter((r) => !r.provisional);
+  const provisional = sorted.filter((r) => r.provisional);
+  return h("table", { id, class: "board" }, h("thead", {}, head),
+    h("tbody", {}, established.map(line)),
+    provisional.length ? h("tbody", { class: "provisional" },
+      h("tr", { class: "group" }, h("th", { colspan: COLUMNS.length, scope: "rowgroup" }, PROVISIONAL)),
+      provisional.map(line)) : null);
 }
 
+// The pairwise table: the row's expected score against the column's (columns numbered by rank).
+function pairsTable(rows, pairs) {
+  return h("table", { id: "pairs", class: "grid-table" },
+    h("thead", {}, h("tr", {}, h("th", {}, "rank"), h("th", {}, "bot"),
+      rows.map((c) => h("th", { class: "num", title: c.bot }, String(c.rank))))),
+    h("tbody", {}, rows.map((r) => h("tr", { "data-bot": r.bot },
+      h("td", { class: "num" }, String(r.rank)), h("td", { class: "botname" }, r.bot),
+      rows.map((c) => h("td", { class: "num" }, c === r ? "–" : pct(pairs[r.bot][c.bot])))))));
+}
+
+const tournamentLink = (id) => `/tournaments/${enc(id)}`;
+
 async function homePage(main) {
-  const games = await api("/api/games");
+  const [games, tournaments] = await Promise.all([api("/api/games"), api("/api/tournaments")]);
   main.replaceChildren(h("h1", {}, "Leaderboards"),
     h("div", { class: "cards" }, games.map((g) => h("a", { class: "gamecard", href: gameLink(g.name) },
       h("h2", {}, g.title), h("p", { class: "muted" }, g.name),
-      h("p", {}, `${g.matches} matches · ${g.bots} bots · ${g.players[0]}–${g.players[1]} players`)))));
+      h("p", {}, `${g.matches} matches · ${g.bots} bots · ${g.players[0]}–${g.players[1]} players`)))),
+    h("h2", {}, "Tournaments"),
+    tournaments.length ? h("table", { id: "tournaments" },
+      h("thead", {}, h("tr", {}, ["tournament", "game", "format", "bots", "done"].map((t) => h("th", {}, t)))),
+      h("tbody", {}, tournaments.map((t) => h("tr", { "data-tournament": t.id },
+        h("td", {}, h("a", { href: tournamentLink(t.id) }, t.id)), h("td", {}, t.game || ""),
+        h("td", {}, t.format || ""), h("td", {}, t.bots || ""),
+        h("td", { class: "num" }, `${Number(t.recorded || 0) + Number(t.dead || 0)} / ${t.total}`)))))
+      : h("p", { class: "muted" }, "No tournaments yet."));
 }
 
 async function gamePage(main, game) {
@@ -211,20 +229,22 @@ async function gamePage(main, game) {
     api("/api/games"), api(`/api/leaderboard/${enc(game)}`), api(`/api/matches?game=${enc(game)}&limit=15`),
   ]);
   const info = games.find((g) => g.name === board.game);
-  const names = board.rows.map((r) => r.bot);
   const tableBox = h("div", { class: "tablebox" });
   const drawTable = () => tableBox.replaceChildren(board.rows.length
-    ? leaderboardTable(board.game, board.rows, drawTable)
+    ? standingsTable(board.rows, drawTable, (r) => botLink(board.game, r.bot))
     : h("p", { class: "muted" }, "No recorded matches of this game yet."));
   drawTable();
-  const total = board.rows.reduce((n, r) => n + r.games, 0);
   main.replaceChildren(
     h("h1", {}, info ? info.title : board.game),
-    h("p", { class: "muted" }, `${board.game} · ${total} seats played · Elo from 1500, K=32, `,
-      "95% bootstrap interval · click a column to sort"),
+    h("p", { class: "muted" }, `${board.game} · ${board.matches} matches · each bot's latest version · `,
+      METHOD, " · click a column to sort"),
     tableBox,
-    h("h2", {}, "Rating history"),
-    historyChart(board.history, names),
+    h("h2", {}, "Ratings and their 95% intervals"),
+    intervalChart(board.rows),
+    ...(board.rows.length > 1 ? [
+      h("h2", {}, "Win probabilities"),
+      h("p", { class: "muted" }, "Expected score of the row's bot against the column's (a draw counts half)."),
+      pairsTable(board.rows, board.pairs)] : []),
     h("h2", {}, "Recent matches ", h("a", { class: "small", href: `/matches?game=${enc(board.game)}` }, "all")),
     matchTable(recent, false));
 }
@@ -233,16 +253,22 @@ async function botPage(main, game, bot) {
   const page = await api(`/api/bots/${enc(game)}/${enc(bot)}`);
   const row = page.row;
   const h2h = page.head_to_head;
+  const versionBox = h("div", { class: "tablebox" });
+  const drawVersions = () => versionBox.replaceChildren(standingsTable(page.versions, drawVersions, null, "versions"));
+  drawVersions();
   main.replaceChildren(
     h("p", { class: "crumbs" }, h("a", { href: gameLink(page.game) }, page.game), " › bot"),
     h("h1", { class: "botname" }, page.bot),
     row ? h("dl", { class: "facts" },
-      h("dt", {}, "rank"), h("dd", {}, String(row.rank)),
-      h("dt", {}, "Elo"), h("dd", {}, `${row.elo.toFixed(1)} (${row.interval[0].toFixed(0)} – ${row.interval[1].toFixed(0)})`),
-      h("dt", {}, "games"), h("dd", {}, `${row.games} (${row.wins} won, ${row.draws} shared, ${row.losses} lost)`),
-      h("dt", {}, "score rate"), h("dd", {}, pct(row.score_rate))) : null,
-    h("h2", {}, "Rating history"),
-    historyChart({ [page.bot]: page.history }, [page.bot], { height: 220 }),
+      h("dt", {}, "rank"), h("dd", {}, `${row.rank}${row.provisional ? " (provisional)" : ""}`),
+      h("dt", {}, "latest version"), h("dd", {}, row.version || "–"),
+      h("dt", {}, "Elo"), h("dd", {}, `${row.elo.toFixed(1)} (95%: ${row.low.toFixed(0)} – ${row.high.toFixed(0)})`),
+      h("dt", {}, "games"), h("dd", {}, String(row.games)),
+      h("dt", {}, "LOS over the next"), h("dd", {}, row.los_next === null ? "–" : pct(row.los_next))) : null,
+    h("h2", {}, "Every version"),
+    h("p", { class: "muted" }, "Each version is rated on its own results; LOS compares it with the next version listed."),
+    versionBox,
+    intervalChart(page.versions, (r) => r.version || r.bot),
     h("h2", {}, "Head to head"),
     h("table", { class: "h2h" },
       h("thead", {}, h("tr", {}, ["opponent", "met", "ahead", "tied", "behind", "score rate"].map((t) =>
@@ -254,6 +280,37 @@ async function botPage(main, game, bot) {
     h("h2", {}, "Recent results ",
       h("a", { class: "small", href: `/matches?game=${enc(page.game)}&bot=${enc(page.bot)}` }, "all")),
     matchTable(page.recent, false));
+}
+
+// A tournament's standings (fitted on its results only) and its crosstable, as cutechess-cli prints it.
+async function tournamentPage(main, id) {
+  const t = await api(`/api/tournaments/${enc(id)}`);
+  const tableBox = h("div", { class: "tablebox" });
+  const drawTable = () => tableBox.replaceChildren(t.rows.length
+    ? standingsTable(t.rows, drawTable, (r) => botLink(t.game, r.bot))
+    : h("p", { class: "muted" }, "No recorded matches of this tournament yet."));
+  drawTable();
+  const cell = (c) => `${c.wins}-${c.draws}-${c.losses}`;
+  const cross = h("table", { id: "crosstable", class: "grid-table" },
+    h("thead", {}, h("tr", {}, h("th", {}, "rank"), h("th", {}, "bot"), h("th", { class: "num" }, "score"),
+      h("th", { class: "num" }, "games"), t.rows.map((r) => h("th", { class: "num", title: r.bot }, String(r.rank))))),
+    h("tbody", {}, t.crosstable.map((line, i) => {
+      const cells = [...line.against];
+      return h("tr", { "data-bot": line.bot },
+        h("td", { class: "num" }, String(t.rows[i].rank)), h("td", { class: "botname" }, line.bot),
+        h("td", { class: "num" }, line.score.toFixed(1)), h("td", { class: "num" }, String(line.games)),
+        t.rows.map((_, j) => h("td", { class: "num" }, j === i ? "–" : cell(cells.shift()))));
+    })));
+  main.replaceChildren(
+    h("p", { class: "crumbs" }, h("a", { href: gameLink(t.game) }, t.game), " › tournament"),
+    h("h1", {}, "Tournament ", h("span", { class: "matchid" }, t.tournament)),
+    h("p", { class: "muted" }, `${t.game} · ${t.matches} of ${t.total} matches recorded · fitted on this tournament's `,
+      "results only · ", METHOD),
+    tableBox,
+    h("h2", {}, "Crosstable"),
+    h("p", { class: "muted" }, "Wins-draws-losses of the row against the column: a match of n seats gives every " +
+      "pair of seats a result; score = wins + draws / 2."),
+    ...(t.rows.length ? [cross] : []));
 }
 
 async function matchesPage(main) {
@@ -297,6 +354,7 @@ function routeOf(path) {
   if (parts[0] === "games" && parts[2] === "bots" && parts.length >= 4) {
     return { page: botPage, args: [parts[1], parts.slice(3).join("/")], live: true };
   }
+  if (parts[0] === "tournaments" && parts.length === 2) return { page: tournamentPage, args: [parts[1]], live: true };
   if (parts[0] === "matches" && parts.length === 1) return { page: matchesPage, args: [], live: true };
   if (parts[0] === "matches" && parts.length === 2) return { page: replayPage, args: [parts[1]], live: false };
   return null;
@@ -336,5 +394,5 @@ async function start() {
   } : null);
 }
 
-window.Arena = { h, s, api, botLink, colourOf, PALETTE };
+window.Arena = { h, s, api, botLink, PALETTE };
 start();

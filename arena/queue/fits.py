@@ -1,0 +1,141 @@
+"""Fitted ratings served from Redis: one refit per burst of results, from the pair table, cached.
+
+A *rated source* is a pair table and the counter of the matches added to it: a game (``keys.pairs``,
+``keys.rating_updates``) or a tournament (``keys.tournament_pairs``, the ``recorded`` field of its
+hash). The recording script (``arena.queue.store``) increments both in the same transaction. The
+source's *view* (``arena.ratings.views``: standings, win table, crosstable...) is cached in Redis under
+``keys.fit`` with the counter value it reflects. ``view`` reads the counter and the cached view in one
+round trip; if they agree, that is the answer. Otherwise it reads the pair table, the counter and (for
+a game) each bot's latest version in one MULTI transaction, so they describe the same results, fits,
+and stores the view. So however many results arrive, the first read after them refits once and every
+other read is served from the last fit; the fit never reads the list of matches.
+
+Design detail, concurrent refits: readers in one process (the web app's request threads) share a lock
+per source, so one of them refits and the others then find the view cached. Readers in different
+processes (the CLI beside the web app) may both refit the same burst: accepted, because the refit is a
+deterministic function of the snapshot, so the second stores the same view, and the store script never
+replaces a view by one that reflects fewer matches. A Redis lock (SET NX) would save that rare second
+refit at the price of waiting on, and expiring, a holder that died.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+from typing import Any
+
+import redis
+
+from arena.queue import keys
+from arena.queue.jobs import run_script
+from arena.ratings import views
+from arena.ratings.pairs import PairTable
+
+# KEYS: the fit's hash, the refit counter. ARGV: the count of matches the view reflects, the view.
+_STORE = """
+redis.call('INCR', KEYS[2])
+local stored = tonumber(redis.call('HGET', KEYS[1], 'updates') or '-1')
+if tonumber(ARGV[1]) >= stored then
+  redis.call('HSET', KEYS[1], 'updates', ARGV[1], 'view', ARGV[2])
+end
+return 1
+"""
+
+
+@dataclasses.dataclass(frozen=True)
+class Source:
+    """Where a pair table and its counter live, and how its view is built."""
+
+    name: str  # the cache's name (keys.fit): a game, or "tournament:ID"
+    pairs_key: str
+    counter_key: str
+    counter_field: str | None  # None: a string counter (GET); else the field of a hash (HGET)
+    versions_key: str | None  # a game's hash bot -> latest version; None: a tournament's view
+
+    def read_counter(self, pipe: redis.client.Pipeline) -> None:
+        """Queues the read of the counter on ``pipe``."""
+        if self.counter_field is None:
+            pipe.get(self.counter_key)
+        else:
+            pipe.hget(self.counter_key, self.counter_field)
+
+
+def game_source(game: str) -> Source:
+    """Returns the rated source of a game (every recorded match of it)."""
+    return Source(game, keys.pairs(game), keys.rating_updates(game), None, keys.played_versions(game))
+
+
+def tournament_source(tournament_id: str) -> Source:
+    """Returns the rated source of one tournament (its recorded matches only)."""
+    counter = keys.tournament(tournament_id)
+    return Source(
+        f"tournament:{tournament_id}", keys.tournament_pairs(tournament_id), counter, "recorded", None
+    )
+
+
+_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def _lock(name: str) -> threading.Lock:
+    with _locks_guard:
+        return _locks.setdefault(name, threading.Lock())
+
+
+def view(client: redis.Redis, source: Source) -> dict[str, Any]:
+    """Returns the source's view reflecting every match recorded when called: the cached one if it is
+    current, else a new fit's (see the module docstring). It holds ``matches``, the count reflected."""
+    cached = _cached(client, source)
+    if cached is not None:
+        return cached
+    with _lock(source.name):
+        return _cached(client, source) or refit(client, source)
+
+
+def _cached(client: redis.Redis, source: Source) -> dict[str, Any] | None:
+    """Returns the cached view if it reflects the current count of matches, else None."""
+    with client.pipeline(transaction=True) as pipe:
+        source.read_counter(pipe)
+        pipe.hmget(keys.fit(source.name), ["updates", "view"])
+        counter, (updates, text) = pipe.execute()
+    if text is None or int(updates) != int(counter or 0):
+        return None
+    return json.loads(text)
+
+
+def refit(client: redis.Redis, source: Source) -> dict[str, Any]:
+    """Fits the source's pair table as it is now, stores the view (unless a newer one was stored
+    meanwhile) and counts the refit; returns the view."""
+    with client.pipeline(transaction=True) as pipe:
+        source.read_counter(pipe)
+        pipe.hgetall(source.pairs_key)
+        if source.versions_key:
+            pipe.hgetall(source.versions_key)
+        counter, fields, *latest = pipe.execute()
+    table = PairTable.from_fields(fields)
+    built = views.leaderboard(table, latest[0]) if source.versions_key else views.tournament(table)
+    built = {"matches": int(counter or 0), **built}
+    text = json.dumps(built, separators=(",", ":"))
+    run_script(client, _STORE, (keys.fit(source.name), keys.refits(source.name)), (built["matches"], text))
+    return built
+
+
+def refits(client: redis.Redis, source: Source) -> int:
+    """Returns how many fits of the source were computed so far."""
+    return int(client.get(keys.refits(source.name)) or 0)
+
+
+def tournament_standings(client: redis.Redis, tournament_id: str) -> dict[str, Any] | None:
+    """Returns a tournament's standings as ``arena tournament standings ID --json`` prints them:
+    ``{"tournament", "game", "total", "matches", "rows", "crosstable"}``; None for an unknown id."""
+    meta = client.hgetall(keys.tournament(tournament_id))
+    if not meta:
+        return None
+    standings = view(client, tournament_source(tournament_id))
+    return {
+        "tournament": tournament_id,
+        "game": meta.get("game"),
+        "total": int(meta.get("total", 0)),
+        **standings,
+    }

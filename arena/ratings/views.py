@@ -1,0 +1,122 @@
+"""What readers are shown of a fit: JSON-ready views computed from a pair table, once per refit.
+
+- ``leaderboard(table, latest)``: a row per bot for its latest version (``fit.standings``: established
+  rows by rating, then provisional ones), the pairwise win-probability table among those rows, and per
+  bot every version's rating and its head-to-head record against the other bots.
+- ``tournament(table)``: the standings of every player of one tournament's table, and the crosstable
+  (wins, draws, losses and score for every pair, as cutechess-cli prints it).
+
+The CLI prints these views and the web page draws them, from the same cached copy (see
+``arena.queue.fits``), so the two cannot disagree. Pure: no Redis, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from arena.ratings.fit import fit, standings, win_table
+from arena.ratings.pairs import PairTable, Record, player_id, split_player
+
+PROBABILITY_DIGITS = 3  # win probabilities are shown to 0.001
+
+
+def leaderboard(table: PairTable, latest: Mapping[str, str]) -> dict[str, Any]:
+    """Returns ``{"rows", "pairs", "bots"}`` for a game's table; ``latest`` maps each bot to the
+    version it played last ("" when recorded without one).
+
+    ``rows`` are ``Standing.to_json()`` of each bot's latest version; ``pairs[a][b]`` is the expected
+    score of bot ``a``'s row against bot ``b``'s; ``bots[bot]`` holds ``versions`` (every version's
+    standing, among that bot's versions) and ``head_to_head`` (its pairwise record against each
+    other bot, every version of both counted).
+    """
+    if not table.players():
+        return {"rows": [], "pairs": {}, "bots": {}}
+    result = fit(table)
+    shown = [p for p in (player_id(bot, v) for bot, v in sorted(latest.items())) if p in result.ratings]
+    rows = standings(result, shown)
+    pairs = {
+        split_player(a)[0]: {split_player(b)[0]: round(p, PROBABILITY_DIGITS) for b, p in against.items()}
+        for a, against in win_table(result, [r.player for r in rows]).items()
+    }
+    versions: dict[str, list[str]] = {}
+    for player in result.players:
+        versions.setdefault(split_player(player)[0], []).append(player)
+    bots = {
+        bot: {
+            "versions": [s.to_json() for s in standings(result, players)],
+            "head_to_head": head_to_head(table, bot),
+        }
+        for bot, players in versions.items()
+    }
+    return {"rows": [r.to_json() for r in rows], "pairs": pairs, "bots": bots}
+
+
+def head_to_head(table: PairTable, bot: str) -> list[dict[str, Any]]:
+    """Returns ``bot``'s pairwise record against each other bot (all versions of both summed):
+    ``opponent``, ``games``, ``ahead``, ``tied``, ``behind``, ``score_rate``; best score first."""
+    totals: dict[str, list[int]] = {}
+    for a, b, record in table.pairs():
+        (bot_a, _), (bot_b, _) = split_player(a), split_player(b)
+        if bot_a == bot_b or bot not in (bot_a, bot_b):
+            continue
+        opponent, mine = (bot_b, record) if bot_a == bot else (bot_a, record.flipped())
+        counts = totals.setdefault(opponent, [0, 0, 0])
+        for k, n in enumerate((mine.wins, mine.draws, mine.losses)):
+            counts[k] += n
+    rows = []
+    for opponent, (wins, draws, losses) in totals.items():
+        games = wins + draws + losses
+        rows.append(
+            {
+                "opponent": opponent,
+                "games": games,
+                "ahead": wins,
+                "tied": draws,
+                "behind": losses,
+                "score_rate": round((wins + 0.5 * draws) / games, 4),
+            }
+        )
+    return sorted(rows, key=lambda r: (-r["score_rate"], r["opponent"]))
+
+
+def tournament(table: PairTable) -> dict[str, Any]:
+    """Returns ``{"rows", "crosstable"}``: the standings of every player of the table and, in the same
+    order, each one's record against every other (``wins``, ``draws``, ``losses``, ``score``)."""
+    if not table.players():
+        return {"rows": [], "crosstable": []}
+    result = fit(table)
+    rows = standings(result)
+    crosstable = cross_table(table, [r.player for r in rows])
+    return {"rows": [r.to_json() for r in rows], "crosstable": crosstable}
+
+
+def cross_table(table: PairTable, order: list[str]) -> list[dict[str, Any]]:
+    """Returns, per player of ``order``, its total pairwise ``score`` and ``games`` and its record
+    ``against`` every other player of ``order`` (pairs that never met included, at zero)."""
+    out = []
+    for player in order:
+        against = [_cell(o, table.record(player, o)) for o in order if o != player]
+        bot, version = split_player(player)
+        out.append(
+            {
+                "bot": bot,
+                "version": version,
+                "score": sum(c["score"] for c in against),
+                "games": sum(c["wins"] + c["draws"] + c["losses"] for c in against),
+                "against": against,
+            }
+        )
+    return out
+
+
+def _cell(opponent: str, record: Record) -> dict[str, Any]:
+    bot, version = split_player(opponent)
+    return {
+        "bot": bot,
+        "version": version,
+        "wins": record.wins,
+        "draws": record.draws,
+        "losses": record.losses,
+        "score": record.score,
+    }
