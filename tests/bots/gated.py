@@ -10,8 +10,9 @@ through), or until the folder holds ``open``. Then it removes its marker and pla
 is ``tests.conftest.Gate``.
 
 Design detail: the marker is removed before a claim is tried, not after one succeeds, so a test that
-sees every permit claimed and N markers knows that N matches are held and none is on its way through. A bot
-killed while held leaves its marker; ``Gate.held`` counts only markers of live processes.
+sees every permit claimed and N markers knows that N matches are held and none is on its way through.
+A bot killed while held leaves its marker; ``Gate.held`` counts only markers of live processes. A bot
+whose parent (its worker or referee) dies while it is held exits instead of waiting for ever.
 """
 
 from __future__ import annotations
@@ -34,7 +35,11 @@ def pass_gate(gate: Path) -> None:
     """Returns once a permit of ``gate`` is claimed or the gate is open; marks this process waiting."""
     marker = gate / f"waiting.{os.getpid()}"
     marker.touch()
+    parent = os.getppid()
     while not (gate / "open").exists():
+        if os.getppid() != parent:  # whoever runs the match was killed: no test will let it through
+            marker.unlink()
+            raise SystemExit("gated bot: the referee died while this match was held")
         for permit in sorted(gate.glob("permit.*")):
             marker.unlink()
             try:
@@ -48,6 +53,8 @@ def pass_gate(gate: Path) -> None:
 
 
 class Gated(RandomBot):
+    """The random bot, held at the gate at its first decision of each match."""
+
     name = "gated"
 
     def __init__(self, gate: Path) -> None:
