@@ -27,7 +27,7 @@ def game_names() -> list[str]:
 
 
 def stamp(client: redis.Redis) -> dict[str, int]:
-    """Returns each game's count of applied rating updates: it changes whenever a result arrives."""
+    """Returns each game's count of recorded matches: it changes whenever a result arrives."""
     names = game_names()
     values = client.mget([keys.rating_updates(g) for g in names])
     return {g: int(v or 0) for g, v in zip(names, values, strict=True)}

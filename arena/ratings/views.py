@@ -42,30 +42,37 @@ def leaderboard(table: PairTable, latest: Mapping[str, str]) -> dict[str, Any]:
     versions: dict[str, list[str]] = {}
     for player in result.players:
         versions.setdefault(split_player(player)[0], []).append(player)
+    records = head_to_head(table)
     bots = {
         bot: {
             "versions": [s.to_json() for s in standings(result, players)],
-            "head_to_head": head_to_head(table, bot),
+            "head_to_head": records.get(bot, []),
         }
         for bot, players in versions.items()
     }
     return {"rows": [r.to_json() for r in rows], "pairs": pairs, "bots": bots}
 
 
-def head_to_head(table: PairTable, bot: str) -> list[dict[str, Any]]:
-    """Returns ``bot``'s pairwise record against each other bot (all versions of both summed):
-    ``opponent``, ``games``, ``ahead``, ``tied``, ``behind``, ``score_rate``; best score first."""
-    totals: dict[str, list[int]] = {}
+def head_to_head(table: PairTable) -> dict[str, list[dict[str, Any]]]:
+    """Returns, per bot, its pairwise record against each other bot (all versions of both summed):
+    ``opponent``, ``games``, ``ahead``, ``tied``, ``behind``, ``score_rate``; best score first.
+    One pass over the pairs (versions of one bot that met are not listed against each other)."""
+    totals: dict[str, dict[str, list[int]]] = {}
     for a, b, record in table.pairs():
-        (bot_a, _), (bot_b, _) = split_player(a), split_player(b)
-        if bot_a == bot_b or bot not in (bot_a, bot_b):
+        bot_a, bot_b = split_player(a)[0], split_player(b)[0]
+        if bot_a == bot_b:
             continue
-        opponent, mine = (bot_b, record) if bot_a == bot else (bot_a, record.flipped())
-        counts = totals.setdefault(opponent, [0, 0, 0])
-        for k, n in enumerate((mine.wins, mine.draws, mine.losses)):
-            counts[k] += n
+        for bot, opponent, mine in ((bot_a, bot_b, record), (bot_b, bot_a, record.flipped())):
+            counts = totals.setdefault(bot, {}).setdefault(opponent, [0, 0, 0])
+            counts[0] += mine.wins
+            counts[1] += mine.draws
+            counts[2] += mine.losses
+    return {bot: _records(against) for bot, against in totals.items()}
+
+
+def _records(against: Mapping[str, list[int]]) -> list[dict[str, Any]]:
     rows = []
-    for opponent, (wins, draws, losses) in totals.items():
+    for opponent, (wins, draws, losses) in against.items():
         games = wins + draws + losses
         rows.append(
             {
