@@ -19,20 +19,22 @@ from typing import Annotated, Any
 
 import typer
 
+import arena
 from arena import cli_bots, cli_leaderboard, cli_tournament, codec
-from arena.cli_common import CliError
+from arena.cli_common import CliError, writable_folder
 from arena.console import printable, say
 from arena.games import GAMES, GameError, get_game
 from arena.games.play import Step
 from arena.paths import state_dir
 from arena.ratings.sprt import Sprt, SprtParams, SprtSpecError
 from arena.referee.match import MatchConfig
-from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpecError, resolve_bot
+from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec, BotSpecError, resolve_bot
 from arena.referee.record import MatchRecord
 from arena.referee.replay import ReplayError, first_difference, read_lines, reproduce
 from arena.referee.runner import GameResult, SeriesConfig, run_series, unique_names
 from arena.referee.sandbox import SandboxError, check_sandbox
 from arena.seeds import fresh_seed
+from arena.wire_limits import DEADLINE_MS_MAX, MAX_STRIKES_MAX
 
 # Typer's usage errors, found through its public BadParameter (newer typer vendors click, older uses it).
 UsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
@@ -40,14 +42,39 @@ ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "Cl
 
 SPRT_MAX_GAMES = 20000  # --games when --sprt is given without it
 SPRT_REPORT_EVERY = 20  # games between progress lines when stderr is not a terminal
+JOIN_TIMEOUT_MAX = 86400.0  # seconds: a day, for a bot started by hand in a debugger
+EXIT_BOT_FAILED, EXIT_INTERRUPTED = 1, 130
 
+# Design detail: no rich markup in help texts. Rich reads "[default: ...]" in a help text as a markup
+# tag and drops it ("Redis URL ."); plain click help keeps every text as written, and wraps it in the
+# terminal's width rather than a narrow column.
 app = typer.Typer(
     name="arena",
     help="An AI tournament platform: bots play tabletop games through a gRPC referee.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
+
+
+def show_version(value: bool) -> None:
+    """Prints arena's version (the one replays record) and exits, for ``--version``."""
+    if value:
+        typer.echo(f"arena {arena.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=show_version, is_eager=True, help="Print arena's version and exit."
+        ),
+    ] = False,
+) -> None:
+    """An AI tournament platform: bots play tabletop games through a gRPC referee."""
 
 
 @app.command("games")
@@ -105,13 +132,22 @@ def match_command(
         ),
     ] = None,
     deadline_ms: Annotated[
-        int, typer.Option(min=1, help="Time allowed per decision, in milliseconds.")
+        int, typer.Option(min=1, max=DEADLINE_MS_MAX, help="Time allowed per decision, in milliseconds.")
     ] = 2000,
-    max_strikes: Annotated[int, typer.Option(min=1, help="Bad or late answers before a seat forfeits.")] = 3,
+    max_strikes: Annotated[
+        int, typer.Option(min=1, max=MAX_STRIKES_MAX, help="Bad or late answers before a seat forfeits.")
+    ] = 3,
     replay_dir: Annotated[
-        Path | None, typer.Option(help="Folder for the replays. Default: $XDG_STATE_HOME/arena/replays.")
+        Path | None,
+        typer.Option(
+            help="Folder for the replays, and the bots' logs in its logs/ folder; a replay or log whose name "
+            "is taken gets a new one (-2, -3...). Default: $XDG_STATE_HOME/arena/replays."
+        ),
     ] = None,
-    join_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds a bot may take to connect.")] = 15.0,
+    join_timeout: Annotated[
+        float,
+        typer.Option(min=0.1, max=JOIN_TIMEOUT_MAX, help="Seconds a bot may take to connect."),
+    ] = 15.0,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Print a play-by-play.")] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object per game on stdout.")
@@ -151,14 +187,24 @@ def match_command(
         ),
     ] = False,
 ) -> None:
-    """Play GAME between bots through the gRPC referee, and print the results."""
+    """Play GAME between bots through the gRPC referee, and print the results.
+
+    \b
+    Exit status:
+      0    every game was played by bots that connected and stayed
+      1    a bot never connected or crashed: its seat forfeited, the results are printed, and a last
+           line per bot says which seat and why
+      2    bad input (one line on stderr)
+      130  interrupted (Ctrl-C): the summary of the games played so far is printed first
+    """
     try:
         engine = get_game(game)
         engine.check_players(len(bots))
-        specs = [resolve_bot(engine.spec.name, bot) for bot in bots]
-    except (GameError, BotSpecError) as exc:
+    except GameError as exc:
         raise CliError(str(exc)) from None
+    specs = bot_specs(engine.spec.name, bots)
     games = series_length(games, sprt, len(bots))
+    replay_dir = writable_folder(replay_dir or state_dir() / "replays", "--replay-dir")
     limits = BotLimits(
         memory_mb=bot_memory_mb or None,
         cpu_seconds=bot_cpu_seconds or None,
@@ -178,8 +224,8 @@ def match_command(
         games=games,
         seed=seed,
         match=MatchConfig(deadline=timedelta(milliseconds=deadline_ms), max_strikes=max_strikes),
-        replay_dir=replay_dir or state_dir() / "replays",
-        log_dir=(replay_dir or state_dir() / "replays") / "logs",
+        replay_dir=replay_dir,
+        log_dir=writable_folder(replay_dir / "logs", "--replay-dir"),
         join_timeout=timedelta(seconds=join_timeout),
         bot_limits=limits,
         duplicate=sprt is not None,
@@ -188,13 +234,16 @@ def match_command(
 
     bar = tqdm(total=games, unit="game", disable=None if games > 1 and not verbose else True, file=sys.stderr)
     test = SprtRun(Sprt.pentanomial(sprt), *unique_names(specs)) if sprt else None
+    played: list[GameResult] = []
 
     def on_result(result: GameResult) -> None:
+        played.append(result)
         bar.update(1)
         for note in result.notes:
             bar.write(f"arena: {result.record.match_id}: {printable(note)}", file=sys.stderr)
         if as_json:
             bar.write(json.dumps(result_json(result)), file=sys.stdout)
+            sys.stdout.flush()  # a line per game as it ends, for a reader following the pipe
         elif verbose or games == 1:
             bar.write(format_game(result), file=sys.stdout)
         if test is not None and test.add(result.record):
@@ -204,14 +253,70 @@ def match_command(
 
     on_step = play_by_play(engine) if verbose else None
     stop = (lambda: test.test.verdict is not None) if test is not None else None
-    results = asyncio.run(run_series(engine, specs, config, on_result, on_step, stop=stop))
+    try:
+        asyncio.run(run_series(engine, specs, config, on_result, on_step, stop=stop))
+    except KeyboardInterrupt:
+        bar.close()
+        report_interrupted(played, games, as_json, test)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     bar.close()
     if not as_json and games > 1:
-        typer.echo(format_summary(results))
+        typer.echo(format_summary(played))
+        typer.echo(format_written(played))
     if test is not None:
         typer.echo(test.verdict_line(), err=as_json)
         if as_json:
             typer.echo(json.dumps({"sprt": test.test.to_json()}))
+    failures = bot_failures(played)
+    for line in failures:
+        typer.echo(printable(line), err=True)
+    if failures:
+        raise typer.Exit(EXIT_BOT_FAILED)
+
+
+def bot_specs(game: str, bots: list[str]) -> list[BotSpec]:
+    """Returns how to run each bot argument; raises CliError naming the one that cannot be read."""
+    specs = []
+    for bot in bots:
+        try:
+            specs.append(resolve_bot(game, bot))
+        except BotSpecError as exc:
+            raise CliError(str(exc)) from None
+        except ValueError as exc:  # shlex: an unclosed quote, a trailing backslash
+            raise CliError(f"cannot read the bot command {bot!r}: {exc}") from None
+    return specs
+
+
+def report_interrupted(played: list[GameResult], games: int, as_json: bool, test: SprtRun | None) -> None:
+    """Prints what a Ctrl-C leaves: the summary of the games played (on stderr with --json, so stdout
+    stays one JSON object per game), where they were written, and the SPRT's standing."""
+    if played:
+        typer.echo(format_summary(played), err=as_json)
+        typer.echo(format_written(played), err=as_json)
+    if test is not None:
+        typer.echo(f"sprt: {test.test.games} games, {test.progress()}: no verdict", err=True)
+    typer.echo(f"arena: interrupted after {len(played)} of {games} games", err=True)
+
+
+def bot_failures(results: list[GameResult]) -> list[str]:
+    """Returns one line per bot that never connected or crashed: its seats, why, in how many of the
+    games, and its log."""
+    failed: dict[str, tuple[set[int], set[str], list[Path | None]]] = {}
+    for result in results:
+        for seat, why in result.failures.items():
+            seats, reasons, logs = failed.setdefault(result.record.players[seat].bot, (set(), set(), []))
+            seats.add(seat)
+            reasons.add(why)
+            logs.append(result.logs[seat] if seat < len(result.logs) else None)
+    lines = []
+    for bot, (seats, reasons, logs) in failed.items():
+        seat = "seat" + ("s" if len(seats) > 1 else "") + " " + ", ".join(map(str, sorted(seats)))
+        log = next((f"; its log: {p}" for p in logs if p is not None), "")
+        lines.append(
+            f"arena: bot {bot} ({seat}) {' / '.join(sorted(reasons))}: forfeited {len(logs)} of "
+            f"{len(results)} games{log}"
+        )
+    return lines
 
 
 def series_length(games: int | None, sprt: SprtParams | None, bots: int) -> int:
@@ -287,8 +392,11 @@ def announce_limits(limits: BotLimits, verbose: bool) -> None:
 
 
 def result_json(result: GameResult) -> dict[str, Any]:
-    """Returns the --json object of one game."""
-    return result.record.to_json() | {"replay": str(result.replay) if result.replay else None}
+    """Returns the --json object of one game: the record, its replay and each seat's bot log."""
+    return result.record.to_json() | {
+        "replay": str(result.replay) if result.replay else None,
+        "logs": [str(p) if p else None for p in result.logs],
+    }
 
 
 def format_game(result: GameResult) -> str:
@@ -304,7 +412,17 @@ def format_game(result: GameResult) -> str:
     lines.append(f"  winner: {record.winner or 'tie'}")
     if result.replay:
         lines.append(f"  replay: {result.replay}")
+    if any(result.logs):
+        lines.append(f"  logs:   {', '.join(str(p) for p in result.logs if p)}")
     return "\n".join(lines)
+
+
+def format_written(results: list[GameResult]) -> str:
+    """Returns where a series' replays and bot logs were written."""
+    replays = [r.replay for r in results if r.replay]
+    logs = sorted({str(p) for r in results for p in r.logs if p})
+    lines = [f"replays: {len(replays)} files in {replays[0].parent}"] if replays else []
+    return "\n".join(lines + ([f"bot logs: {', '.join(logs)}"] if logs else []))
 
 
 def format_summary(results: list[GameResult]) -> str:
@@ -381,7 +499,7 @@ app.add_typer(cli_bots.app, name="bots")
 def main() -> None:
     """Entry point of the ``arena`` console script: one-line errors with exit code 2 for bad input."""
     try:
-        code = app(standalone_mode=False)
+        code = app(standalone_mode=False, prog_name="arena")
     except CliError as exc:
         print(f"arena: error: {exc}", file=sys.stderr)
         sys.exit(2)
@@ -389,11 +507,7 @@ def main() -> None:
         if type(exc).__name__ == "NoArgsIsHelpError" and exc.ctx is not None:
             print(exc.ctx.get_help())
             sys.exit(0)
-        hint = (
-            f" (see 'arena {exc.ctx.info_name} --help')"
-            if exc.ctx and exc.ctx.parent
-            else " (see 'arena --help')"
-        )
+        hint = f" (see '{exc.ctx.command_path if exc.ctx else 'arena'} --help')"
         print(f"arena: error: {exc.format_message()}{hint}", file=sys.stderr)
         sys.exit(2)
     except ClickException as exc:

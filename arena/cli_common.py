@@ -9,7 +9,9 @@ raise ``CliError`` for bad input, which ``arena.cli.main`` prints as one line wi
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, TypeVar
 
 import redis
@@ -42,6 +44,20 @@ NoSandboxOption = Annotated[
         help="Run bots unconfined, with this user's files, network and processes: trusted bots only.",
     ),
 ]
+
+
+def writable_folder(path: Path, option: str) -> Path:
+    """Returns ``path``, created if missing; raises CliError naming ``option`` unless it is a folder
+    this user can write in (checked before any game is played, so no game's replay is lost)."""
+    if path.exists() and not path.is_dir():
+        raise CliError(f"{option} {path} is not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"{option} {path}: cannot create the folder: {exc.strerror}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise CliError(f"{option} {path}: this user cannot write in it")
+    return path
 
 
 def redis_url(option: str | None) -> str:

@@ -21,9 +21,11 @@ pytestmark = pytest.mark.e2e
 SCRIPTED = f"{sys.executable} {REPO / 'tests' / 'bots' / 'scripted.py'}"
 
 
-def play_scripted(tmp_path: Path, mode: str, *extra: str) -> tuple[dict, list[dict], list]:
+def play_scripted(
+    tmp_path: Path, mode: str, *extra: str, exit_code: int = 0
+) -> tuple[dict, list[dict], list]:
     """Plays one game: scripted bot in seat 0, random in seat 1; returns (result, every message the
-    scripted bot received, replay lines)."""
+    scripted bot received, replay lines). ``exit_code``: 1 where the bot never joins or crashes."""
     proc = run_arena(
         "match",
         "ninjan",
@@ -38,7 +40,7 @@ def play_scripted(tmp_path: Path, mode: str, *extra: str) -> tuple[dict, list[di
         "10",
         *extra,
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == exit_code, proc.stderr
     (result,) = json_lines(proc.stdout)
     replay = json_lines(Path(result["replay"]).read_text())
     return result, reports_in_logs(tmp_path / "replays" / "logs", "SCRIPTED"), replay
@@ -106,7 +108,7 @@ def test_three_strikes_forfeit(tmp_path: Path) -> None:
 
 
 def test_wrong_token_is_refused(tmp_path: Path) -> None:
-    result, log, _ = play_scripted(tmp_path, "wrong-token", "--join-timeout", "2")
+    result, log, _ = play_scripted(tmp_path, "wrong-token", "--join-timeout", "2", exit_code=1)
     assert log[-1]["status"] == "UNAUTHENTICATED"
     assert "unknown seat token" in log[-1]["details"]
     assert seat0(result)["forfeit"] and seat0(result)["rank"] == 2
@@ -122,7 +124,7 @@ def test_bot_that_crashes_at_start(tmp_path: Path) -> None:
         "--replay-dir",
         str(tmp_path),
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr
     (result,) = json_lines(proc.stdout)
     assert seat0(result)["forfeit"] and result["winner"] == "random"
     assert "exited with code 3 before joining" in proc.stderr
@@ -130,7 +132,7 @@ def test_bot_that_crashes_at_start(tmp_path: Path) -> None:
 
 
 def test_bot_that_crashes_mid_game(tmp_path: Path) -> None:
-    result, _, replay = play_scripted(tmp_path, "crash-mid")
+    result, _, replay = play_scripted(tmp_path, "crash-mid", exit_code=1)
     assert seat0(result)["forfeit"]
     assert {"type": "forfeit", "step": 0, "seat": 0, "reason": "disconnected"} in replay
     decisions = [x for x in replay if x["type"] == "decision" and x["seat"] == 0]

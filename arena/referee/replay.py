@@ -18,6 +18,7 @@ played with; a replay of other ones is refused in one line rather than failing s
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -26,7 +27,7 @@ from typing import Any
 import arena
 from arena import codec
 from arena.games import get_game, rng
-from arena.games.base import Game
+from arena.games.base import Game, GameError
 from arena.games.play import Driver, Step, Turn
 from arena.referee.record import MatchRecord, final_record
 
@@ -39,6 +40,19 @@ _dumps = codec.compact_json
 
 class ReplayError(ValueError):
     """A replay file that cannot be read or does not reproduce."""
+
+
+# The fields each kind of line must have, with their JSON types; every integer is a non-negative one
+# (seeds are 64-bit, steps, seats and indexes count from 0), ``object`` is any JSON value.
+LINE_FIELDS: dict[str, dict[str, type]] = {
+    "header": {"game": str, "seed": int, "players": list},
+    "strike": {"step": int, "seat": int, "code": str, "message": str, "strikes": int},
+    "forfeit": {"step": int, "seat": int, "reason": str},
+    "decision": {"step": int, "seat": int, "index": int, "action": object, "by": str},
+    "event": {"step": int, "event": object},
+    "result": {"players": list, "termination": str, "steps": int},
+}
+_TYPE_NAMES = {str: "a string", int: "a non-negative integer", list: "a list", object: "a value"}
 
 
 class ReplayWriter:
@@ -131,10 +145,29 @@ class ReplayWriter:
         return "".join(line + "\n" for line in self.lines)
 
     def write(self, path: Path) -> Path:
-        """Writes the replay to ``path`` (creating its folder) and returns the path."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(self.text(), encoding="utf-8")
-        return path
+        """Writes the replay to a new file: ``path``, else the first free ``-2``, ``-3``... name beside
+        it (``claim``); returns the path written. An existing replay is never overwritten."""
+        written = claim(path)
+        written.write_text(self.text(), encoding="utf-8")
+        return written
+
+
+def claim(path: Path) -> Path:
+    """Creates a new empty file at ``path`` (and its folder), or at ``NAME-2.EXT``, ``NAME-3.EXT``...
+    when that is taken; returns it. Never opens an existing file.
+
+    Design detail: the file is created with O_EXCL, so two runs writing the same seed at the same
+    moment still get two names.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for number in itertools.count(1):
+        candidate = path if number == 1 else path.with_name(f"{path.stem}-{number}{path.suffix}")
+        try:
+            with open(candidate, "x", encoding="utf-8"):
+                return candidate
+        except FileExistsError:
+            continue
+    raise AssertionError("unreachable")
 
 
 def read_lines(path: Path) -> list[dict[str, Any]]:
@@ -143,13 +176,77 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ReplayError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ReplayError(f"{path} is not a replay: byte {exc.start} is not UTF-8 text") from None
     try:
-        lines = [json.loads(line) for line in text.splitlines() if line.strip()]
-    except json.JSONDecodeError as exc:
-        raise ReplayError(f"{path} is not JSON Lines (line {exc.lineno}): {exc.msg}") from None
-    if not lines or lines[0].get("type") != "header":
-        raise ReplayError(f"{path} does not start with a replay header line")
+        return parse_lines(text)
+    except ReplayError as exc:
+        raise ReplayError(f"{path}: {exc}") from None
+
+
+def parse_lines(text: str) -> list[dict[str, Any]]:
+    """Returns the parsed lines of a replay's text, checked by ``check_lines``; raises ReplayError
+    naming the first line that is not a replay line (counted from 1, blank lines skipped)."""
+    lines: list[Any] = []
+    for number, line in enumerate((x for x in text.splitlines() if x.strip()), 1):
+        try:
+            lines.append(json.loads(line))
+        except ValueError as exc:  # JSONDecodeError, or an integer too long to convert
+            raise ReplayError(f"line {number} is not JSON: {getattr(exc, 'msg', exc)}") from None
+    if not lines:
+        raise ReplayError("empty: a replay starts with a header line")
+    check_lines(lines)
     return lines
+
+
+def check_lines(lines: list[Any]) -> None:
+    """Raises ReplayError naming the first line (counted from 1, blank lines skipped) that is not a
+    replay line: not an object, of an unknown type, missing a field of ``LINE_FIELDS`` or holding the
+    wrong type, or naming a seat the header does not have."""
+    for number, line in enumerate(lines, 1):
+        _check_line(line, number, number == 1)
+    players = lines[0]["players"] if lines else []
+    for number, player in enumerate(players):
+        if not isinstance(player, dict) or not isinstance(player.get("bot"), str):
+            raise ReplayError(f"line 1: player {number} of the header is not an object with a 'bot' name")
+    for number, line in enumerate(lines, 1):
+        if "seat" in line and line["seat"] >= len(players):
+            raise ReplayError(
+                f"line {number}: seat {line['seat']}, but the header has {len(players)} players"
+            )
+
+
+def _check_line(line: Any, number: int, first: bool) -> None:
+    if not isinstance(line, dict):
+        raise ReplayError(f"line {number} is a JSON {type(line).__name__}, not an object")
+    kind = line.get("type")
+    if first != (kind == "header"):
+        raise ReplayError(f"line {number}: " + ("not a replay header" if first else "a second header"))
+    fields = LINE_FIELDS.get(kind) if isinstance(kind, str) else None
+    if fields is None:
+        raise ReplayError(
+            f"line {number}: unknown line type {_shown(kind)} (known: {', '.join(LINE_FIELDS)})"
+        )
+    for name, expected in fields.items():
+        if name not in line:
+            raise ReplayError(f"line {number}: a {kind} line without {name!r}")
+        if not _is(line[name], expected):
+            raise ReplayError(
+                f"line {number}: a {kind} line's {name!r} must be {_TYPE_NAMES[expected]}, "
+                f"not {_shown(line[name])}"
+            )
+
+
+def _is(value: Any, expected: type) -> bool:
+    if expected is int:
+        return type(value) is int and value >= 0
+    return isinstance(value, expected)
+
+
+def _shown(value: Any) -> str:
+    """Returns a JSON value as short, escaped text for a message (json.dumps escapes control characters)."""
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 @dataclasses.dataclass
@@ -162,15 +259,18 @@ class Reproduction:
 def reproduce(lines: list[dict[str, Any]], on_step: Callable[[Step], None] | None = None) -> Reproduction:
     """Re-runs a replay's game from its header and decisions; returns the regenerated replay.
 
-    Raises ReplayError when the replay was made with other rules or another generator, or when a
-    recorded decision is not the legal action it names.
+    Raises ReplayError when a line is malformed (``check_lines``), the replay was made with other
+    rules or another generator, or a recorded decision is not the legal action it names.
     """
+    if not lines:
+        raise ReplayError("empty: a replay starts with a header line")
+    check_lines(lines)
     header = {k: v for k, v in lines[0].items() if k != "type"}
+    bots, seed = [p["bot"] for p in header["players"]], header["seed"]
     try:
         game = get_game(header["game"])
-        bots = [p["bot"] for p in header["players"]]
-        seed = int(header["seed"])
-    except (KeyError, TypeError, ValueError) as exc:
+        game.check_players(len(bots))
+    except GameError as exc:
         raise ReplayError(f"bad replay header: {exc}") from None
     check_versions(header, game)
     writer = ReplayWriter(header)
@@ -228,7 +328,8 @@ def _recorded_index(game: Game, turn: Turn, line: dict[str, Any]) -> int:
         raise ReplayError(f"step {turn.step}: seat {seat}'s decision (index {index}) is not a legal choice")
     if codec.to_json(legal[index], game.action_type) != line["action"]:
         raise ReplayError(
-            f"step {turn.step}: seat {seat}'s legal action {index} is not the recorded {line['action']}"
+            f"step {turn.step}: seat {seat}'s legal action {index} is not the recorded "
+            f"{_shown(line['action'])}"
         )
     return index
 

@@ -26,10 +26,10 @@ from arena.games.base import Game
 from arena.games.play import Step
 from arena.paths import state_dir
 from arena.referee.leases import Lease, LeaseRegistry
-from arena.referee.match import Match, MatchConfig, SeatState
+from arena.referee.match import NEVER_CONNECTED, Match, MatchConfig, SeatState
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotProcess, BotSpec, RefereeEndpoint
 from arena.referee.record import MatchRecord
-from arena.referee.replay import ReplayWriter
+from arena.referee.replay import ReplayWriter, claim
 from arena.referee.server import start_referee
 from arena.seeds import series_seed
 
@@ -42,6 +42,13 @@ class GameResult:
     replay: Path | None
     notes: list[str]  # what went wrong with bots, for the person running the match
     replay_text: str = ""  # the replay's JSON Lines
+    failures: dict[int, str] = dataclasses.field(default_factory=dict)  # seat: why its bot failed
+    logs: tuple[Path | None, ...] = ()  # each seat's bot log, by seat
+
+    @property
+    def failed(self) -> bool:
+        """Returns whether a bot never connected or crashed (its seat forfeited for that)."""
+        return bool(self.failures)
 
 
 @dataclasses.dataclass
@@ -54,6 +61,7 @@ class BotEntry:
     process: BotProcess | None = None
     lease: Lease | None = None
     problem: str = ""
+    log: Path | None = None  # its log file, claimed when it first starts (never another run's)
 
 
 @dataclasses.dataclass
@@ -176,12 +184,12 @@ async def connect_bots(
             await asyncio.to_thread(entry.process.stop, 0.0)
         entry.lease = registry.create(entry.name)
         entry.problem = ""
-        log_path = log_dir / f"{entry.index}-{entry.spec.name}.log"
         try:
+            entry.log = entry.log or claim(log_dir / f"{entry.index}-{entry.spec.name}.log")
             entry.process = BotProcess(
                 entry.spec,
                 {"ARENA_TOKEN": entry.lease.token},
-                log_path,
+                entry.log,
                 limits,
                 endpoint,
                 (*private, log_dir, state_dir()),
@@ -256,11 +264,16 @@ async def play_match(
     ]
     record = await Match(game, seats, seed, match_id, config, replay, on_step).run()
     notes = [e.problem for e in seated if e.problem]
+    failures = {}
     for seat in seats:
         if seat.forfeit and seat.forfeit_reason.startswith("disconnected"):
             notes.append(await _disconnect_note(seat, seated[seat.seat]))
+            failures[seat.seat] = "crashed or disconnected during the game"
+        elif seat.forfeit and seat.forfeit_reason == NEVER_CONNECTED:
+            failures[seat.seat] = NEVER_CONNECTED
     path = replay.write(replay_path) if replay_path is not None else None
-    return GameResult(record, path, notes, replay.text())
+    logs = tuple(e.log for e in seated)
+    return GameResult(record, path, notes, replay.text(), failures, logs)
 
 
 async def _disconnect_note(seat: SeatState, entry: BotEntry) -> str:
