@@ -19,11 +19,14 @@ import dataclasses
 import hashlib
 import itertools
 import json
+import math
 
 from arena.queue.jobs import MatchJob
 from arena.seeds import keyed_seed
+from arena.wire_limits import DEADLINE_MS_MAX, MAX_STRIKES_MAX
 
 FORMATS = ("round-robin", "gauntlet")
+MAX_MATCHES = 100_000  # matches in one plan: each is a job in Redis, enqueued in one go
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,8 +51,24 @@ class TournamentSpec:
             raise ValueError(f"--players {self.players} needs at least {self.players} bots and is at least 2")
         if self.rounds < 1:
             raise ValueError("--rounds must be at least 1")
+        if not 1 <= self.deadline_ms <= DEADLINE_MS_MAX:
+            raise ValueError(f"--deadline-ms must be from 1 to {DEADLINE_MS_MAX}, not {self.deadline_ms}")
+        if not 1 <= self.max_strikes <= MAX_STRIKES_MAX:
+            raise ValueError(f"max strikes must be from 1 to {MAX_STRIKES_MAX}, not {self.max_strikes}")
         if self.versions and len(self.versions) != len(self.bots):
             raise ValueError(f"one version per bot: {list(self.bots)} but {list(self.versions)}")
+        if self.matches > MAX_MATCHES:
+            raise ValueError(
+                f"this tournament would be {self.matches:,} matches ({self.rounds:,} rounds of "
+                f"{self.matches // self.rounds:,}); at most {MAX_MATCHES:,}: play fewer --rounds or bots"
+            )
+
+    @property
+    def matches(self) -> int:
+        """Returns the number of matches of the plan (``len(plan(...))``), without building it."""
+        bots, seats = len(self.bots), self.players
+        groups = math.comb(bots - 1, seats - 1) if self.format == "gauntlet" else math.comb(bots, seats)
+        return self.rounds * groups * seats
 
     @property
     def tournament_id(self) -> str:

@@ -211,10 +211,14 @@ def version_record(
         raise SubmissionError("give either --dir (with --entry) or --builtin")
     if builtin is not None:
         return {"kind": BUILTIN, "builtin": builtin, "version": builtin_version(builtin, games)}
-    argv = shlex.split(entry or "")
+    try:
+        argv = shlex.split(entry or "")
+    except ValueError as exc:  # an unclosed quote, a trailing backslash
+        raise SubmissionError(f"cannot read --entry {entry!r}: {exc}") from None
     if not argv:
         raise SubmissionError("--dir needs --entry, the command that starts the bot, e.g. 'python bot.py'")
     package = pack(directory)  # type: ignore[arg-type]
+    check_entry(directory, argv)  # type: ignore[arg-type]
     return {
         "kind": DIRECTORY,
         "entry": json.dumps(argv),
@@ -224,6 +228,56 @@ def version_record(
         "files": str(package.files),
         "version": directory_version(package.archive, argv),
     }
+
+
+def check_entry(directory: Path, argv: Sequence[str]) -> None:
+    """Raises SubmissionError unless the entry command can start in ``directory``: a program given by
+    a relative path (``./bot``) is a file there with its execute bit, a bare name is not a file there
+    that only a path would find, and the script an interpreter runs (its first argument that looks
+    like a path: ``bot.py`` in ``python -u bot.py``, ``dist/bot.js``) is there.
+
+    Design detail: the entry runs without a shell, in the unpacked folder, so what can be checked here
+    is what the worker will find; an interpreter itself (python, node, /usr/bin/java) is the worker's.
+    """
+    _, command = declared_variables(argv)
+    if not command:
+        raise SubmissionError(
+            "--entry holds only variables (NAME=value): add the command that starts the bot"
+        )
+    program, *arguments = command
+    if "/" in program and not Path(program).is_absolute():
+        path = _inside(directory, program, "program")
+        if not path.is_file():
+            raise SubmissionError(f"--entry's program {program} is a folder, not a program")
+        if not os.access(path, os.X_OK):
+            raise SubmissionError(
+                f"--entry's program {program} is not executable: run 'chmod +x {path}' (the bit is packed)"
+            )
+        return
+    if "/" not in program and (directory / program).is_file() and shutil.which(program) is None:
+        raise SubmissionError(f"--entry {program!r} names a file of --dir: write it as ./{program}")
+    script = _script_argument(arguments)
+    if script is not None and not Path(script).is_absolute():
+        _inside(directory, script, "script")
+
+
+def _script_argument(arguments: Sequence[str]) -> str | None:
+    """Returns the first argument that looks like a path (has a suffix or a '/'), skipping options;
+    None when the interpreter runs no file (``python -m pkg``, ``-c CODE``) or none looks like one."""
+    for word in arguments:
+        if word in ("-m", "-c", "-e"):
+            return None
+        if not word.startswith("-") and ("/" in word or Path(word).suffix):
+            return word
+    return None
+
+
+def _inside(directory: Path, name: str, what: str) -> Path:
+    """Returns ``directory / name``; raises SubmissionError unless it exists inside ``directory``."""
+    path = directory / name
+    if not path.resolve().is_relative_to(directory.resolve()) or not path.exists():
+        raise SubmissionError(f"--entry's {what} {name} is not in --dir {directory}")
+    return path
 
 
 def submit(
