@@ -24,7 +24,11 @@ T = TypeVar("T")
 
 SecretOption = Annotated[
     str | None,
-    typer.Option(envvar="ARENA_BOT_SECRET", help="The owner secret printed when the bot was submitted."),
+    typer.Option(
+        envvar="ARENA_BOT_SECRET",
+        show_default="none, a new bot gets one",
+        help="The owner secret printed when the bot was submitted.",
+    ),
 ]
 
 
@@ -44,13 +48,25 @@ def submit_command(
     name: Annotated[str, typer.Argument(help="The bot's name: lowercase letters, digits, - and _.")],
     games: Annotated[str, typer.Option(help="Comma-separated games it plays, e.g. ninjan.")],
     dir_: Annotated[
-        Path | None, typer.Option("--dir", help="Folder holding the bot; packed and stored.")
+        Path | None,
+        typer.Option(
+            "--dir",
+            show_default="none",
+            help="Folder holding the bot, packed and stored; or --builtin.",
+        ),
     ] = None,
     entry: Annotated[
         str | None,
-        typer.Option(help="Command starting the bot inside --dir, e.g. 'python bot.py' (no shell)."),
+        typer.Option(
+            show_default="none, needed with --dir",
+            help="Command starting the bot inside --dir, e.g. 'python bot.py' or './bot' (no shell). Checked "
+            "before storing: the program or script it names is in --dir, a program with its execute bit.",
+        ),
     ] = None,
-    builtin: Annotated[str | None, typer.Option(help="Submit a built-in bot under NAME.")] = None,
+    builtin: Annotated[
+        str | None,
+        typer.Option(show_default="none", help="Submit a built-in bot under NAME; or --dir."),
+    ] = None,
     secret: SecretOption = None,
     as_json: JsonOption = False,
     redis_: RedisOption = None,
@@ -75,7 +91,9 @@ def submit_command(
 
 @app.command("list")
 def list_command(
-    game: Annotated[str | None, typer.Option(help="Only bots that play this game.")] = None,
+    game: Annotated[
+        str | None, typer.Option(show_default="every game", help="Only bots that play this game.")
+    ] = None,
     as_json: JsonOption = False,
     redis_: RedisOption = None,
 ) -> None:

@@ -33,7 +33,8 @@ RedisOption = Annotated[
     str | None,
     typer.Option(
         "--redis",
-        help="Redis URL [default: $ARENA_REDIS_URL, else localhost:6379, else a private redis-server].",
+        help="Redis URL [default: $ARENA_REDIS_URL, else a private redis-server that arena starts in "
+        "$XDG_STATE_HOME/arena/redis; a Redis on localhost:6379 is used only when named].",
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]

@@ -1,8 +1,9 @@
 """Talking to Redis, in one place: which Redis to use, connecting to it, retrying while it is down,
 and showing its URL without the password.
 
-Which Redis to use: ``--redis``, else ``ARENA_REDIS_URL``, else one on localhost:6379, else a
-private ``redis-server`` that arena starts itself.
+Which Redis to use: ``--redis``, else ``ARENA_REDIS_URL``, else a private ``redis-server`` that arena
+starts itself. A Redis that happens to listen on 127.0.0.1:6379 is never used unless named: it may be
+another program's, and arena would write its queue and results into it.
 
 The private server listens only on a Unix socket in ``$XDG_STATE_HOME/arena/redis`` (no TCP port to
 collide with), keeps its data there with the append-only file on (``appendonly yes``, ``appendfsync
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Callable
@@ -39,14 +39,6 @@ class RedisSetupError(Exception):
     """No Redis is configured or reachable, and none could be started."""
 
 
-def _listening(host: str, port: int) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=0.3):
-            return True
-    except OSError:
-        return False
-
-
 def _answers(url: str) -> bool:
     try:
         return bool(redis.Redis.from_url(url, socket_connect_timeout=1).ping())
@@ -60,8 +52,6 @@ def resolve_url(option: str | None, say: Callable[[str], None], start: bool = Tr
         return option
     if os.environ.get(ENV_URL):
         return os.environ[ENV_URL]
-    if _listening(LOCAL_HOST, LOCAL_PORT):
-        return f"redis://{LOCAL_HOST}:{LOCAL_PORT}/0"
     folder = state_dir() / "redis"
     url = f"unix://{folder / 'redis.sock'}"
     if _answers(url):
@@ -72,9 +62,9 @@ def resolve_url(option: str | None, say: Callable[[str], None], start: bool = Tr
         )
     start_private(folder)
     say(
-        f"arena: no Redis configured ({ENV_URL} unset, nothing on {LOCAL_HOST}:{LOCAL_PORT}): started a "
-        f"private redis-server with its data in {folder}; it keeps running "
-        f"(stop it with: redis-cli -s {folder / 'redis.sock'} shutdown)"
+        f"arena: no Redis named (--redis, {ENV_URL}): started a private redis-server with its data in "
+        f"{folder}; it keeps running (stop it with: redis-cli -s {folder / 'redis.sock'} shutdown). A Redis "
+        f"on {LOCAL_HOST}:{LOCAL_PORT} is used only when named: --redis redis://{LOCAL_HOST}:{LOCAL_PORT}/0"
     )
     return url
 

@@ -1,0 +1,176 @@
+"""What ``arena match`` prints about a series: each game's table or JSON object, the play-by-play, the
+summary, where the replays and bot logs were written, which bots never connected or crashed, what a
+Ctrl-C leaves, and the running SPRT of ``--sprt``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from arena import codec
+from arena.games.play import Step
+from arena.ratings.sprt import Sprt
+from arena.referee.record import MatchRecord
+from arena.referee.runner import GameResult
+
+
+def report_interrupted(played: list[GameResult], games: int, as_json: bool, test: SprtRun | None) -> None:
+    """Prints what a Ctrl-C leaves: the summary of the games played (on stderr with --json, so stdout
+    stays one JSON object per game), where they were written, and the SPRT's standing."""
+    if played:
+        typer.echo(format_summary(played), err=as_json)
+        typer.echo(format_written(played), err=as_json)
+    if test is not None:
+        typer.echo(f"sprt: {test.test.games} games, {test.progress()}: no verdict", err=True)
+    typer.echo(f"arena: interrupted after {len(played)} of {games} games", err=True)
+
+
+def bot_failures(results: list[GameResult]) -> list[str]:
+    """Returns one line per bot that never connected or crashed: its seats, why, in how many of the
+    games, and its log."""
+    failed: dict[str, tuple[set[int], set[str], list[Path | None]]] = {}
+    for result in results:
+        for seat, why in result.failures.items():
+            seats, reasons, logs = failed.setdefault(result.record.players[seat].bot, (set(), set(), []))
+            seats.add(seat)
+            reasons.add(why)
+            logs.append(result.logs[seat] if seat < len(result.logs) else None)
+    lines = []
+    for bot, (seats, reasons, logs) in failed.items():
+        seat = "seat" + ("s" if len(seats) > 1 else "") + " " + ", ".join(map(str, sorted(seats)))
+        log = next((f"; its log: {p}" for p in logs if p is not None), "")
+        lines.append(
+            f"arena: bot {bot} ({seat}) {' / '.join(sorted(reasons))}: forfeited {len(logs)} of "
+            f"{len(results)} games{log}"
+        )
+    return lines
+
+
+def game_score(record: MatchRecord, bot: str) -> float:
+    """Returns ``bot``'s score in a two-player game: 1 ranked first alone, 0.5 for equal ranks, else 0.
+
+    The record ranks a forfeited seat last, so a forfeit is a loss (two forfeits, a draw).
+    """
+    mine = next(p.rank for p in record.players if p.bot == bot)
+    theirs = next(p.rank for p in record.players if p.bot != bot)
+    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+
+
+@dataclasses.dataclass
+class SprtRun:
+    """An ``arena match --sprt`` test: the tested bot (the first) and its opponent (display names), the
+    test so far, and the score of the pair being played (games 2k and 2k+1 share a seed, seats swapped)."""
+
+    test: Sprt
+    bot: str
+    opponent: str
+    pending: list[float] = dataclasses.field(default_factory=list)
+
+    def add(self, record: MatchRecord) -> bool:
+        """Counts one game; returns whether it completed a pair (and so moved the test)."""
+        self.pending.append(game_score(record, self.bot))
+        if len(self.pending) < 2:
+            return False
+        self.test = self.test.with_pair(sum(self.pending))
+        self.pending.clear()
+        return True
+
+    def progress(self) -> str:
+        """Returns the LLR and its bounds."""
+        t = self.test
+        return f"LLR {t.llr:.2f} ({t.params.lower:.2f}, {t.params.upper:.2f})"
+
+    def verdict_line(self) -> str:
+        """Returns the one-line result of the test."""
+        t, p = self.test, self.test.params
+        hypotheses = f"H0: elo {p.elo0:g}, H1: elo {p.elo1:g}, alpha {p.alpha:g}, beta {p.beta:g}"
+        if t.verdict == "H1":
+            outcome = f"H1 accepted (LLR {t.llr:.2f} >= {p.upper:.2f})"
+        elif t.verdict == "H0":
+            outcome = f"H0 accepted (LLR {t.llr:.2f} <= {p.lower:.2f})"
+        else:
+            outcome = f"no verdict, --games ran out (LLR {p.lower:.2f} < {t.llr:.2f} < {p.upper:.2f})"
+        return f"SPRT {self.bot} vs {self.opponent} ({hypotheses}) after {t.games} games: {outcome}"
+
+
+def result_json(result: GameResult) -> dict[str, Any]:
+    """Returns the --json object of one game: the record, its replay and each seat's bot log."""
+    return result.record.to_json() | {
+        "replay": str(result.replay) if result.replay else None,
+        "logs": [str(p) if p else None for p in result.logs],
+    }
+
+
+def format_game(result: GameResult) -> str:
+    """Returns one game's result as a table."""
+    record = result.record
+    lines = [f"{record.match_id}  (seed {record.seed}, {record.steps} decisions, {record.termination})"]
+    lines.append(f"  {'rank':>4}  {'seat':>4}  {'bot':<20} {'score':>6}  notes")
+    for p in sorted(record.players, key=lambda p: (p.rank, p.seat)):
+        notes = ", ".join(
+            x for x in ("forfeit" if p.forfeit else "", f"{p.strikes} strikes" if p.strikes else "") if x
+        )
+        lines.append(f"  {p.rank:>4}  {p.seat:>4}  {p.bot:<20} {p.score:>6}  {notes}")
+    lines.append(f"  winner: {record.winner or 'tie'}")
+    if result.replay:
+        lines.append(f"  replay: {result.replay}")
+    if any(result.logs):
+        lines.append(f"  logs:   {', '.join(str(p) for p in result.logs if p)}")
+    return "\n".join(lines)
+
+
+def format_written(results: list[GameResult]) -> str:
+    """Returns where a series' replays and bot logs were written."""
+    replays = [r.replay for r in results if r.replay]
+    logs = sorted({str(p) for r in results for p in r.logs if p})
+    lines = [f"replays: {len(replays)} files in {replays[0].parent}"] if replays else []
+    return "\n".join(lines + ([f"bot logs: {', '.join(logs)}"] if logs else []))
+
+
+def format_summary(results: list[GameResult]) -> str:
+    """Returns the per-bot summary table of a series."""
+    stats: dict[str, dict[str, float]] = {}
+    for result in results:
+        for p in result.record.players:
+            s = stats.setdefault(
+                p.bot, {"games": 0, "wins": 0, "ties": 0, "score": 0, "rank": 0, "forfeits": 0}
+            )
+            s["games"] += 1
+            s["score"] += p.score
+            s["rank"] += p.rank
+            s["forfeits"] += p.forfeit
+            if p.rank == 1:
+                s["wins" if result.record.winner == p.bot else "ties"] += 1
+    lines = [
+        f"{len(results)} games of {results[0].record.game}",
+        f"  {'bot':<20} {'games':>5} {'wins':>5} "
+        f"{'ties':>5} {'win %':>6} {'avg score':>9} {'avg rank':>8} {'forfeits':>8}",
+    ]
+    for bot, s in sorted(stats.items(), key=lambda kv: (-kv[1]["wins"], kv[0])):
+        g = s["games"]
+        lines.append(
+            f"  {bot:<20} {g:>5.0f} {s['wins']:>5.0f} {s['ties']:>5.0f} {100 * s['wins'] / g:>5.1f}% "
+            f"{s['score'] / g:>9.2f} {s['rank'] / g:>8.2f} {s['forfeits']:>8.0f}"
+        )
+    return "\n".join(lines)
+
+
+def play_by_play(game: Any) -> Any:
+    """Returns an on_step callback that prints each decision, event and the table after it."""
+
+    def on_step(step: Step) -> None:
+        for decision in step.decisions:
+            shown = json.dumps(codec.to_json(decision.action, game.action_type), separators=(",", ":"))
+            typer.echo(
+                f"  seat {decision.seat}: {shown}" + ("  (fallback)" if decision.by == "fallback" else "")
+            )
+        for event in step.events:
+            typer.echo(f"  * {json.dumps(codec.to_json(event, game.event_type), separators=(',', ':'))}")
+        typer.echo(game.render(step.state))
+
+    return on_step
