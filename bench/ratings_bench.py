@@ -121,13 +121,12 @@ def _interleaved(
     batches = [matches[k::BATCHES] for k in range(BATCHES)]
     times: dict[int, list[float]] = {size: [] for size in clients}
     refits: dict[int, list[float]] = {size: [] for size in clients}
-    for turn in range(max(BATCHES, repeats)):
-        order = sorted(clients, reverse=bool(turn % 2))
-        for size in order:
-            if turn < BATCHES:
-                times[size] += _record_times(clients[size], batches[turn])
-            if turn < repeats:
-                refits[size].append(_best(1, lambda c=clients[size]: fits.refit(c, fits.game_source(GAME))))
+    for turn, batch in enumerate(batches):
+        for size in sorted(clients, reverse=bool(turn % 2)):
+            times[size] += _record_times(clients[size], batch)
+    for turn in range(repeats):
+        for size in sorted(clients, reverse=bool(turn % 2)):
+            refits[size].append(_best(1, lambda c=clients[size]: fits.refit(c, fits.game_source(GAME))))
     return {s: statistics.median(t) for s, t in times.items()}, {s: min(t) for s, t in refits.items()}
 
 
