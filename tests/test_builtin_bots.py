@@ -17,10 +17,14 @@ import pytest
 from arena.bots import builtin_bots
 from arena.bots.ninja_master import MasterBot, PlannerBot
 from arena.bots.ninjan import GreedyBot, SearchBot, determinize, unseen
+from arena.bots.pnrz import BuilderBot
+from arena.bots.pnrz import SearchBot as PnrzSearch
+from arena.bots.pnrz_search import deal, unseen_tiles
 from arena.bots.search import Budget
 from arena.games import get_game
 from arena.games import ninja_master as nm
 from arena.games import ninjan as nj
+from arena.games import pnrz as pz
 from arena.games.play import play
 from arena.games.rng import Draw
 from arena.sdk import MatchInfo
@@ -28,6 +32,7 @@ from tests.bots.baselines import GrabFirst, RoundSimGreedy
 from tests.conftest import play_bots
 
 SMALL = Budget(iterations=40, cap=timedelta(seconds=30))  # cheap, and never cut short by the clock
+PNRZ_SMALL = Budget(iterations=8, cap=timedelta(seconds=30))  # PNRZ search: a few deals per turn
 
 
 def small_search() -> SearchBot:
@@ -156,3 +161,96 @@ def test_ninja_master_planner_ignores_the_secret_seed():
         for s in (state, other)
     ]
     assert choices[0] == choices[1]
+
+
+# PNRZ -------------------------------------------------------------------------------------------
+# A PNRZ game costs seconds of CPU per builder seat and several times that per search seat, so the
+# suite holds the search bot's behaviour; the ladder (builder against random, search against builder
+# at 2, 3 and 4 players) is played by bench/pnrz_ladder.py, figures in docs/rules/pnrz.md
+# (tests/test_pnrz.py plays builder against random).
+
+
+def pnrz_state(**fields) -> pz.PnrzState:
+    """Returns a 2-player PNRZ table in the play phase: seat 0 holds Pirates and Ninjas."""
+    factions = ((pz.Faction.PIRATE, pz.Faction.NINJA), (pz.Faction.ROBOT, pz.Faction.ZOMBIE))
+    return pz.PnrzState(seed=0, num_players=2, phase=pz.Phase.PLAY, factions=factions, turn=10, **fields)
+
+
+def pnrz_choice(bot, state: pz.PnrzState, match_id: str = "m") -> pz.Action:
+    """Returns ``bot``'s choice for the seat to move in ``state``, as seat of match ``match_id``."""
+    seat = state.current
+    bot.on_match_start(MatchInfo(match_id, "pnrz", seat, 2, ("a", "b"), timedelta(seconds=2), 3))
+    return bot.choose(pz.GAME.observe(state, seat), pz.GAME.legal_actions(state, seat), timedelta(seconds=2))
+
+
+def test_pnrz_best_is_search():
+    assert builtin_bots("pnrz")["best"] is PnrzSearch
+
+
+def test_pnrz_search_moves_a_base_while_holding_tiles():
+    """Its pirate base stands apart; moved beside the pirate section it adds 5 points, while the one
+    tile in hand helps the other seat more than itself. The builder plays the tile (it moves bases
+    only with an empty hand); the search bot moves the base."""
+    row = [(15, 0, 0), (30, 1, 0), (16, 2, 0), (55, 3, 0), (56, 1, -1)]  # tile, x, y
+    board = tuple(sorted(pz.Placement(y, x, tile, 0) for tile, x, y in row))
+    held = {1, 2, 3, 5, 57, 58}
+    pile = tuple(t.id for t in pz.GAME_TILES if t.id not in held and t.id not in {p.tile_id for p in board})
+    state = pnrz_state(board=board, hands=((1,), (2, 3, 5, 57, 58)), pile=pile)
+    assert pnrz_choice(BuilderBot(), state) == pz.SelectTile(1)
+    bot = PnrzSearch(PNRZ_SMALL)
+    assert pnrz_choice(bot, state) == pz.MoveBase(55)
+    moved = pz.GAME.apply(state, {0: pz.MoveBase(55)})
+    place = bot.choose(pz.GAME.observe(moved, 0), pz.GAME.legal_actions(moved, 0), timedelta(seconds=2))
+    after = pz.GAME.apply(moved, {0: place})
+    assert (
+        pz.GAME.faction_scores(after)[pz.Faction.PIRATE]
+        == pz.GAME.faction_scores(state)[pz.Faction.PIRATE] + 5
+    )
+
+
+def pnrz_midgame(seed: int) -> pz.PnrzState:
+    """Returns a 2-player table 20 turns in (every seat playing its first legal action), seat to move
+    in the play phase."""
+    game = pz.GAME
+    state = game.initial_state(2, seed)
+    for step in play(game, state, lambda turn, seat: 0):
+        state = step.state
+        if state.turn >= 20 and state.phase is pz.Phase.PLAY:
+            return state
+    raise AssertionError("the game ended before turn 20")
+
+
+def test_pnrz_search_deals_exactly_the_tiles_it_has_not_seen():
+    """Every sampled deal gives the other seat a hand of its size (its unplayed bases in it) and the
+    pile its size, from the tiles the seat cannot see: the game's hidden set for it."""
+    game = pz.GAME
+    state = game.initial_state(2, 9)
+    for step in play(game, state, lambda turn, seat: 0):
+        if step.state.phase is not pz.Phase.PLAY:
+            continue
+        for seat in range(2):
+            obs = game.observe(step.state, seat)
+            hidden = unseen_tiles(obs)
+            hands, pile = deal(obs, hidden, Draw(seat))
+            other = 1 - seat
+            dealt = [*hands[other], *pile]
+            assert len(hands[other]) == len(step.state.hands[other]) and len(pile) == len(step.state.pile)
+            assert {t for t in step.state.hands[other] if pz.BASE_OF[t]} <= set(hands[other])
+            assert {pz.TILES[t] for t in dealt} == game.hidden_from(step.state, seat)
+
+
+def test_pnrz_search_decides_from_its_observation_only():
+    """Two tables that differ in the other hand and the pile's order, not in what seat 0 sees, get
+    the same choice from two fresh bots of the same match."""
+    state = pnrz_midgame(4)
+    seat = state.current
+    hidden = [*(t for t in state.hands[1 - seat] if not pz.BASE_OF[t]), *state.pile]
+    bases = tuple(t for t in state.hands[1 - seat] if pz.BASE_OF[t])
+    mixed = hidden[::-1]
+    size = len(state.hands[1 - seat]) - len(bases)
+    hands = list(state.hands)
+    hands[1 - seat] = tuple(sorted((*bases, *mixed[:size])))
+    other = dataclasses.replace(state, hands=tuple(hands), pile=tuple(mixed[size:]))
+    assert other.hands != state.hands and pz.GAME.observe(other, seat) == pz.GAME.observe(state, seat)
+    choices = {pnrz_choice(PnrzSearch(PNRZ_SMALL), table) for table in (state, other)}
+    assert len(choices) == 1
