@@ -1,4 +1,4 @@
-"""Built-in Ninja Burger bots: ``random`` and ``ninja``.
+"""Built-in Ninja Burger bots: ``random``, ``ninja`` and ``search`` (also ``best``; ninja_burger_search).
 
 The ninja bot reasons with the exact distribution of 3d6: a check passes when the three dice total at
 most the ninja's skill plus the check's modifier plus the bonuses, so its chance is ``cdf(target)``
@@ -385,6 +385,22 @@ class NinjaBot(Bot):
         return best
 
 
-BOTS: dict[str, type[Bot]] = {"random": RandomBot, "ninja": NinjaBot}
+def __getattr__(name: str) -> dict[str, type[Bot]]:
+    """Returns ``BOTS``, the registry, on first use.
 
-__all__ = ["BOTS", "ChooseNinja", "ChooseSkill", "NinjaBot", "RandomBot", "cdf"]
+    Design Detail: the search bot (ninja_burger_search) plays ``ninja`` in its playouts and imports
+    this module, so this module names it only when the registry is asked for.
+    """
+    if name != "BOTS":
+        raise AttributeError(name)
+    from arena.bots.ninja_burger_search import SearchBot
+
+    return {
+        "random": RandomBot,
+        "ninja": NinjaBot,
+        "search": SearchBot,
+        "best": SearchBot,  # the strongest built-in bot of the game, whatever its name
+    }
+
+
+__all__ = ["ChooseNinja", "ChooseSkill", "NinjaBot", "RandomBot", "cdf"]

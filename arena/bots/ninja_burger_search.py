@@ -1,0 +1,231 @@
+"""Ninja Burger's search bot (``search``, also ``best``): determinized Monte Carlo over ``ninja``.
+
+For a decision with a real choice it deals the cards its seat has not seen consistently with its
+observation (``determinize``: the other hands by their public sizes, the unrevealed missions, the
+decks by their public sizes, the other seats' dealt ninjas while choosing, and a fresh seed for the
+dice and shuffles to come), and plays each legal choice out in that deal with the engine, every seat
+then playing like ``ninja``. Every choice meets the same deals and the same dice (common random
+numbers: the dice are labelled by round, seat and attempt), so the comparison sees the choice's
+effect, not the luck of the sample. A playout stops at the game's end (a win is worth 1, a shared
+first place 1/2) or after ``HORIZON`` more rounds, where ``estimate`` turns the lead into a chance.
+
+What it searches is what ``ninja`` decides by fixed rules: the ninja to keep, the staff meeting,
+the Errand trade and the fortune cards; a check's skill is ``ninja``'s (the best odds), and a seat
+with one legal action answers at once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import timedelta
+
+from arena.bots.ninja_burger import MONEY_PER_HONOR, NinjaBot
+from arena.bots.search import Budget, seat_draw, seat_key
+from arena.games.ninja_burger import (
+    GAME,
+    Ability,
+    Action,
+    NinjaBurgerState,
+    Observation,
+    Phase,
+    fortune_cards,
+    mission_cards,
+    ninja_cards,
+)
+from arena.games.rng import Draw
+from arena.sdk import Bot
+
+_POLICY = NinjaBot()  # stateless: one instance plays every simulated seat
+_DEADLINE = timedelta(seconds=1)
+
+
+def _unseen_fortune(obs: Observation) -> list:
+    """Returns the fortune cards ``obs``'s seat cannot place: not in its hand, in play or on the check."""
+    seen = {c.id for c in obs.hand}
+    seen.update(i for p in obs.players for i in p.items)
+    seen.update(p.card.id for p in obs.plays)
+    return [c for c in fortune_cards() if c.id not in seen]
+
+
+def _unseen_missions(obs: Observation) -> list:
+    """Returns the mission cards that are neither the seat's own nor revealed this round."""
+    seen = {p.mission.id for p in obs.players if p.mission is not None}
+    if obs.mission is not None:
+        seen.add(obs.mission.id)
+    return [m for m in mission_cards() if m.id not in seen]
+
+
+def determinize(obs: Observation, draw: Draw) -> NinjaBurgerState:
+    """Returns a whole table consistent with ``obs``, its hidden cards dealt at random by ``draw``.
+
+    Design Detail: the discard piles get what the decks and hands do not (their contents are not in
+    the observation); they only matter when a deck runs out, and then as a random reshuffle anyway.
+    """
+    me, n = obs.seat, len(obs.players)
+    fortune = _unseen_fortune(obs)
+    draw.shuffle(fortune)
+    hands = []
+    for p in obs.players:
+        if p.seat == me:
+            hands.append(obs.hand)
+        else:
+            hands.append(tuple(fortune[: p.hand_size]))
+            del fortune[: p.hand_size]
+    missions = _unseen_missions(obs)
+    draw.shuffle(missions)
+    held = []
+    for p in obs.players:
+        if obs.phase is Phase.CHOOSE_NINJA:
+            held.append(None)
+        elif p.seat == me or p.mission is not None:
+            held.append(obs.mission if p.seat == me else p.mission)
+        else:
+            held.append(missions.pop())
+    by_id = {c.id: c for c in ninja_cards()}
+    fortune_by_id = {c.id: c for c in fortune_cards()}
+    options, ninja_deck = _ninja_deal(obs, draw)
+    return NinjaBurgerState(
+        seed=draw.next64(),
+        phase=obs.phase,
+        round=obs.round,
+        ninja_deck=ninja_deck,
+        ninja_options=options,
+        ninja_discard=(),
+        ninjas=tuple(None if p.ninja is None else by_id[p.ninja] for p in obs.players),
+        honor=tuple(p.honor for p in obs.players),
+        money=tuple(p.money for p in obs.players),
+        hands=tuple(hands),
+        items=tuple(tuple(fortune_by_id[i] for i in p.items) for p in obs.players),
+        fortune_deck=tuple(fortune[: obs.fortune_deck]),
+        fortune_discard=tuple(fortune[obs.fortune_deck :]),
+        missions=tuple(held),
+        mission_deck=tuple(missions[: obs.mission_deck]),
+        mission_discard=tuple(missions[obs.mission_deck :]),
+        attended=tuple(p.attended for p in obs.players),
+        revealed=tuple(p.mission is not None for p in obs.players),
+        order=obs.order,
+        trade_index=obs.order.index(me) if obs.phase is Phase.TRADE else 0,
+        mission_index=obs.order.index(obs.active) if obs.active is not None else 0,
+        checks=obs.checks,
+        check_index=obs.check_index or 0,
+        plan=obs.plan,
+        queue=_window_queue(obs, n),
+        plays=obs.plays,
+        ability_reroll_used=_reroll_spent(obs),
+    )
+
+
+def _ninja_deal(obs: Observation, draw: Draw) -> tuple[tuple, tuple]:
+    """Returns the dealt ninja options by seat and the ninja deck: while choosing, the other seats get
+    three of the cards the seat was not dealt; afterwards both are empty."""
+    n = len(obs.players)
+    if obs.phase is not Phase.CHOOSE_NINJA:
+        return ((),) * n, ()
+    mine = {c.id for c in obs.ninja_options}
+    rest = [c for c in ninja_cards() if c.id not in mine]
+    draw.shuffle(rest)
+    options = []
+    for p in obs.players:
+        if p.seat == obs.seat:
+            options.append(obs.ninja_options)
+        else:
+            options.append(tuple(rest[:3]))
+            del rest[:3]
+    return tuple(options), tuple(rest)
+
+
+def _window_queue(obs: Observation, n: int) -> tuple[int, ...]:
+    """Returns the seats still to be asked in the current fortune window, this seat first."""
+    if obs.phase is not Phase.WINDOW or obs.active is None:
+        return ()
+    queue = [(obs.active + k) % n for k in range(1, n)] + [obs.active]
+    return tuple(queue[queue.index(obs.seat) :])
+
+
+def _reroll_spent(obs: Observation) -> bool:
+    """Returns whether the active ninja's reroll ability is known to be spent: the seat is asked to
+    reroll a failed check in the ability's own skill, which the ability would have rerolled first."""
+    if obs.phase is not Phase.REROLL or obs.check_index is None:
+        return False
+    ninja = NinjaBot.ninja(obs, obs.seat)
+    return ninja.ability == Ability.REROLL and ninja.ability_skill == obs.plan[obs.check_index]
+
+
+def policy_actions(state: NinjaBurgerState, seats: Sequence[int]) -> dict[int, Action]:
+    """Returns what ``ninja`` would do in each of ``seats`` (at once when a seat has one choice)."""
+    actions = {}
+    for seat in seats:
+        legal = GAME.legal_actions(state, seat)
+        if len(legal) == 1:
+            actions[seat] = legal[0]
+        else:
+            actions[seat] = _POLICY.choose(GAME.observe(state, seat), legal, _DEADLINE)
+    return actions
+
+
+def playout(state: NinjaBurgerState, last_round: int) -> NinjaBurgerState:
+    """Returns ``state`` played on by ``ninja`` in every seat until the game ends or ``last_round``
+    is over."""
+    while not GAME.is_terminal(state) and state.round <= last_round:
+        state = GAME.apply_legal(state, policy_actions(state, GAME.to_move(state)))
+    return state
+
+
+def estimate(state: NinjaBurgerState, seat: int) -> float:
+    """Returns ``seat``'s chance of finishing first alone: exact at the end, else a logistic curve in
+    its lead over the best rival, money and fortune cards counted in honor."""
+    honor = state.honor
+    if GAME.is_terminal(state):
+        top = max(honor)
+        if honor[seat] < top:
+            return 0.0
+        return 1.0 if honor.count(top) == 1 else 0.5
+
+    def worth(s: int) -> float:
+        return honor[s] + state.money[s] / MONEY_PER_HONOR + CARD_HONOR * len(state.hands[s])
+
+    lead = worth(seat) - max(worth(s) for s in range(state.num_players) if s != seat)
+    return 1 / (1 + math.exp(-LEAD_SLOPE * lead))
+
+
+CARD_HONOR = 0.35  # honor a fortune card in hand is worth at the horizon
+LEAD_SLOPE = 0.5  # logit of winning per honor point of lead, at the horizon
+
+
+class SearchBot(Bot):
+    """Determinized Monte Carlo search over ``ninja`` playouts (see the module docstring).
+
+    The budget is ``iterations`` deals per decision (each choice is played out in every deal), with
+    a wall-time guard.
+    """
+
+    name = "search"
+    BUDGET = Budget(iterations=12)
+    HORIZON = 1  # rounds played after the current one before the lead is estimated
+
+    def __init__(self, budget: Budget | None = None) -> None:
+        self.budget = budget or self.BUDGET
+
+    def choose(
+        self, observation: Observation, legal_actions: Sequence[Action], deadline: timedelta
+    ) -> Action:
+        if len(legal_actions) == 1 or observation.phase is Phase.CHOOSE_SKILL:
+            return _POLICY.choose(observation, legal_actions, deadline)
+        clock = self.budget.clock(deadline)
+        draw = seat_draw(seat_key(self.match), observation)
+        me = observation.seat
+        last_round = max(observation.round, 1) + self.HORIZON
+        totals = [0.0] * len(legal_actions)
+        done = 0
+        while done < self.budget.iterations and not (done and clock.expired()):
+            state = determinize(observation, draw)
+            others = policy_actions(state, [s for s in GAME.to_move(state) if s != me])
+            for i, action in enumerate(legal_actions):
+                after = GAME.apply_legal(state, {**others, me: action})
+                totals[i] += estimate(playout(after, last_round), me)
+            done += 1
+        usual = _POLICY.choose(observation, legal_actions, deadline)  # wins ties
+        return legal_actions[
+            max(range(len(legal_actions)), key=lambda i: (totals[i], legal_actions[i] == usual))
+        ]
