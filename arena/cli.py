@@ -51,6 +51,9 @@ ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "Cl
 SPRT_MAX_GAMES = 20000  # --games when --sprt is given without it
 SPRT_REPORT_EVERY = 20  # games between progress lines when stderr is not a terminal
 JOIN_TIMEOUT_MAX = 86400.0  # seconds: a day, for a bot started by hand in a debugger
+# The largest bot limits accepted: past what the kernel takes (RLIMIT_* are C longs, NOFILE stops at
+# fs.nr_open's ceiling, NPROC at pid_max's) a bot could not even start.
+TIB_IN_MIB, YEAR_SECONDS, MAX_OPEN_FILES, MAX_PROCESSES, MAX_CPUS = 2**20, 366 * 86400, 2**20, 2**22, 1024
 EXIT_BOT_FAILED, EXIT_INTERRUPTED = 1, 130
 
 # Design detail: no rich markup in help texts. Rich reads "[default: ...]" in a help text as a markup
@@ -164,29 +167,52 @@ def match_command(
     bot_memory_mb: Annotated[
         int,
         typer.Option(
-            min=0, help="Memory per bot, in MiB (its cgroup, and RLIMIT_DATA per process); 0: no limit."
+            min=0,
+            max=TIB_IN_MIB,
+            help="Memory per bot, in MiB (its cgroup, and RLIMIT_DATA per process); 0: no limit.",
         ),
     ] = DEFAULT_LIMITS.memory_mb or 0,
     bot_cpu_seconds: Annotated[
-        int, typer.Option(min=0, help="CPU seconds per bot process over its life (RLIMIT_CPU); 0: no limit.")
+        int,
+        typer.Option(
+            min=0,
+            max=YEAR_SECONDS,
+            help="CPU seconds per bot process over its life (RLIMIT_CPU); 0: no limit.",
+        ),
     ] = DEFAULT_LIMITS.cpu_seconds or 0,
     bot_open_files: Annotated[
-        int, typer.Option(min=0, help="Open files per bot process (RLIMIT_NOFILE); 0: no limit.")
+        int,
+        typer.Option(
+            min=0, max=MAX_OPEN_FILES, help="Open files per bot process (RLIMIT_NOFILE); 0: no limit."
+        ),
     ] = DEFAULT_LIMITS.open_files or 0,
     bot_processes: Annotated[
         int,
-        typer.Option(min=0, help="Processes of the bots' user (RLIMIT_NPROC; root is exempt); 0: no limit."),
+        typer.Option(
+            min=0,
+            max=MAX_PROCESSES,
+            help="Processes of the bots' user (RLIMIT_NPROC; root is exempt); 0: no limit.",
+        ),
     ] = DEFAULT_LIMITS.processes or 0,
     bot_log_kb: Annotated[
         int,
-        typer.Option(min=1, help="KiB of a bot's stdout and stderr kept in its log; the rest is dropped."),
+        typer.Option(
+            min=1,
+            max=TIB_IN_MIB * 1024,
+            help="KiB of a bot's stdout and stderr kept in its log; the rest is dropped.",
+        ),
     ] = DEFAULT_LIMITS.log_bytes // 1024,
     bot_cpus: Annotated[
         float,
-        typer.Option(min=0, help="CPU cores' worth of time per bot at most (cgroup quota); 0: no cap."),
+        typer.Option(
+            min=0, max=MAX_CPUS, help="CPU cores' worth of time per bot at most (cgroup quota); 0: no cap."
+        ),
     ] = DEFAULT_LIMITS.cpus or 0,
     bot_disk_mb: Annotated[
-        int, typer.Option(min=0, help="Size of each sandboxed bot's private /tmp, in MiB; 0: no cap.")
+        int,
+        typer.Option(
+            min=0, max=TIB_IN_MIB, help="Size of each sandboxed bot's private /tmp, in MiB; 0: no cap."
+        ),
     ] = DEFAULT_LIMITS.disk_mb or 0,
     no_sandbox: Annotated[
         bool,
