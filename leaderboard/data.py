@@ -49,9 +49,9 @@ def games(client: redis.Redis) -> list[dict[str, Any]]:
 
 
 def leaderboard(client: redis.Redis, game: str) -> dict[str, Any]:
-    """Returns the game's fitted view: ``matches``, ``rows`` (as ``arena leaderboard GAME --json``),
-    ``pairs`` (the win-probability table) and ``bots`` (every version, head to head)."""
-    return fits.view(client, fits.game_source(game))
+    """Returns the game's fitted board: ``matches``, ``rows`` (as ``arena leaderboard GAME --json``)
+    and ``pairs`` (the win-probability table)."""
+    return fits.view(client, fits.game_source(game)) or {}
 
 
 def match_results(client: redis.Redis, match_ids: Iterable[str]) -> list[dict[str, Any]]:
@@ -104,14 +104,15 @@ def bot_page(client: redis.Redis, game: str, bot: str) -> dict[str, Any] | None:
     """Returns a bot's leaderboard row, every version's rating, its head-to-head table and its recent
     matches in one game; None if it never played it."""
     board = leaderboard(client, game)
-    if bot not in board["bots"]:
+    mine = fits.view(client, fits.game_source(game), fits.bot_part(bot))
+    if mine is None:
         return None
     return {
         "game": game,
         "bot": bot,
         "matches": board["matches"],
         "row": next((r for r in board["rows"] if r["bot"] == bot), None),
-        **board["bots"][bot],
+        **mine,
         "recent": matches(client, game, bot, limit=20),
     }
 

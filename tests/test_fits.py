@@ -81,7 +81,10 @@ def test_a_burst_of_results_is_refitted_once_and_every_read_reflects_every_resul
     stored = [store.rated_placements(m) for m in store.iter_results(client, "ninjan")]
     random.Random(0).shuffle(stored)
     latest = {bot: VERSIONS[bot] for bot in "abc"}
-    assert seen[0] == {"matches": 43, **json.loads(json.dumps(views.leaderboard(table_of(stored), latest)))}
+    expected = json.loads(json.dumps(views.leaderboard(table_of(stored), latest)))
+    bots = expected.pop("bots")
+    assert seen[0] == {"matches": 43, **expected}
+    assert fits.view(client, source, fits.bot_part("a")) == bots["a"] and fits.refits(client, source) == 5
     assert [r["bot"] for r in seen[0]["rows"]] == ["a", "b", "c"]
 
 
@@ -118,7 +121,7 @@ def test_arena_results_refits_to_the_numbers_of_arena_leaderboard(
         "los_next",
     }
     # a bot's every version is rated, and shown on its page's data
-    versions = fits.view(client, fits.game_source("ninjan"))["bots"]["b"]["versions"]
+    versions = fits.view(client, fits.game_source("ninjan"), fits.bot_part("b"))["versions"]
     assert sorted(v["version"] for v in versions) == sorted(["bbbbbbbbbbbb", "eeeeeeeeeeee"])
 
 

@@ -4,8 +4,9 @@ A *rated source* is a pair table and the counter of the matches added to it: a g
 ``keys.rating_updates``) or a tournament (``keys.tournament_pairs``, the ``recorded`` field of its
 hash). The recording script (``arena.queue.store``) increments both in the same transaction. The
 source's *view* (``arena.ratings.views``: standings, win table, crosstable...) is cached in Redis under
-``keys.fit`` with the counter value it reflects. ``view`` reads the counter and the cached view in one
-round trip; if they agree, that is the answer. Otherwise it reads the pair table, the counter and (for
+``keys.fit``, in parts (the board, and each bot's versions and head to head), with the counter value
+it reflects. ``view`` reads the counter and the cached part in one round trip; if they agree, that is
+the answer. Otherwise it reads the pair table, the counter and (for
 a game) each bot's latest version in one MULTI transaction, so they describe the same results, fits,
 and stores the view. So however many results arrive, the first read after them refits once and every
 other read is served from the last fit; the fit never reads the list of matches.
@@ -32,15 +33,23 @@ from arena.queue.jobs import run_script
 from arena.ratings import views
 from arena.ratings.pairs import PairTable
 
-# KEYS: the fit's hash, the refit counter. ARGV: the count of matches the view reflects, the view.
+BOARD = "view"  # the cached hash's field of the view's main part (a bot's part: bot_part(name))
+
+# KEYS: the fit's hash, the refit counter. ARGV: the count of matches the view reflects, then (field,
+# JSON) for each part of the view.
 _STORE = """
 redis.call('INCR', KEYS[2])
 local stored = tonumber(redis.call('HGET', KEYS[1], 'updates') or '-1')
 if tonumber(ARGV[1]) >= stored then
-  redis.call('HSET', KEYS[1], 'updates', ARGV[1], 'view', ARGV[2])
+  redis.call('HSET', KEYS[1], 'updates', unpack(ARGV))
 end
 return 1
 """
+
+
+def bot_part(bot: str) -> str:
+    """Returns the cached hash's field of one bot's part of a game's view (versions, head to head)."""
+    return f"bot:{bot}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,30 +92,36 @@ def _lock(name: str) -> threading.Lock:
         return _locks.setdefault(name, threading.Lock())
 
 
-def view(client: redis.Redis, source: Source) -> dict[str, Any]:
-    """Returns the source's view reflecting every match recorded when called: the cached one if it is
-    current, else a new fit's (see the module docstring). It holds ``matches``, the count reflected."""
-    cached = _cached(client, source)
-    if cached is not None:
-        return cached
-    with _lock(source.name):
-        return _cached(client, source) or refit(client, source)
+def view(client: redis.Redis, source: Source, part: str = BOARD) -> dict[str, Any] | None:
+    """Returns a part of the source's view reflecting every match recorded when called: the cached
+    one if it is current, else a new fit's (see the module docstring); None for a part the view has
+    not (a bot that never played). The main part (``BOARD``) holds ``matches``, the count reflected,
+    ``rows`` and ``pairs`` (a game) or ``crosstable`` (a tournament); a bot's part (``bot_part``),
+    its ``versions`` and ``head_to_head``.
+
+    Design detail: the parts are stored as fields of one hash, written together, so a page reads
+    only what it shows: the leaderboard does not read every bot's head-to-head table."""
+    current, text = _cached(client, source, part)
+    if not current:
+        with _lock(source.name):
+            current, text = _cached(client, source, part)
+            if not current:
+                return refit(client, source).get(part)
+    return None if text is None else json.loads(text)
 
 
-def _cached(client: redis.Redis, source: Source) -> dict[str, Any] | None:
-    """Returns the cached view if it reflects the current count of matches, else None."""
+def _cached(client: redis.Redis, source: Source, part: str) -> tuple[bool, str | None]:
+    """Returns whether the cached view reflects the current count of matches, and its ``part``."""
     with client.pipeline(transaction=True) as pipe:
         source.read_counter(pipe)
-        pipe.hmget(keys.fit(source.name), ["updates", "view"])
+        pipe.hmget(keys.fit(source.name), ["updates", part])
         counter, (updates, text) = pipe.execute()
-    if text is None or int(updates) != int(counter or 0):
-        return None
-    return json.loads(text)
+    return updates is not None and int(updates) == int(counter or 0), text
 
 
-def refit(client: redis.Redis, source: Source) -> dict[str, Any]:
-    """Fits the source's pair table as it is now, stores the view (unless a newer one was stored
-    meanwhile) and counts the refit; returns the view."""
+def refit(client: redis.Redis, source: Source) -> dict[str, dict[str, Any]]:
+    """Fits the source's pair table as it is now, stores the view's parts (unless a newer view was
+    stored meanwhile) and counts the refit; returns the parts by field."""
     with client.pipeline(transaction=True) as pipe:
         source.read_counter(pipe)
         pipe.hgetall(source.pairs_key)
@@ -114,11 +129,19 @@ def refit(client: redis.Redis, source: Source) -> dict[str, Any]:
             pipe.hgetall(source.versions_key)
         counter, fields, *latest = pipe.execute()
     table = PairTable.from_fields(fields)
-    built = views.leaderboard(table, latest[0]) if source.versions_key else views.tournament(table)
-    built = {"matches": int(counter or 0), **built}
-    text = json.dumps(built, separators=(",", ":"))
-    run_script(client, _STORE, (keys.fit(source.name), keys.refits(source.name)), (built["matches"], text))
-    return built
+    matches = int(counter or 0)
+    if source.versions_key:
+        board = views.leaderboard(table, latest[0])
+        bots = board.pop("bots")
+        parts = {BOARD: {"matches": matches, **board}} | {bot_part(b): part for b, part in bots.items()}
+    else:
+        parts = {BOARD: {"matches": matches, **views.tournament(table)}}
+    args = [
+        matches,
+        *(x for field, part in parts.items() for x in (field, json.dumps(part, separators=(",", ":")))),
+    ]
+    run_script(client, _STORE, (keys.fit(source.name), keys.refits(source.name)), args)
+    return parts
 
 
 def refits(client: redis.Redis, source: Source) -> int:
@@ -132,7 +155,7 @@ def tournament_standings(client: redis.Redis, tournament_id: str) -> dict[str, A
     meta = client.hgetall(keys.tournament(tournament_id))
     if not meta:
         return None
-    standings = view(client, tournament_source(tournament_id))
+    standings = view(client, tournament_source(tournament_id)) or {}
     return {
         "tournament": tournament_id,
         "game": meta.get("game"),

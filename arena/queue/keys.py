@@ -51,7 +51,8 @@ def rating_updates(game: str) -> str:
 
 def fit(name: str) -> str:
     """Returns the key of a cached fit's hash (``name`` a game, or ``tournament:ID``): ``updates``
-    (the count of recorded matches it reflects) and ``view`` (its JSON, ``arena.ratings.views``)."""
+    (the count of recorded matches it reflects), ``view`` (the JSON of its standings, win table or
+    crosstable) and, for a game, ``bot:NAME`` per bot (versions, head to head; ``arena.ratings.views``)."""
     return f"{PREFIX}fit:{name}"
 
 
