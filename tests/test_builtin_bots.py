@@ -15,6 +15,9 @@ from datetime import timedelta
 import pytest
 
 from arena.bots import builtin_bots
+from arena.bots.ninja_burger import NinjaBot
+from arena.bots.ninja_burger_search import SearchBot as BurgerSearch
+from arena.bots.ninja_burger_search import determinize as burger_deal
 from arena.bots.ninja_master import MasterBot, PlannerBot
 from arena.bots.ninjan import GreedyBot, SearchBot, determinize, unseen
 from arena.bots.pnrz import BuilderBot
@@ -22,6 +25,7 @@ from arena.bots.pnrz import SearchBot as PnrzSearch
 from arena.bots.pnrz_search import deal, unseen_tiles
 from arena.bots.search import Budget
 from arena.games import get_game
+from arena.games import ninja_burger as nb
 from arena.games import ninja_master as nm
 from arena.games import ninjan as nj
 from arena.games import pnrz as pz
@@ -254,3 +258,83 @@ def test_pnrz_search_decides_from_its_observation_only():
     assert other.hands != state.hands and pz.GAME.observe(other, seat) == pz.GAME.observe(state, seat)
     choices = {pnrz_choice(PnrzSearch(PNRZ_SMALL), table) for table in (state, other)}
     assert len(choices) == 1
+
+
+# Ninja Burger ------------------------------------------------------------------------------------
+
+BURGER_SMALL = Budget(iterations=3, cap=timedelta(seconds=30))  # a few deals per decision
+
+
+def small_burger_search() -> BurgerSearch:
+    """Returns Ninja Burger's search bot at a test budget."""
+    return BurgerSearch(BURGER_SMALL)
+
+
+def test_ninja_burger_best_is_search():
+    assert builtin_bots("ninja-burger")["best"] is BurgerSearch
+
+
+def test_ninja_burger_ninja_beats_random_head_to_head():
+    wins, losses = head_to_head("ninja-burger", NinjaBot, builtin_bots("ninja-burger")["random"], 60)
+    assert wins >= losses + 20, (wins, losses)  # 43:13 in these games (par 1:1)
+
+
+def test_ninja_burger_search_deals_tables_its_seat_cannot_tell_apart():
+    """At every decision of a game, each sampled table shows the deciding seat exactly what it sees
+    and asks it the same question; the cards dealt to other seats and the decks are cards it has not
+    seen (none of its hand, items in play or revealed missions)."""
+    game = nb.GAME
+    for players, seed in ((2, 5), (4, 6)):
+        picks = Draw(seed)
+        state = game.initial_state(players, seed)
+        for step in play(game, state, lambda turn, seat, picks=picks: picks.below(len(turn.legal[seat]))):
+            for seat in game.to_move(step.state):
+                obs = game.observe(step.state, seat)
+                sample = burger_deal(obs, Draw(seat))
+                assert game.observe(sample, seat) == obs
+                assert game.legal_actions(sample, seat) == game.legal_actions(step.state, seat)
+                seen = {c.id for c in obs.hand} | {i for p in obs.players for i in p.items}
+                dealt = [c for s, hand in enumerate(sample.hands) if s != seat for c in hand]
+                assert seen.isdisjoint(c.id for c in [*dealt, *sample.fortune_deck])
+
+
+def burger_midgame(seed: int) -> nb.NinjaBurgerState:
+    """Returns a 3-player table at its first staff meeting (after ``ninja``'s ninja choices)."""
+    game = nb.GAME
+    state = game.initial_state(3, seed)
+    bot = NinjaBot()
+    choices = {
+        s: bot.choose(game.observe(state, s), game.legal_actions(state, s), timedelta(1)) for s in range(3)
+    }
+    return game.apply_legal(state, choices)
+
+
+def test_ninja_burger_search_decides_from_its_observation_only():
+    """Two tables that differ in the other hands, the decks and the secret seed, not in what seat 0
+    sees, get the same choice from two fresh bots of the same match."""
+    state = burger_midgame(3)
+    others = [*state.hands[1], *state.hands[2], *state.fortune_deck]
+    mixed = others[::-1]
+    sizes = (len(state.hands[1]), len(state.hands[2]))
+    other = dataclasses.replace(
+        state,
+        seed=state.seed + 1,
+        hands=(state.hands[0], tuple(mixed[: sizes[0]]), tuple(mixed[sizes[0] : sum(sizes)])),
+        fortune_deck=tuple(mixed[sum(sizes) :]),
+        mission_deck=state.mission_deck[::-1],
+    )
+    assert other.hands != state.hands and nb.GAME.observe(other, 0) == nb.GAME.observe(state, 0)
+    choices = set()
+    for table in (state, other):
+        bot = small_burger_search()
+        bot.match = MatchInfo("m", "ninja-burger", 0, 3, ("a", "b", "c"), timedelta(seconds=2), 3)
+        choices.add(bot.choose(nb.GAME.observe(table, 0), nb.GAME.legal_actions(table, 0), timedelta(2)))
+    assert len(choices) == 1
+
+
+def test_ninja_burger_search_plays_the_same_match_the_same_way():
+    game = nb.GAME
+    finals = [
+        play_bots(game, [small_burger_search(), NinjaBot()], seed=81, match_id="m-81") for _ in range(2)
+    ]
+    assert finals[0] == finals[1]

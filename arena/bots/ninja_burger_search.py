@@ -203,6 +203,7 @@ class SearchBot(Bot):
     name = "search"
     BUDGET = Budget(iterations=12)
     HORIZON = 1  # rounds played after the current one before the lead is estimated
+    TRUST = 0.02  # how much better (in chance of winning) a choice must look to overrule ``ninja``
 
     def __init__(self, budget: Budget | None = None) -> None:
         self.budget = budget or self.BUDGET
@@ -225,7 +226,7 @@ class SearchBot(Bot):
                 after = GAME.apply_legal(state, {**others, me: action})
                 totals[i] += estimate(playout(after, last_round), me)
             done += 1
-        usual = _POLICY.choose(observation, legal_actions, deadline)  # wins ties
-        return legal_actions[
-            max(range(len(legal_actions)), key=lambda i: (totals[i], legal_actions[i] == usual))
-        ]
+        usual = _POLICY.choose(observation, legal_actions, deadline)
+        return max(
+            legal_actions, key=lambda a: totals[legal_actions.index(a)] / done + self.TRUST * (a == usual)
+        )
