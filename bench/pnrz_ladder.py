@@ -4,8 +4,9 @@
     python bench/pnrz_ladder.py --pair search:builder --games 40 --players 3 --jobs 2
 
 Each pair ``HERO:VILLAIN`` plays ``--games`` seeded games in-process (``tests.conftest.play_bots``:
-no referee, no gRPC), ``HERO`` in one seat and ``VILLAIN`` in the others, the hero's seat rotating
-with the game number; game ``g`` uses seed ``first_seed + g``, so every figure repeats exactly. A win
+no referee, no gRPC), ``HERO`` in one seat and ``VILLAIN`` in the others: game ``g`` puts the hero
+in seat ``g % players`` of seed ``first_seed + g // players``, so each deal is played from every seat
+(the luck of the tiles cancels) and every figure repeats exactly. A win
 is rank 1 alone, a tie a shared rank 1 (counted apart: neither win nor loss), anything else a loss.
 LOS = Phi((W - L) / sqrt(W + L)). The hero's decisions are timed in wall time and in CPU time of its
 process (the machine may be loaded by other work: CPU time is the figure that does not depend on it).
@@ -68,7 +69,7 @@ def percentile(values: list[float], share: float) -> float:
 def series(pair: str, games: int, players: int, first_seed: int, jobs: int) -> dict:
     """Returns the figures of one pair's series (see the module docstring)."""
     hero, villain = pair.split(":")
-    args = [(hero, villain, players, first_seed + g, g % players) for g in range(games)]
+    args = [(hero, villain, players, first_seed + g // players, g % players) for g in range(games)]
     with ProcessPoolExecutor(jobs) as pool:
         results = list(pool.map(one_game, *zip(*args, strict=True)))
     counts = {kind: sum(r == kind for r, _ in results) for kind in ("win", "loss", "tie")}

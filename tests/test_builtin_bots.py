@@ -22,7 +22,7 @@ from arena.bots.ninja_master import MasterBot, PlannerBot
 from arena.bots.ninjan import GreedyBot, SearchBot, determinize, unseen
 from arena.bots.pnrz import BuilderBot
 from arena.bots.pnrz import SearchBot as PnrzSearch
-from arena.bots.pnrz_search import deal, unseen_tiles
+from arena.bots.pnrz_search import best_of_hand, unseen_tiles
 from arena.bots.search import Budget
 from arena.games import get_game
 from arena.games import ninja_burger as nb
@@ -224,23 +224,33 @@ def pnrz_midgame(seed: int) -> pz.PnrzState:
     raise AssertionError("the game ended before turn 20")
 
 
-def test_pnrz_search_deals_exactly_the_tiles_it_has_not_seen():
-    """Every sampled deal gives the other seat a hand of its size (its unplayed bases in it) and the
-    pile its size, from the tiles the seat cannot see: the game's hidden set for it."""
+def test_pnrz_search_samples_exactly_the_tiles_it_has_not_seen():
+    """At every turn of a game, the tiles the bot treats as unknown, with the bases the other seats
+    have not played (public: a base goes from its owner's hand to the board only), are the game's
+    hidden set for its seat: the other hands and the pile."""
     game = pz.GAME
-    state = game.initial_state(2, 9)
+    state = game.initial_state(3, 9)
+    turns = 0
     for step in play(game, state, lambda turn, seat: 0):
         if step.state.phase is not pz.Phase.PLAY:
             continue
-        for seat in range(2):
+        turns += 1
+        for seat in range(3):
             obs = game.observe(step.state, seat)
-            hidden = unseen_tiles(obs)
-            hands, pile = deal(obs, hidden, Draw(seat))
-            other = 1 - seat
-            dealt = [*hands[other], *pile]
-            assert len(hands[other]) == len(step.state.hands[other]) and len(pile) == len(step.state.pile)
-            assert {t for t in step.state.hands[other] if pz.BASE_OF[t]} <= set(hands[other])
-            assert {pz.TILES[t] for t in dealt} == game.hidden_from(step.state, seat)
+            in_play = {p.tile_id for p in obs.board}
+            bases = {pz.BASE_TILES[f].id for p in obs.players if p.seat != seat for f in p.factions}
+            known = set(unseen_tiles(obs)) | (bases - in_play)
+            assert {pz.TILES[t] for t in known} == game.hidden_from(step.state, seat)
+    assert turns > 40
+
+
+def test_pnrz_search_weighs_each_reply_by_the_chance_it_is_the_best_in_hand():
+    """A hand of 2 tiles dealt from 4 scored 1, 4, 2, 3 (6 hands alike), plus a kept base scored 2.5:
+    the tile scored 4 is the best in the 3 hands holding it, the one scored 3 in 2 of the others, the
+    base in the one hand of tiles 1 and 2; the others never."""
+    weights = best_of_hand([1, 4, 2, 3], [2.5], 2)
+    assert weights == pytest.approx([0, 3 / 6, 0, 2 / 6, 1 / 6])
+    assert best_of_hand([1, 4, 2, 3], [], 1) == pytest.approx([1 / 4] * 4)
 
 
 def test_pnrz_search_decides_from_its_observation_only():

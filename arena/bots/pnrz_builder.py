@@ -65,10 +65,17 @@ class Sections:
         self.cells = picture_cells(board)
         self.label: dict[Faction, dict[Cell, int]] = {}
         self.scores: dict[Faction, list[int]] = {}
+        self.beside_enemy: dict[Faction, set[Cell]] = {}  # cells next to the faction's arch-enemy
         for f in Faction:
             found = sections(self.cells, f)
             self.scores[f] = [s.score for s in found]
             self.label[f] = {c: i for i, s in enumerate(found) for c in s.cells}
+            self.beside_enemy[f] = {
+                (cx + dx, cy + dy)
+                for (cx, cy), p in self.cells.items()
+                if p is ENEMY[f]
+                for dx, dy in NEIGHBOURS
+            }
 
     def best(self, f: Faction) -> int:
         """Returns the faction's best-section score now."""
@@ -76,23 +83,21 @@ class Sections:
 
     def gain(self, new: list[tuple[Cell, Picture]], f: Faction) -> int:
         """Returns the change of faction ``f``'s best-section score if ``new`` pictures were added."""
-        cells, label, scores = self.cells, self.label[f], self.scores[f]
+        cells, label, scores, beside = self.cells, self.label[f], self.scores[f], self.beside_enemy[f]
         enemy = ENEMY[f]
         new_map = dict(new)
         adjust: dict[int, int] = {}
         # New arch-enemies negate the faction's counted pictures beside them.
         lost: set[Cell] = set()
+        new_enemy = False
         for (cx, cy), pic in new:
             if pic is enemy:
+                new_enemy = True
                 for dx, dy in NEIGHBOURS:
                     n = (cx + dx, cy + dy)
-                    p = cells.get(n)
-                    counted = p is not None and n in label and _POINTS[p] in (1, 3) and n not in lost
-                    if counted and not any(
-                        cells.get((n[0] + ex, n[1] + ey)) is enemy for ex, ey in NEIGHBOURS
-                    ):
+                    if n in label and n not in lost and n not in beside and _POINTS[cells[n]] != 5:
                         lost.add(n)
-                        adjust[label[n]] = adjust.get(label[n], 0) - _POINTS[p]
+                        adjust[label[n]] = adjust.get(label[n], 0) - _POINTS[cells[n]]
         # New friendly pictures join (and merge) the sections they touch.
         own = [(c, p) for c, p in new if _FRIEND[p] is f]
         groups: list[tuple[set[int], int]] = []
@@ -107,9 +112,8 @@ class Sections:
                 pic = new_map[(cx, cy)]
                 if _POINTS[pic] == 5:
                     has_base = True
-                elif not any(
-                    cells.get((cx + dx, cy + dy)) is enemy or new_map.get((cx + dx, cy + dy)) is enemy
-                    for dx, dy in NEIGHBOURS
+                elif (cx, cy) not in beside and not (
+                    new_enemy and any(new_map.get((cx + dx, cy + dy)) is enemy for dx, dy in NEIGHBOURS)
                 ):
                     points += _POINTS[pic]
                 for dx, dy in NEIGHBOURS:

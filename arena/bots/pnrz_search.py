@@ -17,6 +17,8 @@ edge, and it sees when moving a base (which the builder does only with an empty 
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -25,6 +27,7 @@ from arena.bots.search import Budget, seat_draw, seat_key
 from arena.games.pnrz import (
     BASE_TILES,
     GAME_TILES,
+    TILES,
     Action,
     Faction,
     Icon,
@@ -35,15 +38,16 @@ from arena.games.pnrz import (
     Placement,
     PlaceTile,
     PutTile,
+    RotateTile,
     SelectTile,
     SkipAction,
+    SwapFirst,
     TakeTile,
     frontier,
     picture_cells,
     rotations,
 )
 from arena.games.pnrz_board import _FRIEND, _POINTS, BASE_OF, NEIGHBOURS, PICTURES, sections
-from arena.games.rng import Draw
 
 Board = tuple[Placement, ...]
 Turn = tuple[Action, PlaceTile]  # the first decision of a turn (SelectTile or MoveBase) and where
@@ -53,24 +57,6 @@ def unseen_tiles(obs: Observation) -> list[int]:
     """Returns the game tiles the seat cannot see: in the other hands or the draw pile."""
     seen = {p.tile_id for p in obs.board} | {t.id for t in obs.hand}
     return [t.id for t in GAME_TILES if t.id not in seen]
-
-
-def deal(obs: Observation, hidden: Sequence[int], draw: Draw) -> tuple[dict[int, list[int]], list[int]]:
-    """Returns (hand per other seat, draw pile top first): the ``hidden`` game tiles shuffled into
-    the other hands (each of its public size, its unplayed bases included) and the pile. Uses
-    nothing but the observation."""
-    tiles = list(hidden)
-    draw.shuffle(tiles)
-    in_play = {p.tile_id for p in obs.board}
-    hands = {}
-    for player in obs.players:
-        if player.seat == obs.seat:
-            continue
-        bases = [BASE_TILES[f].id for f in player.factions if BASE_TILES[f].id not in in_play]
-        count = max(0, player.hand_size - len(bases))
-        hands[player.seat] = [*bases, *tiles[:count]]
-        del tiles[:count]
-    return hands, tiles
 
 
 def margin(board: Board, parent: Board, mine: tuple[Faction, ...], theirs: list[tuple[Faction, ...]]) -> int:
@@ -94,10 +80,11 @@ class SearchBot(BuilderBot):
     """
 
     name = "search"
-    BUDGET = Budget(iterations=24)
+    BUDGET = Budget(iterations=36)
     CANDIDATES = 4  # tile plays judged by lookahead (the builder's best few)
     FOLLOW_UP = 0.5  # weight of its own next play's gain in a line's worth
     MARGIN = 1.0  # weight of an opponent's point against its own in a line's worth
+    ICONS = 1  # whether a candidate's line starts after its icon's extra action (1) or without it (0)
     HAND = 0.5  # worth of a point of own pictures in hand, against a point on the board
 
     def __init__(self, budget: Budget | None = None) -> None:
@@ -164,12 +151,50 @@ class SearchBot(BuilderBot):
                 tile_plays(board, hand, mine, theirs, self.OPPONENT_WEIGHT), key=_rank, reverse=True
             )
             for _, tile_id, place in plays[: self.CANDIDATES]:
-                found.append(((SelectTile(tile_id), place), placed(board, tile_id, place)))
+                after = placed(board, tile_id, place)
+                found.append(((SelectTile(tile_id), place), self.with_extra(obs, after, tile_id)))
         for move in (a for a in legal if isinstance(a, MoveBase)):
             spot = self.best_base_spot(obs, board, move.tile_id)
             if spot is not None:
                 found.append(((move, spot), placed(board, move.tile_id, spot)))
         return found
+
+    def with_extra(self, obs: Observation, board: Board, tile_id: int) -> Board:
+        """Returns ``board``, where ``tile_id`` was just placed, after the extra action the bot would
+        take for the tile's icon (the board itself when it would skip it)."""
+        icon = TILES[tile_id].icon
+        hand = tuple(t for t in obs.hand if t.id != tile_id)
+        seen = dataclasses.replace(obs, icon=icon, hand=hand)
+        if not self.ICONS or icon is Icon.NONE:
+            return board
+        if icon is Icon.ROTATE:
+            turns = [
+                RotateTile(p.tile_id, r)
+                for p in board
+                if not BASE_OF[p.tile_id]
+                for r in range(4)
+                if r != p.rotation
+            ]
+            action = self.best_extra(seen, board, turns)
+            return (
+                self.after_rotate(board, action.tile_id, action.rotation)
+                if isinstance(action, RotateTile)
+                else board
+            )
+        if icon is Icon.SWAP:
+            if not isinstance(self.best_extra(seen, board, []), SwapFirst):
+                return board
+            a, b = self.plan
+            swaps = [self.swapped(board, a, b, ra, rb) for ra in rotations(a) for rb in rotations(b)]
+            return max(swaps, key=lambda swapped: self.value(seen, swapped, board))
+        mine = self.mine(obs)
+        takes = [TakeTile(p.tile_id) for p in board if BASE_OF[p.tile_id] in (None, *mine)]
+        action = self.best_replace(seen, board, takes) if hand else SkipAction()
+        if not isinstance(action, TakeTile):
+            return board
+        puts = [PutTile(t.id, r) for t in hand for r in rotations(t.id)]
+        put = max(puts, key=lambda a: self.replace_value(seen, board, action.tile_id, a))
+        return self.after_put_taken(board, action.tile_id, put)
 
     def best_base_spot(self, obs: Observation, board: Board, tile_id: int) -> PlaceTile | None:
         """Returns the new position of a base that raises the board value most (None if none does)."""
@@ -184,77 +209,92 @@ class SearchBot(BuilderBot):
         return best
 
     def plan_turn(self, obs: Observation, legal: Sequence[Action], deadline: timedelta) -> Turn:
-        """Returns the turn (first decision, placement) whose lines are worth most over sampled deals."""
+        """Returns the turn (first decision, placement) whose line is worth most in expectation."""
         board = board_of(obs)
         found = self.candidates(obs, board, legal)
         if not found:
             return PassTurn(), PlaceTile(0, 0, 0)
         if len(found) == 1:
             return found[0][0]
-        totals = [0.0] * len(found)
-        clock = self.budget.clock(deadline)
-        draw = seat_draw(seat_key(self.match), obs)
         hidden = unseen_tiles(obs)
+        seat_draw(seat_key(self.match), obs).shuffle(hidden)
+        size = max(1, self.budget.iterations // (2 * len(found)))
+        sample = hidden[:size]  # the same tiles meet every candidate (common random numbers)
         hot = hot_spots(board)
-        done = 0
-        while done < self.budget.iterations and not (done and clock.expired()):
-            hands, pile = deal(obs, hidden, draw)
-            plays = 0
-            for i, (turn, after) in enumerate(found):
-                worth, cost = self.line(obs, board, turn, after, hands, pile, hot)
-                totals[i] += worth
-                plays += cost
-            if not plays:
-                break  # nothing follows this turn (its last): one deal says it all
-            done += plays
-        return found[max(range(len(found)), key=lambda i: (totals[i], -i))][0]
+        clock = self.budget.clock(deadline)
+        worths = []
+        for turn, after in found:
+            if worths and clock.expired():
+                break
+            worths.append(self.expected_line(obs, board, turn, after, sample, hot))
+        return found[max(range(len(worths)), key=lambda i: (worths[i], -i))][0]
 
-    def line(
-        self,
-        obs: Observation,
-        board: Board,
-        turn: Turn,
-        after: Board,
-        hands: dict[int, list[int]],
-        pile: list[int],
-        hot: dict[Faction, set[Spot]],
-    ) -> tuple[float, int]:
-        """Returns (worth, simulated plays) of a candidate turn in one deal: the other seats reply
-        greedily in turn order, then the bot plays its best follow-up. Replies and the follow-up look
-        at the positions that matter (``near``), not the whole frontier."""
+    def expected_line(
+        self, obs: Observation, board: Board, turn: Turn, after: Board, sample: list[int], hot: dict
+    ) -> float:
+        """Returns a candidate turn's expected worth: the next seat replies with its best greedy play
+        from a hand dealt from ``sample`` (plus its unplayed bases), every hand of its size being as
+        likely; then the bot plays its best follow-up. Exact over the sample: each tile's reply is
+        computed once and weighted by the chance that it is the best of the dealt hand."""
         me, seats = obs.seat, len(obs.players)
         factions = {p.seat: p.factions for p in obs.players}
         mine, theirs = factions[me], self.theirs(obs)
         first, place = turn
-        hand = [t.id for t in obs.hand]
-        if isinstance(first, SelectTile):
-            hand.remove(first.tile_id)
-            if pile and obs.final_turns_left is None:
-                hand.append(pile[0])
-        turns_left = obs.final_turns_left
-        cost, now, moved = 0, after, [(place.x, place.y)]
-        for k in range(1, seats):
-            if turns_left is not None and k >= turns_left:
-                return margin(now, board, mine, theirs), cost
-            seat = (me + k) % seats
-            if hands[seat]:
-                others = [fs for s, fs in factions.items() if s != seat]
-                spots = near(now, moved, hot, (*mine, *factions[seat]))
-                plays = tile_plays(now, hands[seat], factions[seat], others, self.OPPONENT_WEIGHT, spots)
-                if plays:
-                    _, tile_id, reply = max(plays, key=_rank)
-                    now = placed(now, tile_id, reply)
-                    moved.append((reply.x, reply.y))
-                cost += 1
+        hand = [t.id for t in obs.hand if not (isinstance(first, SelectTile) and t.id == first.tile_id)]
+        left = obs.final_turns_left
+        follow = hand and (left is None or left > seats)
+        if seats == 1 or (left is not None and left <= 1):
+            return self.worth(board, after, hand if follow else [], [(place.x, place.y)], hot, mine, theirs)
+        nxt = obs.players[(me + 1) % seats]
+        bases = [BASE_TILES[f].id for f in nxt.factions if BASE_TILES[f].id not in {p.tile_id for p in board}]
+        dealt = min(len(sample), max(0, nxt.hand_size - len(bases)))
+        if not dealt and not bases:
+            return self.worth(board, after, hand if follow else [], [(place.x, place.y)], hot, mine, theirs)
+        others = [fs for s, fs in factions.items() if s != nxt.seat]
+        spots = near(after, [(place.x, place.y)], hot, (*mine, *nxt.factions))
+        replies = []  # (the replying seat's score of its play, the line's worth for the bot)
+        for tile in (*sample, *bases):
+            plays = tile_plays(after, [tile], nxt.factions, others, self.OPPONENT_WEIGHT, spots)
+            if not plays:
+                replies.append((float("-inf"), self.worth(board, after, [], [], hot, mine, theirs)))
+                continue
+            score, _, reply = max(plays, key=_rank)
+            now = placed(after, tile, reply)
+            moved = [(place.x, place.y), (reply.x, reply.y)]
+            replies.append((score, self.worth(board, now, hand if follow else [], moved, hot, mine, theirs)))
+        weights = best_of_hand(
+            [r for r, _ in replies[: len(sample)]], [r for r, _ in replies[len(sample) :]], dealt
+        )
+        return sum(w * v for w, (_, v) in zip(weights, replies, strict=True))
+
+    def worth(
+        self, board: Board, now: Board, hand: list[int], moved: list[Spot], hot: dict, mine, theirs
+    ) -> float:
+        """Returns a line's worth on ``now``: own points minus the strongest opponent's, plus a share of
+        the gain of the bot's best follow-up from ``hand`` (none when empty)."""
         worth = margin(now, board, mine, theirs)
-        if hand and (turns_left is None or turns_left > seats):
+        if hand:
             spots = near(now, moved, hot, mine)
-            gain = max(
-                (play[0] for play in tile_plays(now, hand, mine, theirs, self.MARGIN, spots)), default=0
-            )
-            worth += self.FOLLOW_UP * max(gain, 0.0)
-            cost += 1
-        return worth, cost
+            plays = tile_plays(now, hand, mine, theirs, self.MARGIN, spots)
+            worth += self.FOLLOW_UP * max(0.0, max((play[0] for play in plays), default=0.0))
+        return worth
+
+
+def best_of_hand(drawn: list[float], kept: list[float], size: int) -> list[float]:
+    """Returns, for each tile of ``drawn`` then of ``kept``, the chance that it is the best (highest
+    score; the earlier tile on ties) of a hand holding every ``kept`` tile and ``size`` tiles drawn
+    from ``drawn``, every such hand being as likely."""
+    order = sorted(range(len(drawn)), key=lambda i: (drawn[i], -i))  # ascending
+    hands = math.comb(len(drawn), size)
+    top_kept = max(range(len(kept)), key=lambda i: (kept[i], -i), default=None)
+    weights = [0.0] * (len(drawn) + len(kept))
+    below_kept = 0 if top_kept is None else sum(1 for i in range(len(drawn)) if drawn[i] < kept[top_kept])
+    for rank, i in enumerate(order):
+        if size and (top_kept is None or drawn[i] >= kept[top_kept]):
+            weights[i] = math.comb(rank, size - 1) / hands
+    if top_kept is not None:
+        weights[len(drawn) + top_kept] = math.comb(below_kept, size) / hands
+    return weights
 
 
 def keep_worth(tile_id: int, mine: tuple[Faction, ...]) -> int:
