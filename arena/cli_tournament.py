@@ -51,7 +51,9 @@ def worker_command(
     redis_: RedisOption = None,
     idle_timeout: IdleOption = IDLE_DEFAULT,
     burst: Annotated[bool, typer.Option(help="Exit once no job is queued or pending.")] = False,
-    max_jobs: Annotated[int | None, typer.Option(min=1, help="Exit after this many jobs.")] = None,
+    max_jobs: Annotated[
+        int | None, typer.Option(min=1, help="Exit after this many jobs.", show_default="no limit")
+    ] = None,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Print a line per job.")] = False,
     no_sandbox: NoSandboxOption = False,
 ) -> None:
@@ -81,7 +83,10 @@ def tournament_command(
     ] = None,
     bots: Annotated[
         str | None,
-        typer.Option(help="Comma-separated bot names, submitted ('arena bots list') or built-in."),
+        typer.Option(
+            help="Comma-separated bot names, submitted ('arena bots list') or built-in.",
+            show_default="none, needed to start a tournament",
+        ),
     ] = None,
     format_: Annotated[
         str, typer.Option("--format", help=f"Tournament format: {', '.join(FORMATS)} (challenger first).")

@@ -363,11 +363,6 @@ def every_option() -> list[tuple[tuple[str, ...], Any, Any]]:
     return [x for x in found if x[2].name != "help"]
 
 
-# Options of arena/cli_tournament.py (another module's) whose help does not yet say what their absence
-# means: strict, so the marker has to go once their help says it.
-PENDING = {(("worker",), "--max-jobs"), (("tournament",), "--bots")}
-
-
 @pytest.mark.parametrize(
     ("path", "command", "option"),
     [
@@ -376,7 +371,6 @@ PENDING = {(("worker",), "--max-jobs"), (("tournament",), "--bots")}
             command,
             option,
             id=" ".join([*path, option.opts[-1]]),
-            marks=[pytest.mark.xfail(strict=True)] if (path, option.opts[-1]) in PENDING else [],
         )
         for path, command, option in every_option()
     ],
