@@ -487,9 +487,11 @@ def queue_rows(runs: dict[str, dict]) -> list[Row]:
 
 
 def ratings_rows(figures: dict[str, Any]) -> list[Row]:
-    """The fitted ratings' rows (bench/ratings_bench.py, 100 bots): the refit at the most recorded
-    matches against the refit at the fewest, which the pair table keeps flat."""
+    """The fitted ratings' rows (bench/ratings_bench.py, 100 bots, a private redis-server): recording a
+    result through the real script and refitting from Redis, at the most recorded matches against the
+    fewest; the pair table keeps both flat."""
     sizes = sorted(figures["sizes"].values(), key=lambda size: size["matches"])
+    fewest, most = sizes[0], sizes[-1]
     rows = [
         Row(
             "ratings_add_result_us",
@@ -497,18 +499,35 @@ def ratings_rows(figures: dict[str, Any]) -> list[Row]:
             figures["add_result_us"],
         )
     ]
+    for size in sizes:
+        rows += [
+            Row(
+                f"ratings_record_{size['matches']}_us",
+                f"ratings: record a result at {size['matches']:,} matches (us)",
+                size["record_us"],
+            ),
+            Row(
+                f"ratings_refit_{size['matches']}_ms",
+                f"ratings: refit from Redis at {size['matches']:,} matches (ms)",
+                size["refit_ms"],
+            ),
+        ]
     rows += [
-        Row(
-            f"ratings_refit_{size['matches']}_ms",
-            f"ratings: refit at {size['matches']:,} matches (ms)",
-            size["refit_ms"],
-        )
-        for size in sizes
+        measured(
+            "ratings_record_ratio",
+            "ratings: record, most matches (floor: fewest)",
+            most["record_us"],
+            fewest["record_us"],
+            "<= 2",
+        ),
+        measured(
+            "ratings_refit_ratio",
+            "ratings: refit, most matches (floor: fewest)",
+            most["refit_ms"],
+            fewest["refit_ms"],
+            "<= 2",
+        ),
     ]
-    most, fewest = sizes[-1]["refit_ms"], sizes[0]["refit_ms"]
-    rows.append(
-        measured("ratings_refit_ratio", "ratings: refit, most matches (floor: fewest)", most, fewest, "<= 2")
-    )
     return rows
 
 
