@@ -21,9 +21,10 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from arena.bots.ninja_burger import MONEY_PER_HONOR, NinjaBot
-from arena.bots.search import Budget, seat_draw, seat_key
+from arena.bots.search import Budget, deal_by_seat, seat_draw, seat_key
 from arena.games.ninja_burger import (
     GAME,
+    NINJAS_DEALT,
     Ability,
     Action,
     NinjaBurgerState,
@@ -65,13 +66,7 @@ def determinize(obs: Observation, draw: Draw) -> NinjaBurgerState:
     me, n = obs.seat, len(obs.players)
     fortune = _unseen_fortune(obs)
     draw.shuffle(fortune)
-    hands = []
-    for p in obs.players:
-        if p.seat == me:
-            hands.append(obs.hand)
-        else:
-            hands.append(tuple(fortune[: p.hand_size]))
-            del fortune[: p.hand_size]
+    hands = deal_by_seat([p.hand_size for p in obs.players], me, obs.hand, fortune)
     missions = _unseen_missions(obs)
     draw.shuffle(missions)
     held = []
@@ -95,7 +90,7 @@ def determinize(obs: Observation, draw: Draw) -> NinjaBurgerState:
         ninjas=tuple(None if p.ninja is None else by_id[p.ninja] for p in obs.players),
         honor=tuple(p.honor for p in obs.players),
         money=tuple(p.money for p in obs.players),
-        hands=tuple(hands),
+        hands=hands,
         items=tuple(tuple(fortune_by_id[i] for i in p.items) for p in obs.players),
         fortune_deck=tuple(fortune[: obs.fortune_deck]),
         fortune_discard=tuple(fortune[obs.fortune_deck :]),
@@ -125,14 +120,8 @@ def _ninja_deal(obs: Observation, draw: Draw) -> tuple[tuple, tuple]:
     mine = {c.id for c in obs.ninja_options}
     rest = [c for c in ninja_cards() if c.id not in mine]
     draw.shuffle(rest)
-    options = []
-    for p in obs.players:
-        if p.seat == obs.seat:
-            options.append(obs.ninja_options)
-        else:
-            options.append(tuple(rest[:3]))
-            del rest[:3]
-    return tuple(options), tuple(rest)
+    options = deal_by_seat([NINJAS_DEALT] * n, obs.seat, obs.ninja_options, rest)
+    return options, tuple(rest)
 
 
 def _window_queue(obs: Observation, n: int) -> tuple[int, ...]:
@@ -174,7 +163,7 @@ def playout(state: NinjaBurgerState, last_round: int) -> NinjaBurgerState:
 
 def estimate(state: NinjaBurgerState, seat: int) -> float:
     """Returns ``seat``'s chance of finishing first alone: exact at the end, else a logistic curve in
-    its lead over the best rival, money and fortune cards counted in honor."""
+    its lead over the best rival, money (items at their price) and fortune cards counted in honor."""
     honor = state.honor
     if GAME.is_terminal(state):
         top = max(honor)
@@ -183,7 +172,8 @@ def estimate(state: NinjaBurgerState, seat: int) -> float:
         return 1.0 if honor.count(top) == 1 else 0.5
 
     def worth(s: int) -> float:
-        return honor[s] + state.money[s] / MONEY_PER_HONOR + CARD_HONOR * len(state.hands[s])
+        money = state.money[s] + sum(c.price for c in state.items[s])  # an item counts what it cost
+        return honor[s] + money / MONEY_PER_HONOR + CARD_HONOR * len(state.hands[s])
 
     lead = worth(seat) - max(worth(s) for s in range(state.num_players) if s != seat)
     return 1 / (1 + math.exp(-LEAD_SLOPE * lead))
@@ -203,7 +193,7 @@ class SearchBot(Bot):
     name = "search"
     BUDGET = Budget(iterations=12)
     HORIZON = 1  # rounds played after the current one before the lead is estimated
-    TRUST = 0.02  # how much better (in chance of winning) a choice must look to overrule ``ninja``
+    TRUST = 0.05  # how much better (in chance of winning) a choice must look to overrule ``ninja``
 
     def __init__(self, budget: Budget | None = None) -> None:
         self.budget = budget or self.BUDGET

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -52,3 +53,16 @@ class Clock:
     def expired(self) -> bool:
         """Returns whether the decision's guard time has passed."""
         return time.perf_counter() >= self.stop
+
+
+def deal_by_seat(sizes: Sequence[int], seat: int, own: tuple, pool: list) -> tuple[tuple, ...]:
+    """Returns a hand per seat: ``own`` for ``seat``, for every other seat ``s`` the next ``sizes[s]``
+    items of the (shuffled) ``pool``, which loses them."""
+    hands = []
+    for other, size in enumerate(sizes):
+        if other == seat:
+            hands.append(own)
+        else:
+            hands.append(tuple(pool[:size]))
+            del pool[:size]
+    return tuple(hands)
