@@ -35,8 +35,10 @@ LADDER = ("builder:random", "search:builder")
 class Timed:
     """Wraps a bot and keeps the wall and CPU time of each of its decisions."""
 
+    name = "timed"
+
     def __init__(self, bot) -> None:
-        self.bot, self.name, self.times = bot, type(bot).name, []
+        self.bot, self.times = bot, []
 
     def on_match_start(self, match) -> None:
         self.bot.on_match_start(match)
@@ -70,8 +72,11 @@ def series(pair: str, games: int, players: int, first_seed: int, jobs: int) -> d
     """Returns the figures of one pair's series (see the module docstring)."""
     hero, villain = pair.split(":")
     args = [(hero, villain, players, first_seed + g // players, g % players) for g in range(games)]
+    results = []
     with ProcessPoolExecutor(jobs) as pool:
-        results = list(pool.map(one_game, *zip(*args, strict=True)))
+        for result in pool.map(one_game, *zip(*args, strict=True)):
+            results.append(result)
+            print(f"{pair} {len(results)}/{games}: {result[0]}", file=sys.stderr, flush=True)
     counts = {kind: sum(r == kind for r, _ in results) for kind in ("win", "loss", "tie")}
     wins, losses = counts["win"], counts["loss"]
     los = 0.5 * (1 + math.erf((wins - losses) / math.sqrt(2 * max(wins + losses, 1))))

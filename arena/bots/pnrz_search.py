@@ -1,18 +1,21 @@
-"""PNRZ's ``search`` bot (also ``best``): the builder's candidate turns, judged by what comes next.
+"""PNRZ's ``search`` bot (also ``best``): the builder's candidate turns, judged by the reply they meet.
 
 At the start of its turn the bot lists its candidate turns: the builder's best few tile plays (every
-tile, position and rotation scored incrementally, ``tile_plays``) and its best base move. It then
-deals the tiles it has not seen (the other hands and the draw pile; sizes and every seat's unplayed
-bases are public) at random, consistently with its observation, and in each deal plays every candidate
-forward with the engine's scoring: the other seats reply in turn order with the builder's greedy tile
-play from their sampled hands, then it plays its own best follow-up with what it will hold (its hand,
-plus the tile it draws in that deal). A candidate is worth the mean, over the deals, of its own points
-minus the strongest opponent's at the end of that line, plus a share of its follow-up's gain. Every
-candidate meets the same deals (common random numbers).
+tile, position and rotation scored incrementally, ``tile_plays``), each followed by the extra action
+of its icon as the bot would take it, and its best base move (even with tiles in hand). It draws a
+sample of the tiles its seat has not seen (the other hands and the draw pile), seeded from what the
+seat sees; every candidate meets the same sample (common random numbers). For each sampled tile, and
+each base the next seat has not played yet (bases are public: they leave their owner's hand only for
+the board), it plays that seat's greedy reply with that tile on the candidate's board, then its own
+best follow-up from the tiles it keeps. A reply counts with the chance that its tile is the best one
+of a hand of the next seat's size dealt from the sample (``best_of_hand``: exact over the sample), and
+a line is worth its own points minus the strongest opponent's, plus half the follow-up's gain.
 
-Design Detail: the replies are where the builder is blind. It places a bonus item on an open edge
-because it scores now; the lookahead sees that most deals hand the next seat an arch-enemy for that
-edge, and it sees when moving a base (which the builder does only with an empty hand) is worth a turn.
+Design Detail: the reply is where the builder is blind. It places a bonus item on an open edge because
+it scores now; the lookahead sees what the next seat can do to that edge with the tiles it may hold,
+and it sees when moving a base (which the builder does only with an empty hand) is worth a turn.
+Replies and follow-ups look at the free positions around the tiles placed in the line and those
+touching the best sections (``near``), not at the whole frontier: a full scan costs ~20 ms.
 """
 
 from __future__ import annotations
@@ -73,10 +76,12 @@ def placed(board: Board, tile_id: int, place: PlaceTile) -> Board:
 
 
 class SearchBot(BuilderBot):
-    """Lookahead over sampled deals: each candidate turn met by the others' greedy replies.
+    """One reply deep, in expectation over the hands the next seat may hold.
 
-    The budget is ``iterations`` simulated plays per turn (replies and follow-ups; reproducible), with
-    a wall-time guard. Extra actions, swaps and replacements are the builder's.
+    The budget is ``iterations`` simulated plays per turn, a reply and a follow-up for each sampled
+    tile and candidate: the sample holds ``iterations // (2 * candidates)`` tiles (reproducible). A
+    wall-time guard stops before the next candidate once it has run out. Replace counts the tiles'
+    worth in hand; the other extra actions are the builder's.
     """
 
     name = "search"
@@ -84,7 +89,7 @@ class SearchBot(BuilderBot):
     CANDIDATES = 4  # tile plays judged by lookahead (the builder's best few)
     FOLLOW_UP = 0.5  # weight of its own next play's gain in a line's worth
     MARGIN = 1.0  # weight of an opponent's point against its own in a line's worth
-    ICONS = 1  # whether a candidate's line starts after its icon's extra action (1) or without it (0)
+    ICONS = True  # whether a candidate's line starts after its icon's extra action
     HAND = 0.5  # worth of a point of own pictures in hand, against a point on the board
 
     def __init__(self, budget: Budget | None = None) -> None:
@@ -243,7 +248,7 @@ class SearchBot(BuilderBot):
         hand = [t.id for t in obs.hand if not (isinstance(first, SelectTile) and t.id == first.tile_id)]
         left = obs.final_turns_left
         follow = hand and (left is None or left > seats)
-        if seats == 1 or (left is not None and left <= 1):
+        if left is not None and left <= 1:
             return self.worth(board, after, hand if follow else [], [(place.x, place.y)], hot, mine, theirs)
         nxt = obs.players[(me + 1) % seats]
         bases = [BASE_TILES[f].id for f in nxt.factions if BASE_TILES[f].id not in {p.tile_id for p in board}]
