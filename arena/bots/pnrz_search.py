@@ -85,7 +85,7 @@ class SearchBot(BuilderBot):
     """
 
     name = "search"
-    BUDGET = Budget(iterations=36)
+    BUDGET = Budget(iterations=48)
     CANDIDATES = 4  # tile plays judged by lookahead (the builder's best few)
     FOLLOW_UP = 0.5  # weight of its own next play's gain in a line's worth
     MARGIN = 1.0  # weight of an opponent's point against its own in a line's worth
@@ -249,40 +249,48 @@ class SearchBot(BuilderBot):
         left = obs.final_turns_left
         follow = hand and (left is None or left > seats)
         if left is not None and left <= 1:
-            return self.worth(board, after, hand if follow else [], [(place.x, place.y)], hot, mine, theirs)
+            return margin(after, board, mine, theirs)
         nxt = obs.players[(me + 1) % seats]
         bases = [BASE_TILES[f].id for f in nxt.factions if BASE_TILES[f].id not in {p.tile_id for p in board}]
         dealt = min(len(sample), max(0, nxt.hand_size - len(bases)))
+        ahead = (
+            tile_plays(after, hand, mine, theirs, self.MARGIN, near(after, [(place.x, place.y)], hot, mine))
+            if follow
+            else []
+        )  # the bot's next plays, before any reply  # the bot's next plays, before any reply
         if not dealt and not bases:
-            return self.worth(board, after, hand if follow else [], [(place.x, place.y)], hot, mine, theirs)
+            gain = max((s for s, _, _ in ahead), default=0.0)
+            return margin(after, board, mine, theirs) + self.FOLLOW_UP * max(0.0, gain)
         others = [fs for s, fs in factions.items() if s != nxt.seat]
         spots = near(after, [(place.x, place.y)], hot, (*mine, *nxt.factions))
+        best: dict[int, tuple[float, int, PlaceTile]] = {}  # tile -> the next seat's best play of it
+        for play in tile_plays(after, [*sample, *bases], nxt.factions, others, self.OPPONENT_WEIGHT, spots):
+            if play[1] not in best or _rank(play) > _rank(best[play[1]]):
+                best[play[1]] = play
         replies = []  # (the replying seat's score of its play, the line's worth for the bot)
         for tile in (*sample, *bases):
-            plays = tile_plays(after, [tile], nxt.factions, others, self.OPPONENT_WEIGHT, spots)
-            if not plays:
-                replies.append((float("-inf"), self.worth(board, after, [], [], hot, mine, theirs)))
+            if tile not in best:
+                replies.append((float("-inf"), margin(after, board, mine, theirs)))
                 continue
-            score, _, reply = max(plays, key=_rank)
+            score, _, reply = best[tile]
             now = placed(after, tile, reply)
-            moved = [(place.x, place.y), (reply.x, reply.y)]
-            replies.append((score, self.worth(board, now, hand if follow else [], moved, hot, mine, theirs)))
+            worth = margin(now, board, mine, theirs)
+            if follow:
+                worth += self.FOLLOW_UP * self.follow_up(now, hand, ahead, reply, mine, theirs)
+            replies.append((score, worth))
         weights = best_of_hand(
             [r for r, _ in replies[: len(sample)]], [r for r, _ in replies[len(sample) :]], dealt
         )
         return sum(w * v for w, (_, v) in zip(weights, replies, strict=True))
 
-    def worth(
-        self, board: Board, now: Board, hand: list[int], moved: list[Spot], hot: dict, mine, theirs
-    ) -> float:
-        """Returns a line's worth on ``now``: own points minus the strongest opponent's, plus a share of
-        the gain of the bot's best follow-up from ``hand`` (none when empty)."""
-        worth = margin(now, board, mine, theirs)
-        if hand:
-            spots = near(now, moved, hot, mine)
-            plays = tile_plays(now, hand, mine, theirs, self.MARGIN, spots)
-            worth += self.FOLLOW_UP * max(0.0, max((play[0] for play in plays), default=0.0))
-        return worth
+    def follow_up(self, now: Board, hand: list[int], ahead: list, reply: PlaceTile, mine, theirs) -> float:
+        """Returns the gain of the bot's best next play from ``hand`` on ``now`` (0 if none gains):
+        the plays ``ahead`` (scored before the reply) away from the reply, or a play beside it."""
+        far = (s for s, _, p in ahead if max(abs(p.x - reply.x), abs(p.y - reply.y)) > 1)
+        free = set(frontier([(p.x, p.y) for p in now]))
+        spots = [(reply.x + dx, reply.y + dy) for dx, dy in AROUND if (reply.x + dx, reply.y + dy) in free]
+        close = (s for s, _, _ in tile_plays(now, hand, mine, theirs, self.MARGIN, spots))
+        return max(0.0, max(far, default=0.0), max(close, default=0.0))
 
 
 def best_of_hand(drawn: list[float], kept: list[float], size: int) -> list[float]:
