@@ -4,11 +4,12 @@
     python bench/pnrz_ladder.py --pair search:builder --games 40 --players 3 --jobs 2
 
 Each pair ``HERO:VILLAIN`` plays ``--games`` seeded games in-process (``tests.conftest.play_bots``:
-no referee, no gRPC), ``HERO`` in one seat and ``VILLAIN`` in the others: game ``g`` puts the hero
-in seat ``g % players`` of seed ``first_seed + g // players``, so each deal is played from every seat
-(the luck of the tiles cancels) and every figure repeats exactly. A win
-is rank 1 alone, a tie a shared rank 1 (counted apart: neither win nor loss), anything else a loss.
-LOS = Phi((W - L) / sqrt(W + L)). The hero's decisions are timed in wall time and in CPU time of its
+no referee, no gRPC), ``HERO`` in one seat and ``VILLAIN`` in the others: game ``g`` puts the hero in
+seat ``g % players`` of seed ``first_seed + g // players``, so each deal is played from every seat
+(the luck of the tiles cancels) and every figure repeats exactly. A win is rank 1 alone, a tie a
+shared rank 1 (counted apart: neither win nor loss), anything else a loss (with 3 or 4 players, any
+rank below first). LOS = Phi((W - L) / sqrt(W + L)); ``win_share`` counts ties half, to compare with
+``fair_share`` (1 / players). The hero's decisions are timed in wall time and in CPU time of its
 process (the machine may be loaded by other work: CPU time is the figure that does not depend on it).
 Results are printed as one JSON object per pair.
 """
@@ -89,6 +90,7 @@ def series(pair: str, games: int, players: int, first_seed: int, jobs: int) -> d
         "first_seed": first_seed,
         **counts,
         "win_share": round((wins + counts["tie"] / 2) / games, 3),
+        "fair_share": round(1 / players, 3),
         "los": round(los, 4),
         "decisions": len(walls),
         "mean_ms": round(sum(walls) / len(walls), 1),
