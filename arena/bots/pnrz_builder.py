@@ -149,7 +149,7 @@ def scores_after(parent: tuple[Placement, ...], board: tuple[Placement, ...]) ->
     return faction_scores(board)
 
 
-def _rank(play: tuple[float, int, PlaceTile]) -> tuple:
+def play_rank(play: tuple[float, int, PlaceTile]) -> tuple:
     """Orders tile plays: higher value first, then lower tile id, row, column and rotation."""
     score, tile_id, place = play
     return (score, -tile_id, -place.y, -place.x, -place.rotation)
@@ -278,7 +278,8 @@ class BuilderBot(Bot):
         self, obs: Observation, board: tuple[Placement, ...], hand: list[int]
     ) -> tuple[float, int, PlaceTile]:
         """Returns (value, tile, placement) of the best tile play from ``hand``."""
-        return max(tile_plays(board, hand, self.mine(obs), self.theirs(obs), self.OPPONENT_WEIGHT), key=_rank)
+        plays = tile_plays(board, hand, self.mine(obs), self.theirs(obs), self.OPPONENT_WEIGHT)
+        return max(plays, key=play_rank)
 
     def best_full(self, obs, board, legal, after) -> Action:
         """Returns the legal action whose resulting board has the highest value (first on ties)."""

@@ -25,7 +25,7 @@ import math
 from collections.abc import Sequence
 from datetime import timedelta
 
-from arena.bots.pnrz_builder import BuilderBot, _rank, board_of, scores_after, tile_plays
+from arena.bots.pnrz_builder import BuilderBot, board_of, play_rank, scores_after, tile_plays
 from arena.bots.search import Budget, seat_draw, seat_key
 from arena.games.pnrz import (
     BASE_TILES,
@@ -153,7 +153,7 @@ class SearchBot(BuilderBot):
         found: list[tuple[Turn, Board]] = []
         if hand:
             plays = sorted(
-                tile_plays(board, hand, mine, theirs, self.OPPONENT_WEIGHT), key=_rank, reverse=True
+                tile_plays(board, hand, mine, theirs, self.OPPONENT_WEIGHT), key=play_rank, reverse=True
             )
             for _, tile_id, place in plays[: self.CANDIDATES]:
                 after = placed(board, tile_id, place)
@@ -265,7 +265,7 @@ class SearchBot(BuilderBot):
         spots = near(after, [(place.x, place.y)], hot, (*mine, *nxt.factions))
         best: dict[int, tuple[float, int, PlaceTile]] = {}  # tile -> the next seat's best play of it
         for play in tile_plays(after, [*sample, *bases], nxt.factions, others, self.OPPONENT_WEIGHT, spots):
-            if play[1] not in best or _rank(play) > _rank(best[play[1]]):
+            if play[1] not in best or play_rank(play) > play_rank(best[play[1]]):
                 best[play[1]] = play
         replies = []  # (the replying seat's score of its play, the line's worth for the bot)
         for tile in (*sample, *bases):
