@@ -104,3 +104,31 @@ def test_bad_sprt_input_gets_one_line_and_exit_code_2(args: list[str], message: 
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith("arena: error: ") and message in lines[0], lines[0]
+
+
+FRESH_BOT = '''import json, secrets
+print("STARTED " + json.dumps({"nonce": secrets.token_hex(8)}), flush=True)
+from arena.sdk import Bot
+
+
+class FirstBot(Bot):
+    def choose(self, observation, legal_actions, deadline):
+        return 0
+
+
+FirstBot().run()
+'''
+
+
+def test_each_game_of_a_paired_deal_meets_fresh_bot_processes(tmp_path: Path) -> None:
+    """Paired games replay one deal with the seats swapped: a process that saw the first game would
+    know the other hands in the second, so every game of an --sprt run starts fresh processes."""
+    bot = tmp_path / "bot" / "fresh.py"
+    bot.parent.mkdir()
+    bot.write_text(FRESH_BOT)
+    args = ["match", "ninjan", str(bot), "random", "--sprt", "elo0=0,elo1=20", "--games", "4"]
+    proc = run_arena(*args, "--seed", "3", "--json", "--replay-dir", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    games = [line for line in json_lines(proc.stdout) if "sprt" not in line]
+    starts = {report["nonce"] for report in reports_in_logs(tmp_path / "out", "STARTED")}
+    assert len(games) == 4 and len(starts) == 4

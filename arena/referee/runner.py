@@ -150,6 +150,8 @@ async def _run_series(
                 on_result(result)
             if stop is not None and stop():
                 break
+            if config.duplicate:
+                await retire_bots(entries, referee.registry)
     finally:
         await stop_bots(entries, referee.registry)
     return results
@@ -161,6 +163,15 @@ async def stop_bots(entries: list[BotEntry], registry: LeaseRegistry) -> None:
         if entry.lease is not None:
             registry.forget(entry.lease)
     await asyncio.gather(*(asyncio.to_thread(e.process.stop) for e in entries if e.process))
+
+
+async def retire_bots(entries: list[BotEntry], registry: LeaseRegistry) -> None:
+    """Stops every bot so the next game starts fresh processes. Duplicate deals need it: a process that
+    saw a deal would know the other hands when the same deal comes back with the seats rotated (as the
+    queue's ``MatchJob.fresh_bots`` does for tournaments)."""
+    await stop_bots(entries, registry)
+    for entry in entries:
+        entry.lease = None
 
 
 async def connect_bots(
