@@ -37,6 +37,12 @@ def results(game: str) -> str:
     return f"{PREFIX}results:{game}"
 
 
+def bot_matches(game: str, bot: str) -> str:
+    """Returns the key of a bot's list of the match ids it played in ``game``, in the order they were
+    recorded: a bot's page and head-to-head read its newest entries, never the whole history."""
+    return f"{PREFIX}bot-matches:{game}:{bot}"
+
+
 def pairs(game: str) -> str:
     """Returns the key of a game's pair table: a hash of counters, ``"a"`` -> matches of player ``a``,
     ``"a>b"`` -> a's pairwise wins over b, ``"a=b"`` -> their draws (``arena.ratings.pairs``)."""

@@ -120,6 +120,7 @@ def _record_commands(job: MatchJob, match: MatchRecord, replay: str) -> list[lis
         ["SET", keys.result(job.match_id), record_json(match, job.match_id, replay.count("\n"))],
         ["SET", keys.replay(job.match_id), replay],
         ["RPUSH", keys.results(job.game), json.dumps(placements, separators=(",", ":"))],
+        *(["RPUSH", keys.bot_matches(job.game, bot), job.match_id] for bot in sorted(set(job.bots))),
         *(["HINCRBY", keys.pairs(job.game), field, "1"] for field in fields),
         ["INCR", keys.rating_updates(job.game)],
         [
