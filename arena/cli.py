@@ -51,6 +51,7 @@ ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "Cl
 SPRT_MAX_GAMES = 20000  # --games when --sprt is given without it
 SPRT_REPORT_EVERY = 20  # games between progress lines when stderr is not a terminal
 JOIN_TIMEOUT_MAX = 86400.0  # seconds: a day, for a bot started by hand in a debugger
+JOIN_TIMEOUT_DEFAULT, JOIN_TIMEOUT_WAIT = 15.0, 600.0  # seconds; the second when a seat is @wait
 # The largest bot limits accepted: past what the kernel takes (RLIMIT_* are C longs, NOFILE stops at
 # fs.nr_open's ceiling, NPROC at pid_max's) a bot could not even start.
 TIB_IN_MIB, YEAR_SECONDS, MAX_OPEN_FILES, MAX_PROCESSES, MAX_CPUS = 2**20, 366 * 86400, 2**20, 2**22, 1024
@@ -110,7 +111,10 @@ def match_command(
     game: Annotated[str, typer.Argument(help="Game name: see 'arena games'.")],
     bots: Annotated[
         list[str],
-        typer.Argument(help="One bot per seat: a built-in name, a .py file, or a quoted shell command."),
+        typer.Argument(
+            help="One bot per seat: a built-in name, a .py file, a quoted shell command, or @wait[:NAME] "
+            "for a bot you start yourself (the address and token to give it are printed)."
+        ),
     ],
     seed: Annotated[
         int | None,
@@ -144,7 +148,13 @@ def match_command(
         ),
     ] = None,
     deadline_ms: Annotated[
-        int, typer.Option(min=1, max=DEADLINE_MS_MAX, help="Time allowed per decision, in milliseconds.")
+        int,
+        typer.Option(
+            min=0,
+            max=DEADLINE_MS_MAX,
+            help="Time allowed per decision, in milliseconds; 0: no deadline (for a @wait seat's bot "
+            "stepped through in a debugger).",
+        ),
     ] = 2000,
     max_strikes: Annotated[
         int, typer.Option(min=1, max=MAX_STRIKES_MAX, help="Bad or late answers before a seat forfeits.")
@@ -157,9 +167,14 @@ def match_command(
         ),
     ] = None,
     join_timeout: Annotated[
-        float,
-        typer.Option(min=0.1, max=JOIN_TIMEOUT_MAX, help="Seconds a bot may take to connect."),
-    ] = 15.0,
+        float | None,
+        typer.Option(
+            min=0.1,
+            max=JOIN_TIMEOUT_MAX,
+            help=f"Seconds a bot may take to connect. Default: {JOIN_TIMEOUT_DEFAULT:g}; "
+            f"{JOIN_TIMEOUT_WAIT:g} when a seat is @wait.",
+        ),
+    ] = None,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Print a play-by-play.")] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object per game on stdout.")
@@ -261,9 +276,10 @@ def match_command(
         match=MatchConfig(deadline=timedelta(milliseconds=deadline_ms), max_strikes=max_strikes),
         replay_dir=replay_dir,
         log_dir=writable_folder(replay_dir / "logs", "--replay-dir"),
-        join_timeout=timedelta(seconds=join_timeout),
+        join_timeout=timedelta(seconds=join_timeout or default_join_timeout(specs)),
         bot_limits=limits,
         duplicate=sprt is not None,
+        on_wait=announce_wait,
     )
     from tqdm import tqdm
 
@@ -320,6 +336,20 @@ def bot_specs(game: str, bots: list[str]) -> list[BotSpec]:
         except ValueError as exc:  # shlex: an unclosed quote, a trailing backslash
             raise CliError(f"cannot read the bot command {bot!r}: {exc}") from None
     return specs
+
+
+def default_join_timeout(specs: list[BotSpec]) -> float:
+    """Returns the seconds bots may take to join: longer when a seat waits for a bot started by hand."""
+    return JOIN_TIMEOUT_WAIT if any(spec.kind == "wait" for spec in specs) else JOIN_TIMEOUT_DEFAULT
+
+
+def announce_wait(bot: str, address: str, token: str, seconds: float) -> None:
+    """Tells the author how to attach the bot of a ``@wait`` seat (on stderr, before every game whose
+    stream is not open): the referee's address and the seat's token, as variables and as flags."""
+    say(
+        f"arena: seat {bot} waits for your bot: start it with ARENA_ADDRESS={address} ARENA_TOKEN={token} "
+        f"(or --address {address} --token {token}); it has {seconds:g} s to join"
+    )
 
 
 def series_length(games: int | None, sprt: SprtParams | None, bots: int) -> int:

@@ -71,12 +71,13 @@ class SeatState:
 
 @dataclasses.dataclass(frozen=True)
 class MatchConfig:
-    deadline: timedelta = DEFAULT_DEADLINE
+    deadline: timedelta = DEFAULT_DEADLINE  # per decision; zero: none (a bot stepped through by hand)
     max_strikes: int = DEFAULT_MAX_STRIKES
 
 
-async def _receive(lease: Lease, until: float) -> Any:
-    """Returns the lease's next inbound item, or None once the loop's clock passes ``until``.
+async def _receive(lease: Lease, until: float | None) -> Any:
+    """Returns the lease's next inbound item, or None once the loop's clock passes ``until`` (None:
+    wait as long as it takes).
 
     Design detail: ``asyncio.timeout_at`` rather than ``wait_for``, which wraps every wait in a new
     task; this runs once per decision.
@@ -160,7 +161,9 @@ class Match:
             )
         )
         loop = asyncio.get_running_loop()
-        until = loop.time() + self.config.deadline.total_seconds()
+        # Design detail: a zero deadline is no deadline (--deadline-ms 0), for stepping through a bot in
+        # a debugger; the bot still forfeits when its stream ends.
+        until = loop.time() + self.config.deadline.total_seconds() if self.config.deadline else None
         stale_reported = False  # one Error per request: a flood of stale answers must not flood back
         while True:
             answer = await _receive(lease, until)

@@ -167,6 +167,9 @@ except OSError as exc:
 DEFAULT_LIMITS = BotLimits()
 
 
+WAIT = "@wait"  # a seat written so is played by a bot the author starts by hand (a debugger, an IDE)
+
+
 class BotSpecError(ValueError):
     """A bot argument that names nothing runnable."""
 
@@ -175,7 +178,7 @@ class BotSpecError(ValueError):
 class BotSpec:
     name: str  # display name
     argv: tuple[str, ...]  # the command; for a shell command, ("/bin/sh", "-c", text)
-    kind: str  # "builtin", "file", "command" or "submitted"
+    kind: str  # "builtin", "file", "command", "submitted" or "wait" (started by hand: no argv)
     cwd: Path | None = None  # the process's working directory; None: the referee's (a temporary one inside)
     code: tuple[Path, ...] = ()  # what the bot reads: bound read-only into its sandbox, at the same path
     env: tuple[tuple[str, str], ...] = ()  # variables its entry command declares (NAME=value words)
@@ -195,6 +198,8 @@ def resolve_bot(game: str, text: str) -> BotSpec:
     A file bot sees its own folder (read-only, its working directory); a shell command sees the
     current folder (read-only) and the files it names by absolute path.
     """
+    if text == WAIT or text.startswith(WAIT + ":"):
+        return wait_spec(text)
     builtins = builtin_bots(game)
     if text in builtins:
         return BotSpec(text, (sys.executable, "-m", "arena.bots", game, text), "builtin")
@@ -216,6 +221,18 @@ def resolve_bot(game: str, text: str) -> BotSpec:
         f"unknown bot {text!r} for {game}: built-in bots are {valid}; "
         "or give a path to a Python bot file (my_bot.py) or a quoted shell command ('node bots/node/bot.js')"
     )
+
+
+def wait_spec(text: str) -> BotSpec:
+    """Returns the spec of a seat whose bot the author starts by hand (``@wait`` or ``@wait:NAME``):
+    no process; the referee prints an address and a token and waits for that bot to join."""
+    name = text.removeprefix(WAIT).removeprefix(":") or "attached"
+    if not name.replace("-", "").replace("_", "").replace(".", "").isalnum() or len(name) > 40:
+        raise BotSpecError(
+            f"bad seat {text!r}: write @wait or @wait:NAME, NAME of letters, digits, '-', '_' or '.' "
+            "(40 at most)"
+        )
+    return BotSpec(name, (), "wait")
 
 
 def _script(words: list[str]) -> Path | None:

@@ -34,6 +34,9 @@ from arena.referee.server import start_referee
 from arena.seeds import series_seed
 
 DEFAULT_JOIN_TIMEOUT = timedelta(seconds=15)
+# Called with (bot name, referee address, token, seconds it may take) when a ``@wait`` seat waits for
+# the bot the author starts by hand.
+WaitAnnouncer = Callable[[str, str, str, float], None]
 
 
 @dataclasses.dataclass
@@ -75,6 +78,7 @@ class SeriesConfig:
     match_id: str = ""  # the match id in records and replays; default GAME-gameN (never the seed)
     bot_limits: BotLimits = DEFAULT_LIMITS  # resource limits of every bot process, and its sandbox
     duplicate: bool = False  # each seed played once per rotation of the seats (consecutive games)
+    on_wait: WaitAnnouncer | None = None  # told where a ``@wait`` seat's bot connects, with which token
 
 
 def unique_names(specs: list[BotSpec]) -> list[str]:
@@ -143,6 +147,7 @@ async def _run_series(
                 config.join_timeout,
                 config.bot_limits,
                 private,
+                config.on_wait,
             )
             result = await _play_one(game, entries, number, config, on_step)
             results.append(result)
@@ -182,10 +187,13 @@ async def connect_bots(
     timeout: timedelta,
     limits: BotLimits = DEFAULT_LIMITS,
     private: tuple[Path, ...] = (),
+    on_wait: WaitAnnouncer | None = None,
 ) -> None:
     """(Re)starts every bot whose stream is not open and waits until each joined, exited or timed out.
 
-    ``private`` names folders no bot may read (replays, logs), hidden from the sandbox.
+    ``private`` names folders no bot may read (replays, logs), hidden from the sandbox. A ``@wait``
+    entry starts no process: ``on_wait`` is told its address and token, and the bot started by hand
+    has ``timeout`` to join.
     """
     starting = [e for e in entries if e.lease is None or not e.lease.connected]
     for entry in starting:
@@ -195,6 +203,10 @@ async def connect_bots(
             await asyncio.to_thread(entry.process.stop, 0.0)
         entry.lease = registry.create(entry.name)
         entry.problem = ""
+        if entry.spec.kind == "wait":
+            if on_wait is not None:
+                on_wait(entry.name, endpoint.tcp, entry.lease.token, timeout.total_seconds())
+            continue
         try:
             entry.log = entry.log or claim(log_dir / f"{entry.index}-{entry.spec.name}.log")
             entry.process = BotProcess(
@@ -208,23 +220,28 @@ async def connect_bots(
         except OSError as exc:
             entry.process = None
             entry.problem = f"bot {entry.name} could not be started: {exc}"
-    await asyncio.gather(*(_await_join(e, timeout) for e in starting if e.process))
+    joining = [e for e in starting if e.process or e.spec.kind == "wait"]
+    await asyncio.gather(*(_await_join(e, timeout) for e in joining))
 
 
 async def _await_join(entry: BotEntry, timeout: timedelta) -> None:
-    assert entry.lease is not None and entry.process is not None
+    """Waits until the entry's bot joined, its process exited or ``timeout`` passed (noted in
+    ``entry.problem``); a ``@wait`` entry has no process, only the timeout."""
+    assert entry.lease is not None
     loop = asyncio.get_running_loop()
     until = loop.time() + timeout.total_seconds()
     while not entry.lease.claimed:
-        code = entry.process.exit_code
+        code = entry.process.exit_code if entry.process is not None else None
         if code is not None:
+            assert entry.process is not None
             tail = entry.process.log_tail()
             entry.problem = f"bot {entry.name} exited with code {code} before joining" + (
                 f": {tail}" if tail else ""
             )
             return
         if loop.time() > until:
-            entry.problem = f"bot {entry.name} did not join within {timeout.total_seconds():g} s"
+            how = "attached by hand (@wait) " if entry.spec.kind == "wait" else ""
+            entry.problem = f"bot {entry.name} {how}did not join within {timeout.total_seconds():g} s"
             return
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(entry.lease.joined.wait(), 0.05)

@@ -15,6 +15,15 @@ from typing import Any, ClassVar
 
 from arena.results import PlayerResult
 
+# The deadline a bot is given when the referee sets none (deadline_ms 0: a bot attached by hand with
+# ``arena match ... @wait --deadline-ms 0``, stepped through in a debugger): as long as it takes.
+NO_DEADLINE = timedelta.max
+
+
+def deadline_from_ms(milliseconds: int) -> timedelta:
+    """Returns the deadline of a wire ``deadline_ms``: 0 means none (``NO_DEADLINE``)."""
+    return timedelta(milliseconds=milliseconds) if milliseconds else NO_DEADLINE
+
 
 @dataclasses.dataclass(frozen=True)
 class MatchInfo:

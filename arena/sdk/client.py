@@ -16,7 +16,7 @@ import grpc
 import arena
 from arena import codec
 from arena.games import get_game
-from arena.sdk.bot import Bot, MatchInfo, MatchResult, PlayerResult
+from arena.sdk.bot import Bot, MatchInfo, MatchResult, PlayerResult, deadline_from_ms
 from arena.sdk.legal import LegalActions
 from arena.v1 import arena_pb2 as pb
 from arena.v1 import arena_pb2_grpc
@@ -103,7 +103,7 @@ def _handle(bot: Bot, message: pb.RefereeMessage, session: _Session) -> pb.Answe
             seat=start.seat,
             num_players=start.num_players,
             players=tuple(start.players),
-            deadline=timedelta(milliseconds=start.deadline_ms),
+            deadline=deadline_from_ms(start.deadline_ms),
             max_strikes=start.max_strikes,
         )
         session.game = get_game(start.game)
@@ -140,7 +140,7 @@ def decide(bot: Bot, request: pb.DecisionRequest, game: Any) -> pb.Answer:
     observation = codec.observation_from_proto(game, request.observation)
     legal = LegalActions(game, request.legal_actions)  # decodes only what the bot reads
     try:
-        choice = bot.choose(observation, legal, timedelta(milliseconds=request.deadline_ms))
+        choice = bot.choose(observation, legal, deadline_from_ms(request.deadline_ms))
     except Exception:
         # A bug in the bot: say so loudly, then let the process end (the seat forfeits).
         traceback.print_exc()
