@@ -71,6 +71,7 @@ class SandboxRequest:
     env: dict[str, str]  # ARENA_TOKEN and the entry's declared variables
     hide: tuple[Path, ...] = ()  # folders inside ``code`` covered by an empty tmpfs (arena's state)
     disk_bytes: int | None = 64 << 20  # size of the private /tmp
+    writable: bool = False  # bind ``code`` writable (a build command's copy of the bot), not read-only
 
 
 @functools.cache
@@ -160,7 +161,7 @@ def command(request: SandboxRequest) -> tuple[list[str], dict[str, str]]:
     args += ["--tmpfs", "/tmp", "--dir", HOME_INSIDE]
     args += _ro_binds(python_runtime())
     for outside, inside in request.code:
-        args += ["--ro-bind", str(outside), str(inside)]
+        args += ["--bind" if request.writable else "--ro-bind", str(outside), str(inside)]
     for folder in request.hide:
         if any(under(folder, outside) and outside == inside for outside, inside in request.code):
             args += ["--tmpfs", str(folder)]
