@@ -103,3 +103,9 @@ def bot_version(version: str) -> str:
 def played_versions(game: str) -> str:
     """Returns the key of a game's hash bot -> version it played in its latest recorded match."""
     return f"{PREFIX}played-versions:{game}"
+
+
+def smoke(version: str) -> str:
+    """Returns the key of a bot version's smoke-match hash: status (pending, passed, failed), reason,
+    log (the tail of the bot's log), match_id (of the latest request), bot, updated."""
+    return f"{PREFIX}smoke:{version}"
