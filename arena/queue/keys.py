@@ -109,3 +109,21 @@ def smoke(version: str) -> str:
     """Returns the key of a bot version's smoke-match hash: status (pending, passed, failed), reason,
     log (the tail of the bot's log), match_id (of the latest request), bot, updated."""
     return f"{PREFIX}smoke:{version}"
+
+
+def stored(match_id: str) -> str:
+    """Returns the key of a match's hash in the Redis replay store: kind (``replay``, ``log-0``...) ->
+    compressed bytes (``arena.queue.replays.RedisStore``)."""
+    return f"{PREFIX}stored:{match_id}"
+
+
+STORE_PENDING = PREFIX + "store-pending"  # sorted set: match ids put in a folder store and not yet
+#   recorded, scored by the time of the put; the sweep deletes the entries of those left over an hour
+RETENTION = PREFIX + "retention"  # hash: the organiser's ``replay_days``, ``replays_per_bot`` (0: no limit)
+RETENTION_SWEPT = PREFIX + "retention:swept"  # set with a one-hour expiry by the sweep: at most one an hour
+
+
+def retention_cursor(name: str) -> str:
+    """Returns the key of a sweep's hash of cursors (``name``: ``days`` or ``per-bot``): list key ->
+    how many of its oldest entries the sweep has dealt with already, so no sweep rereads them."""
+    return f"{PREFIX}retention:cursor:{name}"
