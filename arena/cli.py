@@ -36,6 +36,7 @@ from arena.console import printable, say
 from arena.games import GAMES, GameError, get_game
 from arena.paths import state_dir
 from arena.ratings.sprt import Sprt, SprtParams, SprtSpecError
+from arena.referee.branch import Branch, branch_file
 from arena.referee.match import MatchConfig
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec, BotSpecError, resolve_bot
 from arena.referee.replay import ReplayError, first_difference, read_lines, reproduce
@@ -175,6 +176,25 @@ def match_command(
             f"{JOIN_TIMEOUT_WAIT:g} when a seat is @wait.",
         ),
     ] = None,
+    from_replay: Annotated[
+        Path | None,
+        typer.Option(
+            "--from",
+            metavar="REPLAY",
+            show_default="none: from the start",
+            help="Start at the position of --step K of this replay (its seed and history) with the bots "
+            "given, one per recorded seat (GAME may then be left out); seats do not rotate.",
+        ),
+    ] = None,
+    step: Annotated[
+        int | None,
+        typer.Option(
+            "--step",
+            min=0,
+            show_default="none",
+            help="With --from: the recorded decision step to start at (0: the first).",
+        ),
+    ] = None,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Print a play-by-play.")] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object per game on stdout.")
@@ -247,6 +267,7 @@ def match_command(
       2    bad input (one line on stderr)
       130  interrupted (Ctrl-C): the summary of the games played so far is printed first
     """
+    branch, game, bots = branch_start(from_replay, step, game, bots, sprt)
     try:
         engine = get_game(game)
         engine.check_players(len(bots))
@@ -280,6 +301,7 @@ def match_command(
         bot_limits=limits,
         duplicate=sprt is not None,
         on_wait=announce_wait,
+        branch=branch,
     )
     from tqdm import tqdm
 
@@ -323,6 +345,37 @@ def match_command(
         typer.echo(printable(line), err=True)
     if failures:
         raise typer.Exit(EXIT_BOT_FAILED)
+
+
+def branch_start(
+    replay: Path | None, step: int | None, game: str, bots: list[str], sprt: SprtParams | None
+) -> tuple[Branch | None, str, list[str]]:
+    """Returns the position ``--from``/``--step`` name (or None), the game and the bot arguments.
+
+    With ``--from`` the game is the replay's, so GAME may be left out: the first argument is then a
+    bot. Raises CliError for a replay that does not re-run to that step, or a bot count that differs.
+    """
+    if replay is None:
+        if step is not None:
+            raise CliError("--step needs --from REPLAY: the replay whose step to start at")
+        return None, game, bots
+    if step is None:
+        raise CliError("--from needs --step K: the recorded decision step to start at (0: the first)")
+    if sprt is not None:
+        raise CliError("--sprt plays fresh deals; --from starts at a recorded one: give one of them")
+    try:
+        branch = branch_file(replay, step)
+    except ReplayError as exc:
+        raise CliError(str(exc)) from None
+    name = branch.game.spec.name
+    try:
+        game_given = get_game(game).spec.name == name
+    except GameError:
+        game_given = False  # GAME left out: the first argument is a bot
+    bots = bots if game_given else [game, *bots]
+    if len(bots) != branch.players:
+        raise CliError(f"{replay} was played by {branch.players} bots: give {branch.players}, one per seat")
+    return branch, name, bots
 
 
 def bot_specs(game: str, bots: list[str]) -> list[BotSpec]:

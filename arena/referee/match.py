@@ -19,6 +19,7 @@ from arena import codec
 from arena.games.base import Game
 from arena.games.play import Driver, Step, Turn
 from arena.games.rng import derive
+from arena.referee.branch import Branch
 from arena.referee.leases import DISCONNECTED, Lease, Malformed
 from arena.referee.record import MatchRecord, final_record
 from arena.referee.replay import ReplayWriter
@@ -101,8 +102,10 @@ class Match:
         config: MatchConfig = MatchConfig(),
         replay: ReplayWriter | None = None,
         on_step: Callable[[Step], None] | None = None,
+        branch: Branch | None = None,
     ) -> None:
         self.game = game
+        self.branch = branch  # a recorded game's position to start from (arena match --from)
         self.seats = list(seats)
         self.seed = seed
         self.match_id = match_id
@@ -115,7 +118,12 @@ class Match:
         """Plays the match to the end; returns its record."""
         game = self.game
         self._start([s.bot for s in self.seats])
-        driver = Driver(game, game.initial_state(len(self.seats), self.seed))
+        if self.branch is None:
+            driver = Driver(game, game.initial_state(len(self.seats), self.seed))
+        else:
+            driver = self.branch.driver()
+            for step in self.branch.history:  # the recorded steps: in the replay, their events told
+                self._record_step(step)
         while (turn := driver.turn()) is not None:
             self.step = turn.step
             acting = list(turn.legal)

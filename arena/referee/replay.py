@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -65,9 +65,16 @@ class ReplayWriter:
 
     @staticmethod
     def header(
-        match_id: str, game: str, seed: int, bots: list[str], deadline_ms: int, max_strikes: int
+        match_id: str,
+        game: str,
+        seed: int,
+        bots: list[str],
+        deadline_ms: int,
+        max_strikes: int,
+        origin: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Returns the header fields of a replay."""
+        """Returns the header fields of a replay; ``origin``: where a branched game started from
+        (``Branch.origin``)."""
         return {
             "format": FORMAT,
             "match_id": match_id,
@@ -82,7 +89,7 @@ class ReplayWriter:
                 "rules": get_game(game).spec.rules,
                 "rng": rng.VERSION,
             },
-        }
+        } | ({"from": origin} if origin else {})
 
     def strike(self, step: int, seat: int, code: str, message: str, strikes: int) -> None:
         entry = {
@@ -262,41 +269,22 @@ def reproduce(lines: list[dict[str, Any]], on_step: Callable[[Step], None] | Non
     Raises ReplayError when a line is malformed (``check_lines``), the replay was made with other
     rules or another generator, or a recorded decision is not the legal action it names.
     """
-    if not lines:
-        raise ReplayError("empty: a replay starts with a header line")
-    check_lines(lines)
-    header = {k: v for k, v in lines[0].items() if k != "type"}
+    header, game = opening(lines)
     bots, seed = [p["bot"] for p in header["players"]], header["seed"]
-    try:
-        game = get_game(header["game"])
-        game.check_players(len(bots))
-    except GameError as exc:
-        raise ReplayError(f"bad replay header: {exc}") from None
-    check_versions(header, game)
     writer = ReplayWriter(header)
-    recorded = iter([x for x in lines[1:] if x.get("type") in ("strike", "forfeit", "decision")])
-    pending = next(recorded, None)
     forfeits, strikes = [False] * len(bots), [0] * len(bots)
+
+    def on_referee(step: int, line: dict[str, Any]) -> None:
+        seat = line["seat"]
+        if line["type"] == "strike":
+            strikes[seat] = line["strikes"]
+            writer.strike(step, seat, line["code"], line["message"], line["strikes"])
+        else:
+            forfeits[seat] = True
+            writer.forfeit(step, seat, line["reason"])
+
     driver = Driver(game, game.initial_state(len(bots), seed))
-    while (turn := driver.turn()) is not None:
-        choices: dict[int, tuple[int, str]] = {}
-        while turn.legal and pending is not None and pending.get("step") == turn.step:
-            kind, seat = pending["type"], pending["seat"]
-            if kind == "strike":
-                strikes[seat] = pending["strikes"]
-                writer.strike(turn.step, seat, pending["code"], pending["message"], pending["strikes"])
-            elif kind == "forfeit":
-                forfeits[seat] = True
-                writer.forfeit(turn.step, seat, pending["reason"])
-            else:
-                choices[seat] = (_recorded_index(game, turn, pending), pending["by"])
-            pending = next(recorded, None)
-        if set(choices) != set(turn.legal):
-            raise ReplayError(
-                f"step {turn.step}: decisions recorded for seats {sorted(choices)}, "
-                f"but seats {sorted(turn.legal)} act"
-            )
-        step = driver.advance(turn, choices)
+    for step in recorded_steps(game, driver, lines, on_referee):
         writer.step(game, step)
         if on_step:
             on_step(step)
@@ -305,6 +293,50 @@ def reproduce(lines: list[dict[str, Any]], on_step: Callable[[Step], None] | Non
     )
     writer.result(record)
     return Reproduction(writer.text(), record, driver.step)
+
+
+def opening(lines: list[dict[str, Any]]) -> tuple[dict[str, Any], Game]:
+    """Returns a replay's header fields (without its type) and its game, the lines checked
+    (``check_lines``) and the versions too (``check_versions``); raises ReplayError."""
+    if not lines:
+        raise ReplayError("empty: a replay starts with a header line")
+    check_lines(lines)
+    header = {k: v for k, v in lines[0].items() if k != "type"}
+    try:
+        game = get_game(header["game"])
+        game.check_players(len(header["players"]))
+    except GameError as exc:
+        raise ReplayError(f"bad replay header: {exc}") from None
+    check_versions(header, game)
+    return header, game
+
+
+def recorded_steps(
+    game: Game,
+    driver: Driver,
+    lines: list[dict[str, Any]],
+    on_referee: Callable[[int, dict[str, Any]], None] | None = None,
+) -> Iterator[Step]:
+    """Yields each step of a recorded game (checked ``lines``) re-run through the engine by ``driver``,
+    every decision the recorded index checked against the action the line names; ``on_referee`` gets
+    each strike and forfeit line with its step. Raises ReplayError where the record and the game part.
+    """
+    recorded = iter([x for x in lines[1:] if x.get("type") in ("strike", "forfeit", "decision")])
+    pending = next(recorded, None)
+    while (turn := driver.turn()) is not None:
+        choices: dict[int, tuple[int, str]] = {}
+        while turn.legal and pending is not None and pending.get("step") == turn.step:
+            if pending["type"] == "decision":
+                choices[pending["seat"]] = (_recorded_index(game, turn, pending), pending["by"])
+            elif on_referee is not None:
+                on_referee(turn.step, pending)
+            pending = next(recorded, None)
+        if set(choices) != set(turn.legal):
+            raise ReplayError(
+                f"step {turn.step}: decisions recorded for seats {sorted(choices)}, "
+                f"but seats {sorted(turn.legal)} act"
+            )
+        yield driver.advance(turn, choices)
 
 
 def check_versions(header: dict[str, Any], game: Game) -> None:

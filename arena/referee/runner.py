@@ -25,6 +25,7 @@ from pathlib import Path
 from arena.games.base import Game
 from arena.games.play import Step
 from arena.paths import state_dir
+from arena.referee.branch import Branch
 from arena.referee.leases import Lease, LeaseRegistry
 from arena.referee.match import NEVER_CONNECTED, Match, MatchConfig, SeatState
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotProcess, BotSpec, RefereeEndpoint
@@ -79,6 +80,7 @@ class SeriesConfig:
     bot_limits: BotLimits = DEFAULT_LIMITS  # resource limits of every bot process, and its sandbox
     duplicate: bool = False  # each seed played once per rotation of the seats (consecutive games)
     on_wait: WaitAnnouncer | None = None  # told where a ``@wait`` seat's bot connects, with which token
+    branch: Branch | None = None  # start every game at a recorded position, its seed, seats unrotated
 
 
 def unique_names(specs: list[BotSpec]) -> list[str]:
@@ -262,13 +264,16 @@ async def _play_one(
     game: Game, entries: list[BotEntry], number: int, config: SeriesConfig, on_step: Callable | None
 ) -> GameResult:
     n = len(entries)
-    rotation = number % n
+    rotation = 0 if config.branch else number % n
     seated = [entries[(seat + rotation) % n] for seat in range(n)]  # seats rotate between games
     seed = series_seed(config.seed, number // n if config.duplicate else number)
-    match_id = _match_id(game, config, number)
     name = f"{game.spec.name}-{seed}" + (f"-rotation{rotation}" if config.duplicate else "")
+    if config.branch:
+        seed = config.branch.seed
+        name = f"{game.spec.name}-{seed}-from{config.branch.step}"
+    match_id = _match_id(game, config, number)
     path = config.replay_dir / f"{name}.jsonl" if config.replay_dir is not None else None
-    return await play_match(game, seated, seed, match_id, config.match, path, on_step)
+    return await play_match(game, seated, seed, match_id, config.match, path, on_step, config.branch)
 
 
 async def play_match(
@@ -279,18 +284,21 @@ async def play_match(
     config: MatchConfig,
     replay_path: Path | None,
     on_step: Callable | None = None,
+    branch: Branch | None = None,
 ) -> GameResult:
-    """Plays one match between already connected bot entries (seat i = seated[i])."""
+    """Plays one match between already connected bot entries (seat i = seated[i]), from the start or
+    from ``branch``'s recorded position."""
     names = [e.name for e in seated]
     deadline_ms = int(config.deadline / timedelta(milliseconds=1))
+    origin = branch.origin() if branch else None
     replay = ReplayWriter(
-        ReplayWriter.header(match_id, game.spec.name, seed, names, deadline_ms, config.max_strikes)
+        ReplayWriter.header(match_id, game.spec.name, seed, names, deadline_ms, config.max_strikes, origin)
     )
     seats = [
         SeatState(seat, e.name, e.lease if e.lease is not None and e.lease.claimed else None)
         for seat, e in enumerate(seated)
     ]
-    record = await Match(game, seats, seed, match_id, config, replay, on_step).run()
+    record = await Match(game, seats, seed, match_id, config, replay, on_step, branch).run()
     notes = [e.problem for e in seated if e.problem]
     failures = {}
     for seat in seats:
