@@ -7,6 +7,8 @@ writes PNGs. ``app`` holds them; ``arena.cli`` adds it to its own app.
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -71,19 +73,37 @@ def results_command(
     redis_: RedisOption = None,
 ) -> None:
     """Print every recorded match of GAME, oldest first, with each seat's bot, version and rank: what
-    the ratings are fitted to, so anyone can refit them."""
+    the ratings are fitted to, so anyone can refit them. Streams: read page by page as it is printed,
+    and it stops at once, quietly, when its reader does (arena results GAME --json | head)."""
     name = _game(game)
     client = connect(redis_url(redis_))
-    for match in store.iter_results(client, name):
-        if as_json:
-            typer.echo(json.dumps(match, separators=(",", ":")))
-        else:
-            seats = ", ".join(
-                f"#{p['rank']} {printable(p['bot'])}"
-                + (f" ({printable(p['version'])})" if p["version"] else "")
-                for p in match["players"]
-            )
-            typer.echo(f"{printable(match['match_id'])}: {seats}")
+    try:
+        for match in store.iter_results(client, name):
+            typer.echo(json.dumps(match, separators=(",", ":")) if as_json else _result_line(match))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _stop_quietly()
+
+
+def _result_line(match: dict) -> str:
+    """Returns one recorded match as ``arena results`` prints it without --json."""
+    seats = ", ".join(
+        f"#{p['rank']} {printable(p['bot'])}" + (f" ({printable(p['version'])})" if p["version"] else "")
+        for p in match["players"]
+    )
+    return f"{printable(match['match_id'])}: {seats}"
+
+
+def _stop_quietly() -> None:
+    """Ends the command when its reader went away (``arena results --json | head``): no traceback,
+    no further page read, exit status 0.
+
+    Design detail: stdout is pointed at /dev/null first, because Python flushes it once more on exit
+    and would report the same broken pipe there (the recipe of the ``signal`` module's docs)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    raise typer.Exit(0)
 
 
 @app.command("web")
@@ -115,7 +135,7 @@ def screenshots_command(
     client = connect(url)
     newest = {}
     for game in data.game_names():
-        found = data.matches(client, game, None, limit=1)
+        found = data.matches(client, game, None, limit=1).items
         if found:
             newest[game] = found[0]["match_id"]
     if not newest:

@@ -46,6 +46,10 @@ class NotFound(Exception):
     """The game, bot or match asked for does not exist."""
 
 
+class BadRequest(Exception):
+    """A query parameter the API cannot use (a limit out of range, a cursor it did not hand out)."""
+
+
 class Backend:
     """The app's state: the Redis client and the re-run replays (fits are cached in Redis)."""
 
@@ -105,12 +109,26 @@ def api_leaderboard(request: Request) -> Response:
 
 
 def api_bot(request: Request) -> Response:
-    """Returns a bot's row, every version's rating, head-to-head table and recent matches in one game."""
+    """Returns a bot's row, every version's rating, head-to-head table and first page of recent
+    matches in one game (``recent_next``: the cursor of the next page, for ``/api/matches``)."""
     game, bot = game_name(request.path_params["game"]), request.path_params["bot"]
-    page = data.bot_page(backend(request).client, game, bot)
+    page = data.bot_page(backend(request).client, game, bot, limit(request, 20))
     if page is None:
         raise NotFound(f"no recorded match of {game} has a bot named {bot!r}")
     return JSONResponse(page)
+
+
+def api_head_to_head(request: Request) -> Response:
+    """Returns bots ``a`` and ``b``'s record against each other in a game and a page of their
+    meetings, newest first (``?cursor=``, ``?limit=``; ``next_cursor``)."""
+    game = game_name(request.path_params["game"])
+    pair = (request.query_params.get("a", ""), request.query_params.get("b", ""))
+    if not all(pair):
+        raise BadRequest("name both bots: /api/head-to-head/GAME?a=BOT&b=OTHER")
+    found = data.head_to_head(backend(request).client, game, pair, limit(request, 20), cursor(request))
+    if found is None:
+        raise NotFound(f"no recorded match of {game} has both bots {pair[0]!r} and {pair[1]!r}")
+    return JSONResponse(found)
 
 
 def api_tournaments(request: Request) -> Response:
@@ -128,15 +146,29 @@ def api_tournament(request: Request) -> Response:
 
 
 def api_matches(request: Request) -> Response:
-    """Returns the newest recorded matches, filtered by ``game`` and ``bot`` when given."""
+    """Returns a page of the newest recorded matches, filtered by ``game`` and ``bot`` when given
+    (``?cursor=``, ``?limit=``): ``{"matches": [...], "next_cursor": ...}``."""
     game = request.query_params.get("game") or None
     bot = request.query_params.get("bot") or None
-    try:
-        limit = max(1, min(500, int(request.query_params.get("limit", "100"))))
-    except ValueError:
-        limit = 100
-    found = data.matches(backend(request).client, game_name(game) if game else None, bot, limit)
-    return JSONResponse(found)
+    name = game_name(game) if game else None
+    page = data.matches(backend(request).client, name, bot, limit(request, 100), cursor(request))
+    return JSONResponse(page.to_json())
+
+
+def limit(request: Request, default: int) -> int:
+    """Returns the ``limit`` query parameter (``default`` if absent); raises BadRequest unless it is a
+    whole number from 1 to ``data.MAX_LIMIT``."""
+    text = request.query_params.get("limit", "")
+    if not text:
+        return default
+    if not text.isdigit() or not 1 <= int(text) <= data.MAX_LIMIT:
+        raise BadRequest(f"limit must be a whole number from 1 to {data.MAX_LIMIT}, not {text[:40]!r}")
+    return int(text)
+
+
+def cursor(request: Request) -> str | None:
+    """Returns the ``cursor`` query parameter: the ``next_cursor`` of the previous page, or None."""
+    return request.query_params.get("cursor") or None
 
 
 def api_match(request: Request) -> Response:
@@ -166,6 +198,11 @@ async def not_found(request: Request, exc: Exception) -> Response:
     return JSONResponse({"error": str(exc)}, status_code=404)
 
 
+async def bad_request(request: Request, exc: Exception) -> Response:
+    """Returns a 400 saying what was wrong with the request and what to send instead."""
+    return JSONResponse({"error": str(exc)}, status_code=400)
+
+
 async def security_headers(request: Request, call_next: Any) -> Response:
     """Returns the response with the content policy that forbids inline script and style."""
     response = await call_next(request)
@@ -180,6 +217,7 @@ def create_app(redis_url: str, client: redis.Redis | None = None) -> Starlette:
         Route("/api/stamp", api_stamp),
         Route("/api/leaderboard/{game}", api_leaderboard),
         Route("/api/bots/{game}/{bot:path}", api_bot),
+        Route("/api/head-to-head/{game}", api_head_to_head),
         Route("/api/tournaments", api_tournaments),
         Route("/api/tournaments/{tournament_id}", api_tournament),
         Route("/api/matches", api_matches),
@@ -189,6 +227,7 @@ def create_app(redis_url: str, client: redis.Redis | None = None) -> Starlette:
         Route("/", page),
         Route("/games/{game}", page),
         Route("/games/{game}/bots/{bot:path}", page),
+        Route("/games/{game}/head-to-head", page),
         Route("/tournaments/{tournament_id}", page),
         Route("/matches", page),
         Route("/matches/{match_id}", page),
@@ -199,7 +238,7 @@ def create_app(redis_url: str, client: redis.Redis | None = None) -> Starlette:
             Middleware(BaseHTTPMiddleware, dispatch=security_headers),
             Middleware(GZipMiddleware, minimum_size=1000),
         ],
-        exception_handlers={NotFound: not_found},
+        exception_handlers={NotFound: not_found, BadRequest: bad_request, data.CursorError: bad_request},
     )
     app.state.backend = Backend(client or connect(redis_url))
     return app

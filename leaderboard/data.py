@@ -2,15 +2,22 @@
 
 Ratings come from ``arena.queue.fits``: the view of a game's (or a tournament's) pair table, fitted once
 per burst of results and cached in Redis, the very view ``arena leaderboard GAME --json`` and ``arena
-tournament standings ID --json`` print, so the page and the CLI cannot disagree. Matches come from the
-game's list of recorded placements, read from its newest end one page at a time, and from one stored
-result JSON per match. No request reads every result.
+tournament standings ID --json`` print, so the page and the CLI cannot disagree.
+
+Matches are read in pages, newest first, with cursors: a page of a game's matches reads the newest
+end of the game's list of recorded placements (``keys.results``), a page of one bot's matches that
+bot's own list of match ids (``keys.bot_matches``), then one stored result JSON per match shown. A
+cursor is a position in such a list, and the lists only grow at their end, so a position stays valid
+while new matches arrive and a page costs the same with ten thousand recorded matches as with a
+million. Head to head, the pairwise record comes from the cached fit and the meetings from walking
+the shorter of the two bots' lists, a bounded stretch per page. No request reads every result.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 import redis
@@ -18,7 +25,9 @@ import redis
 from arena.games import GAMES
 from arena.queue import fits, keys, store
 
-PAGE = 200  # placements read per LRANGE when looking for the newest matches
+MAX_LIMIT = 500  # most matches one page may ask for
+H2H_SCAN = 1000  # most match ids of the shorter bot's list one head-to-head page reads
+H2H_CHUNK = 200  # ids read (and results fetched) per round trip while walking it
 
 
 def game_names() -> list[str]:
@@ -54,39 +63,90 @@ def leaderboard(client: redis.Redis, game: str) -> dict[str, Any]:
     return fits.view(client, fits.game_source(game)) or {}
 
 
-def match_results(client: redis.Redis, match_ids: Iterable[str]) -> list[dict[str, Any]]:
-    """Returns the stored result JSON of each match id (skipping ids without one), in order."""
+def match_results(client: redis.Redis, match_ids: Iterable[str]) -> list[dict[str, Any] | None]:
+    """Returns the stored result JSON of each match id, in order (None for an id without one)."""
     ids = list(match_ids)
     if not ids:
         return []
-    texts = client.mget([keys.result(m) for m in ids])
-    return [json.loads(t) for t in texts if t]
+    return [json.loads(t) if t else None for t in client.mget([keys.result(m) for m in ids])]
 
 
-def matches(client: redis.Redis, game: str | None, bot: str | None, limit: int = 100) -> list[dict]:
-    """Returns the newest recorded matches of one game (or of every game), optionally of one bot,
-    each with its ``number`` in its game's list (from 1)."""
+def matches(
+    client: redis.Redis,
+    game: str | None,
+    bot: str | None,
+    limit: int = 100,
+    cursor: str | None = None,
+) -> Page:
+    """Returns a page of the newest recorded matches of one game (or of every game, game by game),
+    optionally of one bot, and the cursor of the next page.
+
+    Each match carries its ``number``: its place, from 1, in the list it was read from (the game's
+    list of results, or with ``bot`` the bot's own list of matches in that game). A page reads at most
+    ``limit`` list entries and their results, wherever the cursor points: a bot's matches come from its
+    own list (``keys.bot_matches``), never from filtering the game's history."""
     chosen = [game] if game else game_names()
-    found: list[dict[str, Any]] = []
-    for name in chosen:
-        for number, placements in _newest_first(client, name):
-            if len(found) >= limit:
-                break
-            if bot is None or any(p["bot"] == bot for p in placements["players"]):
-                found.append({"match_id": placements["match_id"], "number": number})
-    details = {d["match_id"]: d for d in match_results(client, [m["match_id"] for m in found])}
-    return [details[m["match_id"]] | {"number": m["number"]} for m in found if m["match_id"] in details]
+    index, end = _parse_list_cursor(cursor, chosen)
+    found: list[tuple[str, int]] = []
+    next_cursor = None
+    while index < len(chosen):
+        name = chosen[index]
+        key = keys.results(name) if bot is None else keys.bot_matches(name, bot)
+        entries, end = _newest(client, key, end, limit - len(found))
+        ids = entries if bot is not None else [json.loads(e)["match_id"] for e in entries]
+        found += [(m, end + len(ids) - k) for k, m in enumerate(ids)]
+        if len(found) >= limit:
+            next_cursor = _next_list_cursor(chosen, index, end)
+            break
+        index, end = index + 1, None
+    details = match_results(client, [m for m, _ in found])
+    shown = [d | {"number": number} for (_, number), d in zip(found, details, strict=True) if d]
+    return Page(shown, next_cursor)
 
 
-def _newest_first(client: redis.Redis, game: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yields ``(number, placements)`` of a game's recorded matches, newest first, ``PAGE`` at a time."""
-    end = client.llen(keys.results(game))
-    while end > 0:
-        start = max(0, end - PAGE)
-        chunk = client.lrange(keys.results(game), start, end - 1)
-        for offset in range(len(chunk) - 1, -1, -1):
-            yield start + offset + 1, json.loads(chunk[offset])
-        end = start
+@dataclasses.dataclass(frozen=True)
+class Page:
+    """One page of matches, newest first, and the cursor of the next (None: this was the last)."""
+
+    items: list[dict[str, Any]]
+    next_cursor: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        """Returns the page as the API sends it: ``{"matches": [...], "next_cursor": ...}``."""
+        return {"matches": self.items, "next_cursor": self.next_cursor}
+
+
+class CursorError(ValueError):
+    """A cursor that no page of this list handed out."""
+
+
+def _newest(client: redis.Redis, key: str, end: int | None, count: int) -> tuple[list[str], int]:
+    """Returns up to ``count`` entries of a list before position ``end`` (None: its end), newest
+    first, and the position before the oldest of them (the next read's ``end``)."""
+    length = client.llen(key)
+    end = length if end is None else min(end, length)
+    start = max(0, end - count)
+    if end <= 0 or count <= 0:
+        return [], max(end, 0)
+    return client.lrange(key, start, end - 1)[::-1], start
+
+
+def _next_list_cursor(chosen: list[str], index: int, end: int) -> str | None:
+    """Returns the cursor after a full page that stopped at ``end`` of game ``chosen[index]``."""
+    if end > 0:
+        return f"{chosen[index]}:{end}"
+    return f"{chosen[index + 1]}:" if index + 1 < len(chosen) else None
+
+
+def _parse_list_cursor(cursor: str | None, chosen: list[str]) -> tuple[int, int | None]:
+    """Returns (index of the game in ``chosen``, end position or None for its newest) of a cursor
+    ``GAME:END`` or ``GAME:``; raises CursorError for anything a page did not hand out."""
+    if not cursor:
+        return 0, None
+    name, _, end = cursor.rpartition(":")
+    if name not in chosen or not (end == "" or (end.isdigit() and len(end) < 19)):
+        raise CursorError(f"bad cursor {cursor!r}: pass the next_cursor of the previous page")
+    return chosen.index(name), int(end) if end else None
 
 
 def match(client: redis.Redis, match_id: str) -> dict[str, Any] | None:
@@ -100,21 +160,98 @@ def replay_text(client: redis.Redis, match_id: str) -> str | None:
     return client.get(keys.replay(match_id))
 
 
-def bot_page(client: redis.Redis, game: str, bot: str) -> dict[str, Any] | None:
-    """Returns a bot's leaderboard row, every version's rating, its head-to-head table and its recent
-    matches in one game; None if it never played it."""
+def bot_page(client: redis.Redis, game: str, bot: str, limit: int = 20) -> dict[str, Any] | None:
+    """Returns a bot's leaderboard row, every version's rating, its head-to-head table and a first
+    page of its recent matches in one game (``recent``, ``recent_next``: the cursor of the next page
+    of ``matches(game, bot)``); None if it never played it."""
     board = leaderboard(client, game)
     mine = fits.view(client, fits.game_source(game), fits.bot_part(bot))
     if mine is None:
         return None
+    recent = matches(client, game, bot, limit)
     return {
         "game": game,
         "bot": bot,
         "matches": board["matches"],
         "row": next((r for r in board["rows"] if r["bot"] == bot), None),
         **mine,
-        "recent": matches(client, game, bot, limit=20),
+        "recent": recent.items,
+        "recent_next": recent.next_cursor,
     }
+
+
+def head_to_head(
+    client: redis.Redis, game: str, pair: tuple[str, str], limit: int = 20, cursor: str | None = None
+) -> dict[str, Any] | None:
+    """Returns two bots' record against each other in one game (``record``: met, ahead, tied, behind,
+    score rate of the first; ``expected``: the fitted expected score of the first) and a page of their
+    meetings, newest first, with ``next_cursor``, ``scanned`` (ids read by this page), ``unread``
+    (ids of the walked list left to read) and ``walked`` (the list walked: the bot with fewer
+    matches, and its length); None if either bot never played the game.
+
+    Design detail: the meetings are found by walking the shorter bot list, at most ``H2H_SCAN`` ids a
+    page, so a page may hold fewer than ``limit`` meetings (even none) and still have a next cursor:
+    a pair that rarely meets costs more pages, never a longer one."""
+    a, b = pair
+    source = fits.game_source(game)
+    mine = fits.view(client, source, fits.bot_part(a))
+    if mine is None or fits.view(client, source, fits.bot_part(b)) is None:
+        return None
+    board = leaderboard(client, game)
+    record = next((r for r in mine["head_to_head"] if r["opponent"] == b), None)
+    side, end = _parse_pair_cursor(cursor) if cursor else (_shorter(client, game, pair), None)
+    walked = pair[side]
+    found, end, scanned = _meetings(client, game, walked, pair[1 - side], end, limit)
+    return {
+        "game": game,
+        "bots": [a, b],
+        "record": record,
+        "expected": board.get("pairs", {}).get(a, {}).get(b),
+        "matches": found,
+        "next_cursor": f"{side}:{end}" if end > 0 else None,
+        "scanned": scanned,
+        "unread": end,
+        "walked": {"bot": walked, "matches": client.llen(keys.bot_matches(game, walked))},
+    }
+
+
+def _shorter(client: redis.Redis, game: str, pair: tuple[str, str]) -> int:
+    """Returns 0 or 1: which bot of the pair has fewer recorded matches in the game."""
+    with client.pipeline(transaction=False) as pipe:
+        for bot in pair:
+            pipe.llen(keys.bot_matches(game, bot))
+        first, second = pipe.execute()
+    return 0 if first <= second else 1
+
+
+def _meetings(
+    client: redis.Redis, game: str, walked: str, other: str, end: int | None, limit: int
+) -> tuple[list[dict[str, Any]], int, int]:
+    """Returns the matches of ``walked``'s list before ``end`` in which ``other`` played too (newest
+    first, at most ``limit``, reading at most ``H2H_SCAN`` ids), the position where the walk stopped
+    and how many ids it read."""
+    found: list[dict[str, Any]] = []
+    scanned = 0
+    while len(found) < limit and scanned < H2H_SCAN:
+        ids, start = _newest(client, keys.bot_matches(game, walked), end, min(H2H_CHUNK, H2H_SCAN - scanned))
+        if not ids:
+            return found, 0, scanned
+        for offset, result in enumerate(match_results(client, ids)):
+            if result and any(p["bot"] == other for p in result["players"]):
+                found.append(result | {"number": start + len(ids) - offset})
+                if len(found) == limit:
+                    return found, start + len(ids) - offset - 1, scanned + offset + 1
+        scanned += len(ids)
+        end = start
+    return found, end or 0, scanned
+
+
+def _parse_pair_cursor(cursor: str) -> tuple[int, int]:
+    """Returns (side, end) of a head-to-head cursor ``SIDE:END``; raises CursorError otherwise."""
+    side, _, end = cursor.partition(":")
+    if side not in ("0", "1") or not end.isdigit() or len(end) > 18:
+        raise CursorError(f"bad cursor {cursor!r}: pass the next_cursor of the previous page")
+    return int(side), int(end)
 
 
 def tournaments(client: redis.Redis) -> list[dict[str, str]]:

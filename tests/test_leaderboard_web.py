@@ -105,7 +105,7 @@ def tournament_id(client: redis.Redis) -> str:
 
 
 def newest_match(client: redis.Redis, game: str) -> str:
-    return data.matches(client, game, None, limit=1)[0]["match_id"]
+    return data.matches(client, game, None, limit=1).items[0]["match_id"]
 
 
 def states_of(replay_text: str) -> list[Any]:
@@ -142,10 +142,12 @@ def test_api_tournament_standings_match_the_cli(api: Any, filled: redis.Redis, r
 
 
 def test_api_matches_and_one_match(api: Any, filled: redis.Redis) -> None:
-    listed = api.get("/api/matches", params={"game": "ninjan", "bot": "greedy"}).json()
+    page = api.get("/api/matches", params={"game": "ninjan", "bot": "greedy"}).json()
+    listed = page["matches"]
     assert len(listed) == 2 and all("greedy" in {p["bot"] for p in m["players"]} for m in listed)
-    assert api.get("/api/matches", params={"bot": "nobody"}).json() == []
-    assert len(api.get("/api/matches").json()) == 5
+    assert page["next_cursor"] is None
+    assert api.get("/api/matches", params={"bot": "nobody"}).json() == {"matches": [], "next_cursor": None}
+    assert len(api.get("/api/matches").json()["matches"]) == 5
     one = api.get(f"/api/matches/{listed[0]['match_id']}").json()
     assert one == json.loads(filled.get(keys.result(listed[0]["match_id"])))
     assert api.get("/api/matches/nosuch").status_code == 404
@@ -361,6 +363,40 @@ def test_browser_replay_steps_show_the_state_of_the_replay_file(
     assert hidden[1]["hand"] == [str(c) for c in state.hands[1]]
     page.click("#last")
     page.wait_for_selector(f".viewer[data-frame='{len(states) - 1}']")
+    page.close()
+
+
+def shown_matches(page: Any) -> list[str]:
+    return page.eval_on_selector_all("table.matches tbody tr", "rows => rows.map(r => r.dataset.match)")
+
+
+@needs_chromium
+def test_browser_match_list_loads_more_pages_with_the_cursor(site: tuple[str, Any], api: Any) -> None:
+    base, chrome = site
+    every = [m["match_id"] for m in api.get("/api/matches").json()["matches"]]
+    page = browser.open_page(chrome, f"{base}/matches?limit=2")
+    assert shown_matches(page) == every[:2]
+    for _ in range(len(every)):
+        if page.locator("button.more").is_hidden():
+            break
+        page.click("button.more")
+        page.wait_for_function("() => !document.querySelector('button.more').disabled")
+    assert shown_matches(page) == every and page.locator("button.more").is_hidden()
+    page.close()
+
+
+@needs_chromium
+def test_browser_head_to_head_page_shows_the_record_and_the_meetings(site: tuple[str, Any], api: Any) -> None:
+    base, chrome = site
+    page = browser.open_page(chrome, f"{base}/games/ninjan/bots/greedy")
+    page.click("a.h2h-link >> nth=0")
+    page.wait_for_selector("#record")
+    pair = api.get("/api/head-to-head/ninjan", params={"a": "greedy", "b": "random"}).json()
+    facts = page.eval_on_selector_all("#record dd", "cells => cells.map(c => c.textContent)")
+    record = pair["record"]
+    assert facts[:2] == [str(record["games"]), f"{record['ahead']} / {record['tied']} / {record['behind']}"]
+    assert shown_matches(page) == [m["match_id"] for m in pair["matches"]] and len(pair["matches"]) == 2
+    assert "searched 2 of" in page.locator("#walked").text_content()
     page.close()
 
 

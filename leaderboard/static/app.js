@@ -47,6 +47,7 @@ const enc = encodeURIComponent;
 const gameLink = (game) => `/games/${enc(game)}`;
 const botLink = (game, bot) => `/games/${enc(game)}/bots/${enc(bot)}`;
 const matchLink = (id) => `/matches/${enc(id)}`;
+const pairLink = (game, a, b) => `/games/${enc(game)}/head-to-head?a=${enc(a)}&b=${enc(b)}`;
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 // -- live updates -----------------------------------------------------------------------------------
@@ -122,18 +123,52 @@ function playersCell(game, result) {
       ` ${p.score} pts · #${p.rank}`, p.forfeit ? " · forfeit" : "", p.strikes ? ` · ${p.strikes} strikes` : "")));
 }
 
+function matchRow(m, showGame) {
+  return h("tr", { "data-match": m.match_id },
+    showGame ? h("td", {}, h("a", { href: gameLink(m.game) }, m.game)) : null,
+    h("td", { class: "num" }, String(m.number)),
+    h("td", {}, playersCell(m.game, m)),
+    h("td", {}, m.winner === null ? "shared" : m.winner),
+    h("td", { class: "num" }, String(m.steps)),
+    h("td", {}, h("a", { href: matchLink(m.match_id), class: "replay-link" }, "watch")));
+}
+
 function matchTable(rows, showGame) {
   if (!rows.length) return h("p", { class: "muted" }, "No recorded matches yet.");
   return h("table", { class: "matches" },
     h("thead", {}, h("tr", {}, showGame ? h("th", {}, "game") : null, h("th", {}, "#"), h("th", {}, "players"),
       h("th", {}, "winner"), h("th", {}, "steps"), h("th", {}, "replay"))),
-    h("tbody", {}, rows.map((m) => h("tr", { "data-match": m.match_id },
-      showGame ? h("td", {}, h("a", { href: gameLink(m.game) }, m.game)) : null,
-      h("td", { class: "num" }, String(m.number)),
-      h("td", {}, playersCell(m.game, m)),
-      h("td", {}, m.winner === null ? "shared" : m.winner),
-      h("td", { class: "num" }, String(m.steps)),
-      h("td", {}, h("a", { href: matchLink(m.match_id), class: "replay-link" }, "watch"))))));
+    h("tbody", {}, rows.map((m) => matchRow(m, showGame))));
+}
+
+// A table of matches with a "load more" button while the API has a next page: `url` is the API path
+// of the list (with its query), each click asks it for the page at the last `next_cursor` and appends
+// its rows. `note(body)` may say what the last page covered (head to head: how far the walk went).
+function pagedMatches(rows, next, url, showGame, note = () => "") {
+  const box = h("div", { class: "paged" });
+  let table = matchTable(rows, showGame);
+  const status = h("span", { class: "muted pagenote" });
+  const more = h("button", { type: "button", class: "more", onclick: async () => {
+    more.disabled = true;
+    try {
+      const body = await api(`${url}${url.includes("?") ? "&" : "?"}cursor=${enc(next)}`);
+      if (body.matches.length && table.tagName !== "TABLE") {
+        const fresh = matchTable(body.matches, showGame);
+        table.replaceWith(fresh);
+        table = fresh;
+      } else {
+        append(table.querySelector("tbody") || table, body.matches.map((m) => matchRow(m, showGame)));
+      }
+      next = body.next_cursor;
+      status.textContent = note(body);
+      more.hidden = next === null;
+    } catch (err) {
+      status.textContent = err.message;
+    }
+    more.disabled = false;
+  } }, "load more");
+  more.hidden = next === null;
+  return append(box, [table, h("p", { class: "pager" }, more, " ", status)]);
 }
 
 // -- pages ----------------------------------------------------------------------------------------
@@ -246,7 +281,7 @@ async function gamePage(main, game) {
       h("p", { class: "muted" }, "Expected score of the row's bot against the column's (a draw counts half)."),
       pairsTable(board.rows, board.pairs)] : []),
     h("h2", {}, "Recent matches ", h("a", { class: "small", href: `/matches?game=${enc(board.game)}` }, "all")),
-    matchTable(recent, false));
+    matchTable(recent.matches, false));
 }
 
 async function botPage(main, game, bot) {
@@ -271,15 +306,17 @@ async function botPage(main, game, bot) {
     intervalChart(page.versions, (r) => r.version || r.bot),
     h("h2", {}, "Head to head"),
     h("table", { class: "h2h" },
-      h("thead", {}, h("tr", {}, ["opponent", "met", "ahead", "tied", "behind", "score rate"].map((t) =>
-        h("th", { class: t === "opponent" ? "" : "num" }, t)))),
+      h("thead", {}, h("tr", {}, ["opponent", "met", "ahead", "tied", "behind", "score rate", ""].map((t) =>
+        h("th", { class: t === "opponent" || !t ? "" : "num" }, t)))),
       h("tbody", {}, h2h.map((r) => h("tr", {},
         h("td", {}, h("a", { href: botLink(page.game, r.opponent), class: "botname" }, r.opponent)),
         [r.games, r.ahead, r.tied, r.behind].map((v) => h("td", { class: "num" }, String(v))),
-        h("td", { class: "num" }, pct(r.score_rate)))))),
+        h("td", { class: "num" }, pct(r.score_rate)),
+        h("td", {}, h("a", { href: pairLink(page.game, page.bot, r.opponent), class: "h2h-link" }, "meetings")))))),
     h("h2", {}, "Recent results ",
       h("a", { class: "small", href: `/matches?game=${enc(page.game)}&bot=${enc(page.bot)}` }, "all")),
-    matchTable(page.recent, false));
+    pagedMatches(page.recent, page.recent_next,
+      `/api/matches?game=${enc(page.game)}&bot=${enc(page.bot)}&limit=20`, false));
 }
 
 // A tournament's standings (fitted on its results only) and its crosstable, as cutechess-cli prints it.
@@ -317,9 +354,9 @@ async function matchesPage(main) {
   const params = new URLSearchParams(location.search);
   const game = params.get("game") || "";
   const bot = params.get("bot") || "";
-  const [games, rows] = await Promise.all([
-    api("/api/games"), api(`/api/matches?game=${enc(game)}&bot=${enc(bot)}&limit=200`),
-  ]);
+  const limit = params.get("limit") || "100";
+  const url = `/api/matches?game=${enc(game)}&bot=${enc(bot)}&limit=${enc(limit)}`;
+  const [games, first] = await Promise.all([api("/api/games"), api(url)]);
   const select = h("select", { name: "game" }, h("option", { value: "" }, "every game"),
     games.map((g) => h("option", { value: g.name, selected: g.name === game ? "selected" : null }, g.title)));
   const input = h("input", { name: "bot", placeholder: "bot name", value: bot });
@@ -327,8 +364,36 @@ async function matchesPage(main) {
     h("h1", {}, "Matches"),
     h("form", { class: "filters", method: "get", action: "/matches" }, select, input,
       h("button", { type: "submit" }, "filter")),
-    h("p", { class: "muted" }, `${rows.length} matches, newest first within each game`),
-    matchTable(rows, true));
+    h("p", { class: "muted" }, "Newest first within each game", bot ? " · # is the bot's own match count" : ""),
+    pagedMatches(first.matches, first.next_cursor, url, true));
+}
+
+// Two bots' record against each other (from the last fit) and their meetings, newest first.
+async function headToHeadPage(main, game) {
+  const params = new URLSearchParams(location.search);
+  const [a, b] = [params.get("a") || "", params.get("b") || ""];
+  const url = `/api/head-to-head/${enc(game)}?a=${enc(a)}&b=${enc(b)}&limit=20`;
+  const pair = await api(url);
+  const rec = pair.record;
+  const walkNote = (body) =>
+    `searched ${body.walked.matches - body.unread} of ${body.walked.bot}'s ${body.walked.matches} matches`;
+  const walked = h("p", { class: "muted", id: "walked" }, walkNote(pair));
+  const update = (body) => { walked.textContent = walkNote(body); return ""; };
+  main.replaceChildren(
+    h("p", { class: "crumbs" }, h("a", { href: gameLink(pair.game) }, pair.game), " › head to head"),
+    h("h1", {}, h("a", { href: botLink(pair.game, a), class: "botname" }, a), " vs ",
+      h("a", { href: botLink(pair.game, b), class: "botname" }, b)),
+    h("dl", { class: "facts", id: "record" },
+      h("dt", {}, "met"), h("dd", {}, rec ? String(rec.games) : "0"),
+      h("dt", {}, `${a} ahead / tied / behind`), h("dd", {}, rec ? `${rec.ahead} / ${rec.tied} / ${rec.behind}` : "–"),
+      h("dt", {}, `${a}'s score rate`), h("dd", {}, rec ? pct(rec.score_rate) : "–"),
+      h("dt", {}, "expected score (fit)"), h("dd", {}, pair.expected === null || pair.expected === undefined
+        ? "–" : pct(pair.expected))),
+    h("h2", {}, "Meetings"),
+    h("p", { class: "muted" }, "Newest first, found by walking the list of the bot with fewer matches; " +
+      "# is its own match count."),
+    pagedMatches(pair.matches, pair.next_cursor, url, false, update),
+    walked);
 }
 
 async function replayPage(main, matchId) {
@@ -351,6 +416,9 @@ function routeOf(path) {
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
   if (parts.length === 0) return { page: homePage, args: [], live: true };
   if (parts[0] === "games" && parts.length === 2) return { page: gamePage, args: [parts[1]], live: true };
+  if (parts[0] === "games" && parts[2] === "head-to-head" && parts.length === 3) {
+    return { page: headToHeadPage, args: [parts[1]], live: true };
+  }
   if (parts[0] === "games" && parts[2] === "bots" && parts.length >= 4) {
     return { page: botPage, args: [parts[1], parts.slice(3).join("/")], live: true };
   }
