@@ -105,6 +105,12 @@ def played_versions(game: str) -> str:
     return f"{PREFIX}played-versions:{game}"
 
 
+def retired_players(game: str) -> str:
+    """Returns the key of a game's set of retired player ids (``bot@version`` of removed bots): still
+    in the rating fit, left out of the leaderboard's views (``arena.queue.submissions.remove``)."""
+    return f"{PREFIX}retired-players:{game}"
+
+
 def smoke(version: str) -> str:
     """Returns the key of a bot version's smoke-match hash: status (pending, passed, failed), reason,
     log (the tail of the bot's log), match_id (of the latest request), bot, updated."""
