@@ -22,17 +22,19 @@ stays bounded by the header cap rather than by the unpacked limit.
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import io
 import os
 import shutil
 import stat
 import tarfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 MiB = 2**20
+SKIPPED = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 CHUNK = 64 * 1024  # bytes read or inflated at a time
 HEADER_BYTES = 64 * 1024  # the largest PAX / GNU long-name header body accepted
 CHAINED_HEADERS = 8  # the most extended headers accepted in front of one member
@@ -63,7 +65,12 @@ class ArchiveLimits:
         )
 
 
-class ArchiveError(ValueError):
+class SubmissionError(ValueError):
+    """A submission that cannot be stored, found or run; the message says what to do (defined in
+    this lowest layer, re-exported by ``arena.queue.submissions``)."""
+
+
+class ArchiveError(SubmissionError):
     """An archive that is refused; the message says what is wrong and what to do."""
 
 
@@ -75,6 +82,80 @@ class ArchiveSummary:
     unpacked_bytes: int  # their sizes together
     members: frozenset[str]  # every file's and folder's relative posix path (no "./" prefix)
     executables: frozenset[str]  # the files with an execute bit
+    folders: frozenset[str] = frozenset()  # the folders, listed or implied by a member's path
+
+
+@dataclasses.dataclass(frozen=True)
+class Package:
+    """A bot directory packed for storage."""
+
+    archive: bytes  # deterministic tar.gz: same files, same bytes
+    files: int
+    unpacked_bytes: int
+
+
+def _walk(directory: Path) -> Iterable[tuple[str, Path]]:
+    """Yields (relative posix path, path) of every entry to pack, sorted, skipping caches and VCS."""
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED)
+        base = Path(root)
+        for name in sorted(dirs) + sorted(f for f in files if not f.endswith(".pyc")):
+            path = base / name
+            yield path.relative_to(directory).as_posix(), path
+
+
+def _tarinfo(rel: str, path: Path) -> tarfile.TarInfo:
+    """Returns a tar header that depends only on the file's name, kind, size and executable bit."""
+    if path.is_symlink():
+        raise ArchiveError(f"{rel} is a symbolic link: bots are packed without links; copy the file in")
+    info = tarfile.TarInfo(rel)
+    info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
+    if path.is_dir():
+        info.type, info.mode = tarfile.DIRTYPE, 0o755
+    elif path.is_file():
+        st = path.stat()
+        info.size, info.mode = st.st_size, 0o755 if st.st_mode & 0o111 else 0o644
+    else:
+        raise ArchiveError(f"{rel} is not a regular file or directory; remove it from the bot directory")
+    return info
+
+
+def pack(directory: Path, limits: ArchiveLimits = ArchiveLimits()) -> Package:
+    """Returns the directory packed as a deterministic tar.gz; raises ArchiveError over the limits
+    (the same ``limits`` the server and the workers check the archive against)."""
+    if not directory.is_dir():
+        raise ArchiveError(f"{directory} is not a directory: give --dir the folder that holds your bot")
+    buffer = io.BytesIO()
+    files = members = unpacked = 0
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as gz, tarfile.open(fileobj=gz, mode="w") as tar:
+        for rel, path in _walk(directory):
+            info = _tarinfo(rel, path)
+            unpacked += info.size
+            members += 1
+            if (
+                unpacked > limits.unpacked_bytes
+                or buffer.tell() > limits.packed_bytes
+                or members > limits.files
+            ):
+                raise _folder_too_big(directory, limits)
+            if info.isdir():
+                tar.addfile(info)
+                continue
+            with open(path, "rb") as f:
+                tar.addfile(info, f)
+            files += 1
+    archive = buffer.getvalue()
+    if len(archive) > limits.packed_bytes:
+        raise _folder_too_big(directory, limits)
+    if files == 0:
+        raise ArchiveError(f"{directory} holds no files to submit")
+    return Package(archive, files, unpacked)
+
+
+def _folder_too_big(directory: Path, limits: ArchiveLimits) -> ArchiveError:
+    return ArchiveError(
+        f"bot directory {directory} is too big: {limits.describe()}; leave out files the bot does not need"
+    )
 
 
 def read_upload(stream: BinaryIO, limits: ArchiveLimits = ArchiveLimits()) -> bytes:
@@ -233,9 +314,9 @@ class _Checker:
 
     def summary(self) -> ArchiveSummary:
         """Returns what was accepted so far."""
-        return ArchiveSummary(
-            len(self.files), self.unpacked, frozenset(self.members), frozenset(self.executables)
-        )
+        members = frozenset(self.members)
+        folders = (members - self.files) | {p for name in members for p in _parents(name)}
+        return ArchiveSummary(len(self.files), self.unpacked, members, frozenset(self.executables), folders)
 
 
 def _members(

@@ -1,11 +1,23 @@
 """Bot submissions: named bots stored in Redis, so a worker on any machine can run them.
 
-A submission is a name, the games it plays, and either a directory with an entry command or a
-built-in bot. A directory is packed as a tar.gz (a few MiB at most) and stored with its entry command
-as one immutable *version*, named by the hash of that content; a worker fetches a version once, unpacks
-it into ``$XDG_STATE_HOME/arena/bots/<version>`` and reuses it from then on. The entry command is kept
-as an argv list and run without a shell, in the unpacked directory. The submitter gets an owner secret,
-printed once; only its hash is stored, and updating or removing the bot needs the secret.
+A submission is a name, the games it plays, and either a bot folder with an entry command (and an
+optional build command) or a built-in bot. The folder travels as a tar.gz (packed here from a
+directory, or uploaded to the server already packed), checked against ``ArchiveLimits`` by
+``arena.queue.archives`` wherever it is received or unpacked, and stored with its commands as one
+immutable *version*, named by the hash of that content; a worker fetches a version once, verifies it
+against its hash, unpacks it read-only into ``$XDG_STATE_HOME/arena/bots/<version>`` and reuses it
+from then on. Commands are kept as argv lists and run without a shell, in the unpacked folder.
+
+The submitter gets an owner secret, printed once; only a salted scrypt hash of it is stored, and
+updating or removing the bot needs the secret. A version may be stored as the bot's ``candidate``
+rather than its active ``version`` (the server's path: it becomes active once its smoke match passes);
+tournaments play active versions only.
+
+Design detail, names and history: each registration of a name draws a random *nonce*, kept in the
+bot's hash and in each of its version records and mixed into the version hash. Ratings are keyed by
+``bot@version``, so a name removed and registered again, even with identical code, gets new versions
+and starts with no rating; removing a bot also drops its name from each game's latest-version table
+and adds its players to the game's retired set, which the leaderboard's views leave out.
 
 Design detail: jobs name each seat's version, not just the bot's name, so a bot updated while its
 tournament is queued still plays the code it was entered with, and every worker runs the same bytes.
@@ -15,19 +27,14 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import gzip
 import hashlib
-import hmac
 import inspect
-import io
 import json
 import os
 import re
 import secrets
 import shlex
-import shutil
 import sys
-import tarfile
 import tempfile
 import time
 from collections.abc import Iterable, Sequence
@@ -38,39 +45,52 @@ import redis
 from arena.bots import builtin_bots
 from arena.games import get_game
 from arena.queue import keys
+from arena.queue.archives import (
+    ArchiveError,
+    ArchiveLimits,
+    ArchiveSummary,
+    Package,
+    SubmissionError,
+    extract_archive,
+    inspect_archive,
+    pack,
+    remove_tree,
+)
+from arena.queue.entries import check_archive_entry, check_entry
+from arena.queue.owner_secrets import hash_secret, is_scrypt, verify_secret
+from arena.ratings.pairs import player_id
 from arena.referee.processes import BotSpec
 from arena.referee.sandbox import declared_variables
 
+__all__ = [  # re-exported for the CLI, the server and the workers: one import for submissions
+    "ArchiveLimits",
+    "Package",
+    "SubmissionError",
+    "check_archive_entry",
+    "check_entry",
+    "hash_secret",
+    "pack",
+    "verify_secret",
+]
+
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 VERSION_PATTERN = re.compile(r"^(?:[0-9a-f]{12}|builtin-[0-9a-f]{12})$")
-MAX_PACKED_BYTES = 10 * 1024 * 1024  # a packed directory may be at most this big (10 MiB)
-MAX_UNPACKED_BYTES = 100 * 1024 * 1024  # ... and its files together at most this big
-SKIPPED = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+LIMITS = ArchiveLimits()  # the defaults; the server may configure its own
+MAX_PACKED_BYTES = LIMITS.packed_bytes  # a packed directory may be at most this big (10 MiB)
+MAX_UNPACKED_BYTES = LIMITS.unpacked_bytes  # ... and its files together at most this big
 PYTHON_WORDS = frozenset({"python", "python3"})
 DIRECTORY, BUILTIN = "directory", "builtin"
 
 
-class SubmissionError(ValueError):
-    """A submission that cannot be stored, found or run; the message says what to do."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Package:
-    """A bot directory packed for storage."""
-
-    archive: bytes  # deterministic tar.gz: same files, same bytes
-    files: int
-    unpacked_bytes: int
-
-
 @dataclasses.dataclass(frozen=True)
 class Submission:
-    """A submitted bot as stored (without its secret)."""
+    """A submitted bot as stored (without its secret). Its details (kind, entry...) describe the
+    active version, or the candidate when it has none yet."""
 
     name: str
     games: tuple[str, ...]
     kind: str  # DIRECTORY or BUILTIN
-    version: str
+    version: str  # the active version tournaments play; "" until a candidate passes its smoke match
     entry: tuple[str, ...] = ()  # DIRECTORY: the argv run in the unpacked directory
     builtin: str = ""  # BUILTIN: the built-in bot's name
     packed_bytes: int = 0
@@ -78,6 +98,8 @@ class Submission:
     created: float = 0.0
     updated: float = 0.0
     versions: tuple[str, ...] = ()  # every version it has had, sorted
+    candidate: str = ""  # a version stored but not active yet ("" when none)
+    build: tuple[str, ...] = ()  # DIRECTORY: the argv building the version once, if any
 
     def to_json(self) -> dict:
         """Returns the submission as the ``arena bots list/show --json`` object."""
@@ -94,89 +116,36 @@ def validate_name(name: str) -> str:
     return name
 
 
-def _walk(directory: Path) -> Iterable[tuple[str, Path]]:
-    """Yields (relative posix path, path) of every entry to pack, sorted, skipping caches and VCS."""
-    for root, dirs, files in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED)
-        base = Path(root)
-        for name in sorted(dirs) + sorted(f for f in files if not f.endswith(".pyc")):
-            path = base / name
-            yield path.relative_to(directory).as_posix(), path
-
-
-def _tarinfo(rel: str, path: Path) -> tarfile.TarInfo:
-    """Returns a tar header that depends only on the file's name, kind, size and executable bit."""
-    if path.is_symlink():
-        raise SubmissionError(f"{rel} is a symbolic link: bots are packed without links; copy the file in")
-    info = tarfile.TarInfo(rel)
-    info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
-    if path.is_dir():
-        info.type, info.mode = tarfile.DIRTYPE, 0o755
-    elif path.is_file():
-        st = path.stat()
-        info.size, info.mode = st.st_size, 0o755 if st.st_mode & 0o111 else 0o644
-    else:
-        raise SubmissionError(f"{rel} is not a regular file or directory; remove it from the bot directory")
-    return info
-
-
-def pack(directory: Path) -> Package:
-    """Returns the directory packed as a deterministic tar.gz; raises SubmissionError over the limits."""
-    if not directory.is_dir():
-        raise SubmissionError(f"{directory} is not a directory: give --dir the folder that holds your bot")
-    buffer = io.BytesIO()
-    files = unpacked = 0
-    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as gz, tarfile.open(fileobj=gz, mode="w") as tar:
-        for rel, path in _walk(directory):
-            info = _tarinfo(rel, path)
-            unpacked += info.size
-            if unpacked > MAX_UNPACKED_BYTES or buffer.tell() > MAX_PACKED_BYTES:
-                raise _too_big(directory)
-            if info.isdir():
-                tar.addfile(info)
-                continue
-            with open(path, "rb") as f:
-                tar.addfile(info, f)
-            files += 1
-    archive = buffer.getvalue()
-    if len(archive) > MAX_PACKED_BYTES:
-        raise _too_big(directory)
-    if files == 0:
-        raise SubmissionError(f"{directory} holds no files to submit")
-    return Package(archive, files, unpacked)
-
-
-def _too_big(directory: Path) -> SubmissionError:
-    return SubmissionError(
-        f"bot directory {directory} is too big: at most {MAX_PACKED_BYTES // 2**20} MiB packed and "
-        f"{MAX_UNPACKED_BYTES // 2**20} MiB unpacked; leave out files the bot does not need"
-    )
-
-
-def directory_version(archive: bytes, entry: Sequence[str]) -> str:
-    """Returns the version of a packed directory and its entry command: a hash of both."""
+def directory_version(
+    archive: bytes, entry: Sequence[str], build: Sequence[str] = (), nonce: str = ""
+) -> str:
+    """Returns the version of a packed directory with its entry command, build command and
+    registration nonce: a hash of all four (records stored before builds and nonces hash as before)."""
     digest = hashlib.sha256(archive)
     digest.update(json.dumps(list(entry)).encode())
+    if build:
+        digest.update(b"\0build" + json.dumps(list(build)).encode())
+    if nonce:
+        digest.update(b"\0nonce" + nonce.encode())
     return digest.hexdigest()[:12]
 
 
-def builtin_version(builtin: str, games: Iterable[str]) -> str:
-    """Returns the version of a built-in bot: a hash of the source of its class in each game."""
+def builtin_version(builtin: str, games: Iterable[str], nonce: str = "") -> str:
+    """Returns the version of a built-in bot: a hash of the source of its class in each game (and of
+    the registration nonce of the submitted bot that runs it, if any)."""
     digest = hashlib.sha256(builtin.encode())
     for game in sorted(games):
         cls = builtin_bots(game)[builtin]
         digest.update(game.encode())
         digest.update(inspect.getsource(sys.modules[cls.__module__]).encode())
+    if nonce:
+        digest.update(b"\0nonce" + nonce.encode())
     return "builtin-" + digest.hexdigest()[:12]
 
 
-def hash_secret(secret: str) -> str:
-    """Returns the stored form of an owner secret.
-
-    Design detail: a plain SHA-256 suffices because the secret is 32 random bytes, not a password
-    someone chose; there is nothing to guess.
-    """
-    return hashlib.sha256(secret.encode()).hexdigest()
+def _stored_secret(fields: dict[str, str]) -> str:
+    """Returns a bot's stored secret hash, in either form."""
+    return fields.get("secret_hash") or fields.get("secret_sha256", "")
 
 
 def _games(games: Sequence[str]) -> tuple[str, ...]:
@@ -203,81 +172,85 @@ def _check_builtin(name: str, games: tuple[str, ...], builtin: str | None) -> No
             raise SubmissionError(f"{name!r} is the name of a built-in bot of {game}: choose another name")
 
 
+@dataclasses.dataclass(frozen=True)
+class Draft:
+    """A checked version before its registration's nonce is known; ``record`` makes it storable."""
+
+    games: tuple[str, ...]
+    builtin: str | None = None
+    archive: bytes = b""
+    entry: tuple[str, ...] = ()
+    build: tuple[str, ...] = ()
+    summary: ArchiveSummary | None = None
+
+    def record(self, nonce: str = "") -> dict[str, str]:
+        """Returns the fields of the version record to store under a registration's ``nonce``."""
+        if self.builtin is not None:
+            version = builtin_version(self.builtin, self.games, nonce)
+            fields = {"kind": BUILTIN, "builtin": self.builtin, "version": version}
+        else:
+            assert self.summary is not None
+            fields = {
+                "kind": DIRECTORY,
+                "entry": json.dumps(list(self.entry)),
+                "archive": base64.b64encode(self.archive).decode(),
+                "packed_bytes": str(len(self.archive)),
+                "unpacked_bytes": str(self.summary.unpacked_bytes),
+                "files": str(self.summary.files),
+                "version": directory_version(self.archive, self.entry, self.build, nonce),
+            }
+            if self.build:
+                fields["build"] = json.dumps(list(self.build))
+        return fields | ({"nonce": nonce} if nonce else {})
+
+
+def draft(
+    games: tuple[str, ...],
+    directory: Path | None = None,
+    entry: str | None = None,
+    builtin: str | None = None,
+    *,
+    archive: bytes | None = None,
+    build: str | None = None,
+    limits: ArchiveLimits = LIMITS,
+) -> Draft:
+    """Returns the checked version of a directory or an uploaded archive (with its entry and build
+    commands), or of a built-in bot; raises SubmissionError for anything a worker could not run."""
+    if sum(x is not None for x in (directory, archive, builtin)) != 1:
+        raise SubmissionError("give either --dir (with --entry) or --builtin")
+    if builtin is not None:
+        if build is not None:
+            raise SubmissionError("--build is for bots submitted with --dir; a built-in bot needs none")
+        return Draft(games, builtin=builtin)
+    argv = _argv(entry, "--entry")
+    if not argv:
+        raise SubmissionError("--dir needs --entry, the command that starts the bot, e.g. 'python bot.py'")
+    build_argv = _argv(build, "--build") if build is not None else ()
+    if build is not None and not build_argv:
+        raise SubmissionError("--build is empty: give the command that builds the bot, or leave it out")
+    if directory is not None:
+        archive = pack(directory, limits).archive
+        check_entry(directory, argv)
+    assert archive is not None
+    summary = inspect_archive(archive, limits)
+    if directory is None:
+        check_archive_entry(summary, argv)
+    return Draft(games, archive=archive, entry=argv, build=build_argv, summary=summary)
+
+
 def version_record(
     games: tuple[str, ...], directory: Path | None, entry: str | None, builtin: str | None
 ) -> dict[str, str]:
     """Returns the fields of the version to store for a directory (with entry) or a built-in bot."""
-    if (directory is None) == (builtin is None):
-        raise SubmissionError("give either --dir (with --entry) or --builtin")
-    if builtin is not None:
-        return {"kind": BUILTIN, "builtin": builtin, "version": builtin_version(builtin, games)}
+    return draft(games, directory, entry, builtin).record()
+
+
+def _argv(command: str | None, option: str) -> tuple[str, ...]:
+    """Returns a command split like a shell would, without running one."""
     try:
-        argv = shlex.split(entry or "")
+        return tuple(shlex.split(command or ""))
     except ValueError as exc:  # an unclosed quote, a trailing backslash
-        raise SubmissionError(f"cannot read --entry {entry!r}: {exc}") from None
-    if not argv:
-        raise SubmissionError("--dir needs --entry, the command that starts the bot, e.g. 'python bot.py'")
-    package = pack(directory)  # type: ignore[arg-type]
-    check_entry(directory, argv)  # type: ignore[arg-type]
-    return {
-        "kind": DIRECTORY,
-        "entry": json.dumps(argv),
-        "archive": base64.b64encode(package.archive).decode(),
-        "packed_bytes": str(len(package.archive)),
-        "unpacked_bytes": str(package.unpacked_bytes),
-        "files": str(package.files),
-        "version": directory_version(package.archive, argv),
-    }
-
-
-def check_entry(directory: Path, argv: Sequence[str]) -> None:
-    """Raises SubmissionError unless the entry command can start in ``directory``: a program given by
-    a relative path (``./bot``) is a file there with its execute bit, a bare name is not a file there
-    that only a path would find, and the script an interpreter runs (its first argument that looks
-    like a path: ``bot.py`` in ``python -u bot.py``, ``dist/bot.js``) is there.
-
-    Design detail: the entry runs without a shell, in the unpacked folder, so what can be checked here
-    is what the worker will find; an interpreter itself (python, node, /usr/bin/java) is the worker's.
-    """
-    _, command = declared_variables(argv)
-    if not command:
-        raise SubmissionError(
-            "--entry holds only variables (NAME=value): add the command that starts the bot"
-        )
-    program, *arguments = command
-    if "/" in program and not Path(program).is_absolute():
-        path = _inside(directory, program, "program")
-        if not path.is_file():
-            raise SubmissionError(f"--entry's program {program} is a folder, not a program")
-        if not os.access(path, os.X_OK):
-            raise SubmissionError(
-                f"--entry's program {program} is not executable: run 'chmod +x {path}' (the bit is packed)"
-            )
-        return
-    if "/" not in program and (directory / program).is_file() and shutil.which(program) is None:
-        raise SubmissionError(f"--entry {program!r} names a file of --dir: write it as ./{program}")
-    script = _script_argument(arguments)
-    if script is not None and not Path(script).is_absolute():
-        _inside(directory, script, "script")
-
-
-def _script_argument(arguments: Sequence[str]) -> str | None:
-    """Returns the first argument that looks like a path (has a suffix or a '/'), skipping options;
-    None when the interpreter runs no file (``python -m pkg``, ``-c CODE``) or none looks like one."""
-    for word in arguments:
-        if word in ("-m", "-c", "-e"):
-            return None
-        if not word.startswith("-") and ("/" in word or Path(word).suffix):
-            return word
-    return None
-
-
-def _inside(directory: Path, name: str, what: str) -> Path:
-    """Returns ``directory / name``; raises SubmissionError unless it exists inside ``directory``."""
-    path = directory / name
-    if not path.resolve().is_relative_to(directory.resolve()) or not path.exists():
-        raise SubmissionError(f"--entry's {what} {name} is not in --dir {directory}")
-    return path
+        raise SubmissionError(f"cannot read {option} {command!r}: {exc}") from None
 
 
 def submit(
@@ -289,16 +262,23 @@ def submit(
     entry: str | None = None,
     builtin: str | None = None,
     secret: str | None = None,
+    archive: bytes | None = None,
+    build: str | None = None,
+    limits: ArchiveLimits = LIMITS,
+    activate: bool = True,
 ) -> tuple[Submission, str | None]:
     """Stores a new bot or a new version of one; returns it and its new owner secret (None on update).
 
-    Updating needs the ``secret`` printed when the bot was first submitted.
+    The code is a ``directory`` (packed here) or an uploaded ``archive`` (the server's path), either
+    checked against ``limits`` with its ``entry`` and optional ``build`` command; or a ``builtin``.
+    Updating needs the ``secret`` printed when the bot was first submitted. With ``activate=False``
+    the version is stored as the bot's ``candidate`` only: its active version (none for a new bot)
+    stays until the candidate passes its smoke match (``arena.queue.smoke`` activates it).
     """
     validate_name(name)
     game_names = _games(games)
     _check_builtin(name, game_names, builtin)
-    record = version_record(game_names, directory, entry, builtin)
-    version = record["version"]
+    checked = draft(game_names, directory, entry, builtin, archive=archive, build=build, limits=limits)
     now = repr(time.time())
     with client.pipeline() as pipe:
         while True:
@@ -306,16 +286,20 @@ def submit(
                 pipe.watch(keys.bot(name))
                 existing = pipe.hgetall(keys.bot(name))
                 new_secret = _authorize(name, existing, secret)
+                nonce = existing.get("nonce", "") if existing else secrets.token_hex(8)
+                record = checked.record(nonce)
                 fields = {
                     "games": ",".join(game_names),
-                    "version": version,
                     "updated": now,
                     "created": existing.get("created", now),
-                    "secret_sha256": existing.get("secret_sha256") or hash_secret(new_secret or ""),
                 }
+                fields |= {"nonce": nonce} if nonce else {}
+                fields |= {"secret_hash": _renewed_secret(existing, new_secret or secret or "")}
+                fields |= {"version" if activate else "candidate": record["version"]}
                 pipe.multi()
-                pipe.hset(keys.bot_version(version), mapping=record)
-                pipe.sadd(keys.bot_versions(name), version)
+                pipe.hset(keys.bot_version(record["version"]), mapping=record)
+                pipe.sadd(keys.bot_versions(name), record["version"])
+                pipe.hdel(keys.bot(name), "secret_sha256", *(["candidate"] if activate else []))
                 pipe.hset(keys.bot(name), mapping=fields)
                 pipe.sadd(keys.BOTS_SET, name)
                 pipe.execute()
@@ -333,9 +317,16 @@ def _authorize(name: str, existing: dict[str, str], secret: str | None) -> str |
         return secrets.token_urlsafe(32)
     if secret is None:
         raise SubmissionError(f"bot {name} exists: pass its owner secret with --secret to update it")
-    if not hmac.compare_digest(hash_secret(secret), existing.get("secret_sha256", "")):
+    if not verify_secret(_stored_secret(existing), secret):
         raise SubmissionError(f"wrong owner secret for bot {name}")
     return None
+
+
+def _renewed_secret(existing: dict[str, str], secret: str) -> str:
+    """Returns the secret hash to store: the bot's scrypt hash as it is, or a new one for a new bot
+    or one stored with the legacy SHA-256 (upgraded now that its secret has been checked)."""
+    stored = existing.get("secret_hash", "")
+    return stored if is_scrypt(stored) else hash_secret(secret)
 
 
 def load(client: redis.Redis, name: str) -> Submission | None:
@@ -343,9 +334,9 @@ def load(client: redis.Redis, name: str) -> Submission | None:
     fields = client.hgetall(keys.bot(name))
     if not fields:
         return None
-    version = fields["version"]
-    info = client.hmget(keys.bot_version(version), ["kind", "entry", "builtin", "packed_bytes", "files"])
-    kind, entry, builtin, packed, files = info
+    version, candidate = fields.get("version", ""), fields.get("candidate", "")
+    names = ["kind", "entry", "builtin", "packed_bytes", "files", "build"]
+    kind, entry, builtin, packed, files, build = client.hmget(keys.bot_version(version or candidate), names)
     return Submission(
         name=name,
         games=tuple(fields["games"].split(",")),
@@ -358,6 +349,8 @@ def load(client: redis.Redis, name: str) -> Submission | None:
         created=float(fields.get("created", 0)),
         updated=float(fields.get("updated", 0)),
         versions=tuple(sorted(client.smembers(keys.bot_versions(name)))),
+        candidate=candidate,
+        build=tuple(json.loads(build)) if build else (),
     )
 
 
@@ -370,13 +363,16 @@ def list_all(client: redis.Redis, game: str | None = None) -> list[Submission]:
 def remove(client: redis.Redis, name: str, secret: str) -> int:
     """Removes a bot and those of its versions no other bot uses; returns how many versions went.
 
+    Its name's history is retired: the bot leaves each game's latest-version table, its versions join
+    the game's retired players (which the leaderboard leaves out), and the cached views are dropped,
+    so a bot registered again under the name starts with no rating and no record (module docstring).
     Queued jobs that still name a removed version fail with an error saying so (and are
     dead-lettered), rather than playing some other code under the bot's name.
     """
     fields = client.hgetall(keys.bot(name))
     if not fields:
         raise SubmissionError(f"no submitted bot {name!r}: see 'arena bots list'")
-    if not hmac.compare_digest(hash_secret(secret), fields.get("secret_sha256", "")):
+    if not verify_secret(_stored_secret(fields), secret):
         raise SubmissionError(f"wrong owner secret for bot {name}")
     mine = client.smembers(keys.bot_versions(name))
     others: set[str] = set()
@@ -386,16 +382,25 @@ def remove(client: redis.Redis, name: str, secret: str) -> int:
     with client.pipeline() as pipe:
         pipe.delete(keys.bot(name), keys.bot_versions(name), *(keys.bot_version(v) for v in gone))
         pipe.srem(keys.BOTS_SET, name)
+        for game in fields["games"].split(","):
+            pipe.hdel(keys.played_versions(game), name)
+            pipe.sadd(keys.retired_players(game), *(player_id(name, v) for v in sorted(mine)))
+            pipe.delete(keys.fit(game))
         pipe.execute()
     return len(gone)
 
 
 def resolve(client: redis.Redis, game: str, name: str) -> str:
-    """Returns the version a tournament of ``game`` plays for ``name``: a submitted bot playing the
-    game, else a built-in bot (whose version is then stored too, so workers find every seat's
+    """Returns the version a tournament of ``game`` plays for ``name``: a submitted bot's active
+    version, else a built-in bot's (whose version is then stored too, so workers find every seat's
     version the same way)."""
     submission = load(client, name)
     if submission is not None and game in submission.games:
+        if not submission.version:
+            raise SubmissionError(
+                f"bot {name} has no active version yet: its candidate {submission.candidate} has not "
+                f"passed its smoke match (see 'arena bots show {name}')"
+            )
         return submission.version
     if name in builtin_bots(game):
         version = builtin_version(name, (game,))
@@ -430,8 +435,12 @@ def bot_spec(client: redis.Redis, game: str, name: str, version: str, cache: Pat
     return BotSpec(name, argv, "submitted", cwd=folder, code=(folder,), env=tuple(declared.items()))
 
 
-def unpacked(client: redis.Redis, version: str, entry: Sequence[str], cache: Path) -> Path:
-    """Returns the folder holding ``version`` unpacked under ``cache``, fetching it the first time.
+def unpacked(
+    client: redis.Redis, version: str, entry: Sequence[str], cache: Path, limits: ArchiveLimits = LIMITS
+) -> Path:
+    """Returns the folder holding ``version`` unpacked (read-only) under ``cache``, fetching it the
+    first time: its archive is verified against the version hash, then checked against ``limits``
+    while it is unpacked (``extract_archive``).
 
     Design detail: it is unpacked into a temporary folder beside the final one and renamed into
     place, so two workers sharing a cache never see a half-written bot; the loser of the race throws
@@ -440,30 +449,21 @@ def unpacked(client: redis.Redis, version: str, entry: Sequence[str], cache: Pat
     final = cache / version
     if final.is_dir():
         return final
-    text = client.hget(keys.bot_version(version), "archive")
+    text, build, nonce = client.hmget(keys.bot_version(version), ["archive", "build", "nonce"])
     if text is None:
         raise SubmissionError(f"bot version {version} has no stored files: resubmit the bot")
     archive = base64.b64decode(text)
-    if directory_version(archive, entry) != version:
+    if directory_version(archive, entry, json.loads(build) if build else (), nonce or "") != version:
         raise SubmissionError(f"stored bot version {version} does not match its content: resubmit the bot")
     cache.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{version}-", dir=cache))
     try:
-        _extract(archive, tmp)
+        extract_archive(archive, tmp, limits)
         os.rename(tmp, final)
+    except ArchiveError as exc:
+        raise SubmissionError(f"stored bot version {version} is refused: {exc}") from None
     except OSError:
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp)
         if not final.is_dir():
             raise
     return final
-
-
-def _extract(archive: bytes, folder: Path) -> None:
-    """Unpacks a stored archive, refusing links, absolute paths, '..' and oversized contents."""
-    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
-        members = tar.getmembers()
-        if sum(m.size for m in members) > MAX_UNPACKED_BYTES:
-            raise SubmissionError("stored bot unpacks to more than the limit: resubmit the bot")
-        if any(not (m.isfile() or m.isdir()) for m in members):
-            raise SubmissionError("stored bot holds links or special files: resubmit the bot")
-        tar.extractall(folder, filter="data")
