@@ -40,6 +40,7 @@ class MatchJob:
     tournament: str = ""
     versions: tuple[str, ...] = ()
     fresh_bots: bool = False  # play with new bot processes, stopped after it (duplicate deals)
+    smoke: bool = False  # a submitted version's check against random: not rated (``arena.queue.smoke``)
 
     def __post_init__(self) -> None:
         if len(set(self.bots)) != len(self.bots):

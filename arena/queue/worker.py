@@ -6,7 +6,19 @@ idle, and otherwise every quarter of the idle timeout, the worker first claims o
 consumer left unacknowledged for longer than the idle timeout (XAUTOCLAIM), so a killed worker's job
 is rerun by the next free worker. While a match runs, a heartbeat re-claims its own entry every third
 of the idle timeout, so a slow match is not taken away from a live worker. Submitted bots are fetched
-by version and unpacked once into the bot cache (see ``arena.queue.submissions``).
+by version and unpacked once into the bot cache (see ``arena.queue.submissions``), and built once when
+the version has a build command (``arena.queue.build``).
+
+Failures are charged to whoever caused them. A bot that never joins, crashes or runs out of time
+forfeits: its seat is ranked last and the match is recorded and rated like any other (a bot cannot
+dodge an opponent by failing to start). Only the platform's failures are retried and, after
+``MAX_ATTEMPTS``, dead-lettered: the worker died, Redis went away, or the sandbox itself could not
+start. Every bot command is wrapped so that its first line of output, printed inside the sandbox
+before the bot's own program starts, is ``READY_LINE``: a seat that never joined and whose log lacks
+it never got as far as its own code (bwrap failed, or the process could not be spawned). A match in
+which no seat joined is counted as the platform's failure too: every bot failing at once points at the
+worker, not at the bots. Smoke matches (``arena.queue.smoke``) are played the same way and stored as
+the candidate version's verdict instead of a result.
 """
 
 from __future__ import annotations
@@ -30,23 +42,25 @@ from arena.bots import builtin_bots
 from arena.console import say
 from arena.games import get_game
 from arena.paths import state_dir
-from arena.queue import keys, store, submissions
+from arena.queue import build, keys, smoke, store, submissions
 from arena.queue.connection import retrying
-from arena.queue.jobs import MAX_ATTEMPTS, MatchJob, Taken, begin_job, ensure_group, take_job
+from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, Taken, begin_job, ensure_group, take_job
 from arena.referee.match import MatchConfig
 from arena.referee.pool import BotPool
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec, resolve_bot
-from arena.referee.record import MatchRecord
-from arena.referee.runner import unique_names
+from arena.referee.runner import GameResult, unique_names
 
 DEFAULT_IDLE_TIMEOUT = timedelta(seconds=60)
 DEFAULT_BLOCK = timedelta(seconds=2)
 
 T = TypeVar("T")
+READY_LINE = smoke.READY_LINE
+# Prints READY_LINE, then becomes the bot's own command (exec: same process, same pid).
+_ANNOUNCE = f'echo "{READY_LINE}"; exec "$@"'
 
 
 class JobError(Exception):
-    """A job that cannot be played as given, or whose bots could not be started."""
+    """A job that cannot be played as given, or the platform's failure to start a bot (retried)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,6 +72,7 @@ class WorkerConfig:
     consumer: str = ""  # this worker's name in the consumer group; default host-pid-random
     bot_cache: Path | None = None  # where submitted bots are unpacked; default $XDG_STATE_HOME/arena/bots
     bot_limits: BotLimits = DEFAULT_LIMITS  # every bot process's limits, and its sandbox
+    build_timeout: timedelta = build.DEFAULT_BUILD_TIMEOUT  # how long a version's build command may run
 
 
 def default_consumer() -> str:
@@ -190,20 +205,20 @@ class Worker:
         attempts = int(fields["attempts"])
         if attempts > MAX_ATTEMPTS:
             error = fields.get("error") or f"the worker running it stopped {MAX_ATTEMPTS} times"
-            status = self._retry(lambda: store.fail(self.client, job, entry_id, error, attempts - 1))
-            self.say(f"arena: worker: {match_id}: {status.value}: {error}")
+            self._fail(job, entry_id, error, attempts - 1)
             return None
         try:
-            specs = self._retry(lambda: seat_specs(self.client, job, self.bot_cache))
             assert self._loop is not None
-            match, replay = self._loop.run_until_complete(self._play_with_heartbeat(job, specs, entry_id))
+            result, broken = self._loop.run_until_complete(self._play_with_heartbeat(job, entry_id))
         except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"
-            status = self._retry(lambda: store.fail(self.client, job, entry_id, error, attempts))
-            self.say(f"arena: worker: {match_id}: attempt {attempts} failed ({error}); job is {status.value}")
+            self._fail(job, entry_id, f"{type(exc).__name__}: {exc}", attempts)
+            return None
+        if job.smoke:
+            self._retry(lambda: self._finish_smoke(job, result, broken, entry_id))
             return None
         # The next job comes with the record unless stale jobs are due to be looked for first.
         take_as = self.consumer if take_next and time.monotonic() < self._claim_due else None
+        match, replay = result.record, result.replay_text
         new, following = self._retry(
             lambda: store.record_and_take(self.client, job, match, replay, entry_id, take_as)
         )
@@ -211,23 +226,45 @@ class Worker:
             self.say(f"arena: worker: {match_id}: {'recorded' if new else 'already recorded'}")
         return following
 
+    def _fail(self, job: MatchJob, entry_id: str, error: str, attempts: int) -> None:
+        """Re-queues a job after the platform's failure, or dead-letters it (a smoke match's version
+        is then told its match could not be played)."""
+        status = self._retry(lambda: store.fail(self.client, job, entry_id, error, attempts))
+        self.say(f"arena: worker: {job.match_id}: attempt {attempts} failed ({error}); job is {status.value}")
+        if job.smoke and status is JobStatus.DEAD:
+            self._retry(lambda: smoke.could_not_play(self.client, job, error))
+
+    def _finish_smoke(self, job: MatchJob, result: GameResult, broken: dict[int, str], entry_id: str) -> None:
+        """Stores a smoke match's verdict for its candidate version (seat 0); a failed build is the
+        reason when there was one."""
+        passed, reason, log = smoke.verdict(result, job.bots[0])
+        if 0 in broken:
+            passed, reason = False, broken[0]
+        smoke.finish(self.client, job, passed, reason, log, entry_id)
+        if self.verbose:
+            self.say(f"arena: worker: {job.match_id}: smoke {'passed' if passed else 'failed'} {reason}")
+
     @property
     def bot_cache(self) -> Path:
         """Returns the folder submitted bots are unpacked into."""
         return self.config.bot_cache or state_dir() / "bots"
 
-    async def _play_with_heartbeat(
-        self, job: MatchJob, specs: list[BotSpec], entry_id: str
-    ) -> tuple[MatchRecord, str]:
-        """Returns the played match while keeping the stream entry claimed by this worker."""
+    async def _play_with_heartbeat(self, job: MatchJob, entry_id: str) -> tuple[GameResult, dict[int, str]]:
+        """Returns the played match and the seats whose build failed, keeping the stream entry claimed
+        by this worker meanwhile (a build may take minutes)."""
         beat = asyncio.create_task(self._heartbeat(entry_id))
         try:
             assert self._pool is not None
-            return await play(job, specs, self._pool)
+            specs, broken = await asyncio.to_thread(self._retry, self._seat_specs(job))
+            return await play(job, specs, self._pool), broken
         finally:
             beat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beat
+
+    def _seat_specs(self, job: MatchJob) -> Callable[[], tuple[list[BotSpec], dict[int, str]]]:
+        config = self.config
+        return lambda: seat_specs(self.client, job, self.bot_cache, config.bot_limits, config.build_timeout)
 
     async def _heartbeat(self, entry_id: str) -> None:
         period = self.config.idle_timeout.total_seconds() / 3
@@ -245,8 +282,16 @@ class Worker:
                 )
 
 
-def seat_specs(client: redis.Redis, job: MatchJob, cache: Path) -> list[BotSpec]:
-    """Returns how to run each seat of ``job``: built-in bots by name, or each seat's stored version.
+def seat_specs(
+    client: redis.Redis,
+    job: MatchJob,
+    cache: Path,
+    limits: BotLimits = DEFAULT_LIMITS,
+    build_timeout: timedelta = build.DEFAULT_BUILD_TIMEOUT,
+) -> tuple[list[BotSpec], dict[int, str]]:
+    """Returns how to run each seat of ``job`` (built-in bots by name, or each seat's stored version,
+    built if it has a build command), each announcing READY_LINE first, and why each seat whose build
+    failed cannot run (that seat's command then only prints why and exits: it forfeits).
 
     Raises JobError for an unknown game, a bot that is not built in (for a job without versions), or
     a version that is not stored.
@@ -256,14 +301,47 @@ def seat_specs(client: redis.Redis, job: MatchJob, cache: Path) -> list[BotSpec]
     except ValueError as exc:
         raise JobError(str(exc)) from None
     game = engine.spec.name
-    if job.versions:
+    if not job.versions:
+        return [announced(spec) for spec in builtin_specs(game, job)], {}
+    specs, broken = [], {}
+    for seat, (bot, version) in enumerate(zip(job.bots, job.versions, strict=True)):
         try:
-            return [
-                submissions.bot_spec(client, game, bot, version, cache)
-                for bot, version in zip(job.bots, job.versions, strict=True)
-            ]
+            spec = submissions.bot_spec(client, game, bot, version, cache)
+            spec = built_spec(client, spec, version, limits, build_timeout)
         except submissions.SubmissionError as exc:
             raise JobError(str(exc)) from None
+        except build.BuildError as exc:
+            broken[seat] = str(exc)
+            spec = failing_spec(spec, str(exc))
+        specs.append(announced(spec))
+    return specs, broken
+
+
+def built_spec(
+    client: redis.Redis, spec: BotSpec, version: str, limits: BotLimits, timeout: timedelta
+) -> BotSpec:
+    """Returns ``spec`` running from its version's built folder when the version has a build command
+    (building it the first time); raises BuildError when the build fails."""
+    argv = build.build_command(client, version) if spec.kind == "submitted" else None
+    if argv is None or spec.cwd is None:
+        return spec
+    folder = build.built(spec.cwd, version, argv, limits, timeout)
+    return dataclasses.replace(spec, cwd=folder, code=(folder,))
+
+
+def failing_spec(spec: BotSpec, why: str) -> BotSpec:
+    """Returns a seat command that prints ``why`` to its log and exits 1: the seat never joins."""
+    return dataclasses.replace(spec, argv=("/bin/sh", "-c", 'printf "%s\\n" "$1"; exit 1', "arena", why))
+
+
+def announced(spec: BotSpec) -> BotSpec:
+    """Returns ``spec`` whose command first prints READY_LINE (inside the sandbox, when sandboxed),
+    then execs the bot's own command."""
+    return dataclasses.replace(spec, argv=("/bin/sh", "-c", _ANNOUNCE, "arena-bot", *spec.argv))
+
+
+def builtin_specs(game: str, job: MatchJob) -> list[BotSpec]:
+    """Returns the specs of a job without versions, whose bots must all be built in."""
     builtins = builtin_bots(game)
     for bot in job.bots:
         if bot not in builtins:
@@ -273,11 +351,12 @@ def seat_specs(client: redis.Redis, job: MatchJob, cache: Path) -> list[BotSpec]
     return [resolve_bot(game, bot) for bot in job.bots]
 
 
-async def play(job: MatchJob, specs: list[BotSpec], pool: BotPool) -> tuple[MatchRecord, str]:
-    """Plays a job's match on the worker's referee, with warm bot processes; returns record and replay.
+async def play(job: MatchJob, specs: list[BotSpec], pool: BotPool) -> GameResult:
+    """Plays a job's match on the worker's referee, with warm bot processes; returns its result, in
+    which a bot that never joined, crashed or ran out of time forfeited.
 
-    Raises JobError when a bot never connected (an infrastructure problem, retried, rather than a
-    loss to record).
+    Raises JobError when the platform failed: a seat's sandbox never started its bot, or no seat
+    joined at all (retried, then dead-lettered).
     """
     if "/" in job.match_id or job.match_id.startswith("."):
         raise JobError(f"match id {job.match_id!r} may not contain '/' or start with '.'")
@@ -285,6 +364,30 @@ async def play(job: MatchJob, specs: list[BotSpec], pool: BotPool) -> tuple[Matc
     result = await pool.play(
         get_game(job.game), specs, unique_names(specs), job.seed, job.match_id, config, fresh=job.fresh_bots
     )
-    if result.record.absent:
-        raise JobError("; ".join(result.notes) or f"seats {list(result.record.absent)} never connected")
-    return result.record, result.replay_text
+    problem = platform_failure(result)
+    if problem:
+        raise JobError(problem)
+    return result
+
+
+def platform_failure(result: GameResult) -> str:
+    """Returns why a played match is the platform's failure rather than a result, or ''."""
+    absent, players = result.record.absent, result.record.players
+    if absent and len(absent) == len(players):
+        return "no seat's bot joined: " + ("; ".join(result.notes) or "every seat never connected")
+    unstarted = [s for s in absent if not bot_started(result.logs[s] if s < len(result.logs) else None)]
+    if not unstarted:
+        return ""
+    why = "; ".join(result.notes) or "no output"
+    seats = ", ".join(f"seat {s} ({players[s].bot})" for s in unstarted)
+    return f"the sandbox could not start the bot of {seats}: {why}"
+
+
+def bot_started(log: Path | None) -> bool:
+    """Returns whether a bot's log shows its command started (READY_LINE, printed before its code)."""
+    if log is None:
+        return False
+    try:
+        return (READY_LINE + "\n").encode() in log.read_bytes()
+    except OSError:
+        return False

@@ -1,0 +1,153 @@
+"""Build commands: source submissions in compiled languages, built once per version on each worker.
+
+A version may carry a build command (``arena bots submit --build "go build -o bot ."``, stored as a
+JSON argv in the version record's field ``build``). The first time a worker needs that version it
+copies the unpacked folder, runs the command in the copy inside the bot sandbox (same bubblewrap as
+bots, ``arena.referee.sandbox``: no network, no host files but the system runtime, its own user),
+with the bot limits and a time limit, and renames the copy to ``<cache>/<version>-built``: the folder
+the bot then runs from, bound read-only like any bot's code. A failed or timed-out build raises
+``BuildError`` carrying the tail of the build's output; nothing is cached for it, so a later job tries
+again (a failed version never becomes active: its smoke match fails, see ``arena.queue.smoke``).
+
+Design detail: the copy is built under a temporary name beside the final folder and renamed into
+place, so two workers sharing a cache never run a half-built bot; the loser of the race throws its
+copy away.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Sequence
+from datetime import timedelta
+from pathlib import Path
+from typing import IO
+
+import redis
+
+from arena.queue import keys
+from arena.referee import sandbox
+from arena.referee.processes import MIB, BotLimits
+
+DEFAULT_BUILD_TIMEOUT = timedelta(seconds=120)
+OUTPUT_KEPT = 64 * 1024  # bytes of the build's output kept (its end) for the error message
+BUILD_DISK_MB = 512  # the build's private /tmp (and HOME: compilers' caches), a tmpfs
+PYTHON_WORDS = frozenset({"python", "python3"})
+
+
+class BuildError(Exception):
+    """A build command that failed or ran out of time; the message ends with its output's tail."""
+
+
+def build_command(client: redis.Redis, version: str) -> tuple[str, ...] | None:
+    """Returns the build argv stored with ``version``, or None when it has none."""
+    text = client.hget(keys.bot_version(version), "build")
+    if not text:
+        return None
+    argv = json.loads(text)
+    if not isinstance(argv, list) or not argv or not all(isinstance(w, str) for w in argv):
+        raise BuildError(f"bot version {version}: malformed build command {text[:200]!r}: resubmit the bot")
+    return tuple(argv)
+
+
+def built(
+    folder: Path,
+    version: str,
+    argv: Sequence[str],
+    limits: BotLimits,
+    timeout: timedelta = DEFAULT_BUILD_TIMEOUT,
+) -> Path:
+    """Returns ``<cache>/<version>-built`` (beside ``folder``, the unpacked version), running the
+    build in a copy of ``folder`` the first time; raises BuildError when the build fails."""
+    final = folder.parent / f"{version}-built"
+    if final.is_dir():
+        return final
+    work = Path(tempfile.mkdtemp(prefix=f".{version}-build-", dir=folder.parent))
+    try:
+        copy = work / "bot"
+        shutil.copytree(folder, copy, symlinks=True)
+        run_build(argv, copy, limits, timeout)
+        try:
+            os.rename(copy, final)
+        except OSError:
+            if not final.is_dir():  # another worker's build won the race: use that one
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return final
+
+
+def run_build(argv: Sequence[str], folder: Path, limits: BotLimits, timeout: timedelta) -> None:
+    """Runs ``argv`` in ``folder`` (writable), sandboxed unless ``limits.sandbox`` is off; raises
+    BuildError with the output's tail when it exits non-zero or outlives ``timeout``."""
+    command, cwd, env = _confined(argv, folder, limits)
+    proc = subprocess.Popen(
+        limits.wrap(command),
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    kept = bytearray()
+    reader = threading.Thread(target=_keep_tail, args=(proc.stdout, kept), daemon=True)
+    reader.start()
+    try:
+        code: int | None = proc.wait(timeout=timeout.total_seconds())
+    except subprocess.TimeoutExpired:
+        code = None
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)  # the build's whole session, finished or not
+        proc.wait()
+        reader.join(timeout=5)
+    if code == 0:
+        return
+    why = f"ran longer than {timeout.total_seconds():g} s" if code is None else f"exited with code {code}"
+    raise BuildError(f"the build command {' '.join(argv)!r} {why}" + _tail(bytes(kept)))
+
+
+def _confined(
+    argv: Sequence[str], folder: Path, limits: BotLimits
+) -> tuple[tuple[str, ...], Path | None, dict[str, str]]:
+    """Returns (command, working directory, environment) that run the build as the worker's bots run."""
+    declared, words = sandbox.declared_variables(argv)
+    if words and words[0] in PYTHON_WORDS:  # the worker's interpreter, as for the bot's entry
+        words = (sys.executable, *words[1:])
+    if not limits.sandbox:
+        basics = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "TMPDIR") if k in os.environ}
+        return tuple(words), folder, {**basics, **declared}
+    request = sandbox.SandboxRequest(
+        argv=tuple(words),
+        code=((folder, sandbox.BOT_INSIDE),),
+        cwd=sandbox.BOT_INSIDE,
+        socket=None,  # a build talks to no referee, and has no network at all
+        env=declared,
+        disk_bytes=BUILD_DISK_MB * MIB,
+        writable=True,
+    )
+    command, env = sandbox.command(request)
+    return tuple(command), None, env
+
+
+def _keep_tail(pipe: IO[bytes], kept: bytearray) -> None:
+    """Reads the build's output to its end, keeping the last OUTPUT_KEPT bytes."""
+    with pipe:
+        while chunk := pipe.read1(65536):
+            kept += chunk
+            del kept[: max(0, len(kept) - OUTPUT_KEPT)]
+
+
+def _tail(output: bytes, lines: int = 20) -> str:
+    """Returns ': ' and the output's last lines joined by ' | ', or '' for no output."""
+    text = output.decode("utf-8", errors="replace")
+    last = [line.strip()[:200] for line in text.splitlines() if line.strip()][-lines:]
+    return f": {' | '.join(last)}" if last else ""
