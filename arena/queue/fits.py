@@ -61,6 +61,7 @@ class Source:
     counter_key: str
     counter_field: str | None  # None: a string counter (GET); else the field of a hash (HGET)
     versions_key: str | None  # a game's hash bot -> latest version; None: a tournament's view
+    retired_key: str | None = None  # a game's set of removed bots' players, left out of its view
 
     def read_counter(self, pipe: redis.client.Pipeline) -> None:
         """Queues the read of the counter on ``pipe``."""
@@ -72,7 +73,14 @@ class Source:
 
 def game_source(game: str) -> Source:
     """Returns the rated source of a game (every recorded match of it)."""
-    return Source(game, keys.pairs(game), keys.rating_updates(game), None, keys.played_versions(game))
+    return Source(
+        game,
+        keys.pairs(game),
+        keys.rating_updates(game),
+        None,
+        keys.played_versions(game),
+        keys.retired_players(game),
+    )
 
 
 def tournament_source(tournament_id: str) -> Source:
@@ -125,13 +133,14 @@ def refit(client: redis.Redis, source: Source) -> dict[str, dict[str, Any]]:
     with client.pipeline(transaction=True) as pipe:
         source.read_counter(pipe)
         pipe.hgetall(source.pairs_key)
-        if source.versions_key:
+        if source.versions_key and source.retired_key:
             pipe.hgetall(source.versions_key)
+            pipe.smembers(source.retired_key)
         counter, fields, *latest = pipe.execute()
     table = PairTable.from_fields(fields)
     matches = int(counter or 0)
     if source.versions_key:
-        board = views.leaderboard(table, latest[0])
+        board = views.leaderboard(table, latest[0], frozenset(latest[1]))
         bots = board.pop("bots")
         parts = {BOARD: {"matches": matches, **board}} | {bot_part(b): part for b, part in bots.items()}
     else:

@@ -21,9 +21,12 @@ from arena.ratings.pairs import PairTable, Record, player_id, split_player
 PROBABILITY_DIGITS = 3  # win probabilities are shown to 0.001
 
 
-def leaderboard(table: PairTable, latest: Mapping[str, str]) -> dict[str, Any]:
+def leaderboard(
+    table: PairTable, latest: Mapping[str, str], retired: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     """Returns ``{"rows", "pairs", "bots"}`` for a game's table; ``latest`` maps each bot to the
-    version it played last ("" when recorded without one).
+    version it played last ("" when recorded without one); ``retired`` players (removed bots'
+    versions) stay in the fit but are shown nowhere, so a name registered again starts fresh.
 
     ``rows`` are ``Standing.to_json()`` of each bot's latest version; ``pairs[a][b]`` is the expected
     score of bot ``a``'s row against bot ``b``'s; ``bots[bot]`` holds ``versions`` (every version's
@@ -33,16 +36,20 @@ def leaderboard(table: PairTable, latest: Mapping[str, str]) -> dict[str, Any]:
     if not table.players():
         return {"rows": [], "pairs": {}, "bots": {}}
     result = fit(table)
-    shown = [p for p in (player_id(bot, v) for bot, v in sorted(latest.items())) if p in result.ratings]
+    shown = [
+        p
+        for p in (player_id(bot, v) for bot, v in sorted(latest.items()))
+        if p in result.ratings and p not in retired
+    ]
     rows = standings(result, shown)
     pairs = {
         split_player(a)[0]: {split_player(b)[0]: round(p, PROBABILITY_DIGITS) for b, p in against.items()}
         for a, against in win_table(result, [r.player for r in rows]).items()
     }
     versions: dict[str, list[str]] = {}
-    for player in result.players:
+    for player in (p for p in result.players if p not in retired):
         versions.setdefault(split_player(player)[0], []).append(player)
-    records = head_to_head(table)
+    records = head_to_head(table.subset(p for p in table.players() if p not in retired) if retired else table)
     bots = {
         bot: {
             "versions": [s.to_json() for s in standings(result, players)],
