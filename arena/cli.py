@@ -20,7 +20,7 @@ from typing import Annotated
 import typer
 
 import arena
-from arena import cli_bots, cli_ladder, cli_leaderboard, cli_server, cli_tournament
+from arena import cli_bots, cli_ladder, cli_leaderboard, cli_logs, cli_server, cli_tournament
 from arena.cli_common import CliError, writable_folder
 from arena.cli_series import (
     SprtRun,
@@ -453,6 +453,7 @@ def replay_command(
 
 
 app.add_typer(cli_tournament.app)
+app.add_typer(cli_logs.app)
 app.add_typer(cli_ladder.app)
 app.add_typer(cli_leaderboard.app)
 app.add_typer(cli_bots.app, name="bots")

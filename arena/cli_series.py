@@ -103,6 +103,7 @@ def result_json(result: GameResult) -> dict[str, Any]:
     return result.record.to_json() | {
         "replay": str(result.replay) if result.replay else None,
         "logs": [str(p) if p else None for p in result.logs],
+        "match_log": str(result.match_log) if result.match_log else None,
     }
 
 
@@ -121,6 +122,8 @@ def format_game(result: GameResult) -> str:
         lines.append(f"  replay: {result.replay}")
     if any(result.logs):
         lines.append(f"  logs:   {', '.join(str(p) for p in result.logs if p)}")
+    if result.match_log:
+        lines.append(f"  by step: arena logs {result.replay or result.match_log}")
     return "\n".join(lines)
 
 

@@ -19,6 +19,7 @@ from arena import codec
 from arena.games.base import Game
 from arena.games.play import Driver, Step, Turn
 from arena.games.rng import derive
+from arena.referee.botlog import StampedLog, Think
 from arena.referee.branch import Branch
 from arena.referee.leases import DISCONNECTED, Lease, Malformed
 from arena.referee.record import MatchRecord, final_record
@@ -42,6 +43,7 @@ class SeatState:
     forfeit_reason: str = ""
     pending_events: list[pb.Event] = dataclasses.field(default_factory=list)
     requests: int = 0  # DecisionRequests sent to this seat: its request ids count its own decisions only
+    output: StampedLog | None = None  # the bot's output, stamped with the step being decided
 
     @property
     def playing(self) -> bool:
@@ -113,6 +115,7 @@ class Match:
         self.replay = replay
         self.on_step = on_step
         self.step = 0
+        self.think: list[Think] = []  # each decision's think time, in the order the answers came
 
     async def run(self) -> MatchRecord:
         """Plays the match to the end; returns its record."""
@@ -155,6 +158,8 @@ class Match:
         seat.requests += 1
         request_id = seat.requests
         deadline_ms = int(self.config.deadline / timedelta(milliseconds=1))
+        if seat.output is not None:
+            seat.output.mark(self.step)
         lease.drain_inbound()
         lease.send(
             pb.RefereeMessage(
@@ -168,6 +173,21 @@ class Match:
                 )
             )
         )
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        index = await self._answer(seat, legal, request_id, deadline_ms)
+        self.think.append(Think(self.step, seat.seat, (loop.time() - started) * 1000, index is not None))
+        if seat.output is not None:
+            seat.output.drain()  # what the bot wrote before answering is stamped with this step
+        return index
+
+    async def _answer(
+        self, seat: SeatState, legal: Sequence[Any], request_id: int, deadline_ms: int
+    ) -> int | None:
+        """Returns the index of the bot's legal answer to request ``request_id``, or None after a
+        strike or a disconnect."""
+        lease = seat.lease
+        assert lease is not None
         loop = asyncio.get_running_loop()
         # Design detail: a zero deadline is no deadline (--deadline-ms 0), for stepping through a bot in
         # a debugger; the bot still forfeits when its stream ends.

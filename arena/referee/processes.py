@@ -18,13 +18,12 @@ import shlex
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
-from typing import IO
 
 from arena.bots import builtin_bots
 from arena.referee import cgroups, sandbox
+from arena.referee.botlog import StampedLog
 
 MARKER_VARIABLE = "ARENA_BOT_INSTANCE"  # unsandboxed bots: their descendants inherit it and are found
 MIB = 1 << 20
@@ -265,9 +264,10 @@ class BotProcess:
     folders in ``private`` (replays, logs, arena's state) are covered with an empty tmpfs should the
     bot's code folder contain them. ``env`` holds ARENA_TOKEN; ARENA_ADDRESS comes from ``endpoint``.
 
-    Design Detail: the bot's output goes through a pipe to a reader thread that writes at most
-    ``limits.log_bytes`` bytes to the log and discards the rest (still draining the pipe, so the bot
-    never blocks on a full pipe). RLIMIT_FSIZE was the alternative, but it would kill a bot for writing
+    Design Detail: the bot's output goes through a pipe to a reader (``botlog.StampedLog``) that writes
+    at most ``limits.log_bytes`` bytes to the log and discards the rest (still draining the pipe, so the
+    bot never blocks on a full pipe), and stamps each line with the decision step it was written in.
+    RLIMIT_FSIZE was the alternative, but it would kill a bot for writing
     its own files and counts bytes an earlier process appended to the same log.
     """
 
@@ -303,13 +303,8 @@ class BotProcess:
             if self.cgroup:
                 self.cgroup.remove()
             raise
-        self._reader = threading.Thread(
-            target=_copy_capped,
-            args=(self.popen.stdout, log_path, limits.log_bytes),
-            name=f"bot-log-{spec.name}",
-            daemon=True,
-        )
-        self._reader.start()
+        assert self.popen.stdout is not None
+        self.output = StampedLog(self.popen.stdout, log_path, limits.log_bytes)
 
     def _command(
         self, env: dict[str, str], endpoint: RefereeEndpoint | None, private: tuple[Path, ...]
@@ -410,29 +405,13 @@ class BotProcess:
             self.cgroup.kill_all()
         if not self.limits.sandbox:
             kill_marked(self.marker)
-        self._reader.join(timeout=1.0)
+        self.output.join(timeout=1.0)
         if self.cgroup and self._hits is None:
             self._hits = self.cgroup.limits_hit()
             self.cgroup.remove()
             if self._hits:
                 with contextlib.suppress(OSError), open(self.log_path, "a", encoding="utf-8") as log:
                     log.write("".join(f"[arena: {hit}]\n" for hit in self._hits))
-
-
-def _copy_capped(pipe: IO[bytes], log_path: Path, cap: int) -> None:
-    """Copies the bot's output to its log until ``cap`` bytes, then drains and discards the rest."""
-    written = 0
-    with pipe, open(log_path, "ab") as log:
-        while chunk := pipe.read1(65536):
-            if written < cap:
-                part = chunk[: cap - written]
-                log.write(part)
-                written += len(part)
-                if written >= cap:
-                    log.write(
-                        f"\n[arena: log cut at {cap} bytes; the rest of the output is dropped]\n".encode()
-                    )
-                log.flush()
 
 
 def _proc_pids() -> list[int]:

@@ -60,6 +60,7 @@ class ReplayWriter:
     so simultaneous seats that fail at slightly different moments still give the same bytes."""
 
     def __init__(self, header: dict[str, Any]) -> None:
+        self.header_fields = header
         self.lines: list[str] = [_dumps({"type": "header", **header})]
         self._pending: list[tuple[int, int, dict]] = []
 

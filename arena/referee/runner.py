@@ -25,6 +25,7 @@ from pathlib import Path
 from arena.games.base import Game
 from arena.games.play import Step
 from arena.paths import state_dir
+from arena.referee.botlog import match_log_path, match_log_text
 from arena.referee.branch import Branch
 from arena.referee.leases import Lease, LeaseRegistry
 from arena.referee.match import NEVER_CONNECTED, Match, MatchConfig, SeatState
@@ -48,6 +49,8 @@ class GameResult:
     replay_text: str = ""  # the replay's JSON Lines
     failures: dict[int, str] = dataclasses.field(default_factory=dict)  # seat: why its bot failed
     logs: tuple[Path | None, ...] = ()  # each seat's bot log, by seat
+    match_log: Path | None = None  # where match_log_text was written, beside the replay
+    match_log_text: str = ""  # the bots' output stamped per decision step, and think times (botlog)
 
     @property
     def failed(self) -> bool:
@@ -295,10 +298,21 @@ async def play_match(
         ReplayWriter.header(match_id, game.spec.name, seed, names, deadline_ms, config.max_strikes, origin)
     )
     seats = [
-        SeatState(seat, e.name, e.lease if e.lease is not None and e.lease.claimed else None)
+        SeatState(
+            seat,
+            e.name,
+            e.lease if e.lease is not None and e.lease.claimed else None,
+            output=e.process.output if e.process is not None else None,
+        )
         for seat, e in enumerate(seated)
     ]
-    record = await Match(game, seats, seed, match_id, config, replay, on_step, branch).run()
+    for seat in seats:  # what a bot wrote before this match stays in its log file only
+        if seat.output is not None:
+            seat.output.mark(None)
+            seat.output.take()
+    match = Match(game, seats, seed, match_id, config, replay, on_step, branch)
+    record = await match.run()
+    lines = {s.seat: s.output.take() for s in seats if s.output is not None}
     notes = [e.problem for e in seated if e.problem]
     failures = {}
     for seat in seats:
@@ -308,8 +322,12 @@ async def play_match(
         elif seat.forfeit and seat.forfeit_reason == NEVER_CONNECTED:
             failures[seat.seat] = NEVER_CONNECTED
     path = replay.write(replay_path) if replay_path is not None else None
+    log_text, log_path = match_log_text(replay.header_fields, lines, match.think), None
+    if path is not None:
+        log_path = claim(match_log_path(path))
+        log_path.write_text(log_text, encoding="utf-8")
     logs = tuple(e.log for e in seated)
-    return GameResult(record, path, notes, replay.text(), failures, logs)
+    return GameResult(record, path, notes, replay.text(), failures, logs, log_path, log_text)
 
 
 async def _disconnect_note(seat: SeatState, entry: BotEntry) -> str:

@@ -1,0 +1,234 @@
+"""A bot's output, read as it is written: kept whole (capped) in its log file, and line by line stamped
+with the decision step during which it was written, so an author reads a line beside the decision.
+
+The referee calls ``mark(step)`` when it sends the seat a request and ``drain()`` when the answer (or
+the deadline) comes. Each drains the pipe first, so every byte the bot wrote before answering is read
+and stamped with the step it was deciding: a bot writes its line, then sends its answer, and the line
+is in the pipe by the time the answer arrives.
+
+Design detail: one thread per bot reads the pipe (non-blocking, after ``select`` says there is
+something), and ``mark``/``drain`` read it too, from the referee's loop, under the same lock. A thread
+that only read blocking would leave a line in the pipe while the step changes, and stamp it with the
+next one. The stamped lines of a match are kept in memory up to the same cap as the log file, then
+dropped with one note: the referee's memory is bounded whatever a bot prints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import select
+import threading
+from pathlib import Path
+from typing import IO, Any
+
+LINE_CHARS = 2000  # a stamped line longer than this is cut (the log file keeps it whole, within its cap)
+
+
+@dataclasses.dataclass(frozen=True)
+class Line:
+    """One line of a bot's output and the decision step during which it was written (None: before
+    its first decision of the match)."""
+
+    step: int | None
+    text: str
+
+
+class StampedLog:
+    """Reads a bot's output pipe into ``log_path`` (at most ``cap`` bytes) and into stamped lines."""
+
+    def __init__(self, pipe: IO[bytes], log_path: Path, cap: int) -> None:
+        self._fd = pipe.fileno()
+        self._pipe = pipe
+        os.set_blocking(self._fd, False)
+        self._log = open(log_path, "ab")  # noqa: SIM115 (closed by the thread at the pipe's end)
+        self._cap = cap
+        self._written = 0
+        self._kept = 0
+        self._lock = threading.Lock()
+        self._step: int | None = None
+        self._partial = b""
+        self._partial_step: int | None = None
+        self._lines: list[Line] = []
+        self._open = True
+        self._thread = threading.Thread(target=self._run, name=f"bot-log-{log_path.name}", daemon=True)
+        self._thread.start()
+
+    def mark(self, step: int | None) -> None:
+        """Reads what the bot wrote so far (stamped with the step before), then stamps with ``step``."""
+        with self._lock:
+            self._read()
+            self._step = step
+
+    def drain(self) -> None:
+        """Reads what the bot wrote so far, stamped with the current step."""
+        with self._lock:
+            self._read()
+
+    def take(self) -> list[Line]:
+        """Returns the stamped lines since the last ``take`` (a partial last line included) and forgets
+        them; the next match starts with a fresh cap."""
+        with self._lock:
+            self._read()
+            if self._partial:
+                self._keep(self._partial_step, self._partial)
+                self._partial = b""
+            lines, self._lines, self._kept = self._lines, [], 0
+            return lines
+
+    def join(self, timeout: float) -> None:
+        """Waits for the reader thread to finish (the pipe closed)."""
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        try:
+            while self._open:
+                with contextlib.suppress(InterruptedError):
+                    select.select([self._fd], [], [])
+                with self._lock:
+                    self._read()
+        except (OSError, ValueError):
+            pass
+        finally:
+            with self._lock:
+                self._open = False
+                self._log.close()
+                self._pipe.close()
+
+    def _read(self) -> None:
+        """Reads everything the pipe holds now (the lock held); notes the end of the pipe."""
+        while self._open:
+            try:
+                chunk = os.read(self._fd, 65536)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._open = False
+                return
+            self._write(chunk)
+            self._split(chunk)
+
+    def _write(self, chunk: bytes) -> None:
+        if self._written >= self._cap or self._log.closed:
+            return
+        part = chunk[: self._cap - self._written]
+        self._log.write(part)
+        self._written += len(part)
+        if self._written >= self._cap:
+            self._log.write(
+                f"\n[arena: log cut at {self._cap} bytes; the rest of the output is dropped]\n".encode()
+            )
+        self._log.flush()
+
+    def _split(self, chunk: bytes) -> None:
+        if not self._partial:
+            self._partial_step = self._step
+        *complete, self._partial = (self._partial + chunk).split(b"\n")
+        for number, line in enumerate(complete):
+            self._keep(self._partial_step if number == 0 else self._step, line)
+        if complete:
+            self._partial_step = self._step
+
+    def _keep(self, step: int | None, line: bytes) -> None:
+        if self._kept > self._cap:
+            return
+        self._kept += len(line) + 1
+        if self._kept > self._cap:
+            self._lines.append(
+                Line(step, f"[arena: more than {self._cap} bytes this match; the rest is dropped]")
+            )
+            return
+        text = line.decode("utf-8", errors="replace").rstrip("\r")
+        self._lines.append(Line(step, text[:LINE_CHARS]))
+
+
+@dataclasses.dataclass(frozen=True)
+class Think:
+    """How long a seat took over one decision: from the request sent to its answer (or the deadline),
+    in milliseconds; ``answered``: whether a usable answer came in time."""
+
+    step: int
+    seat: int
+    ms: float
+    answered: bool
+
+
+def match_log_path(replay: Path) -> Path:
+    """Returns where a replay's match log is kept: beside it, ``NAME.log.jsonl`` for ``NAME.jsonl``."""
+    return replay.with_name(replay.name.removesuffix(".jsonl") + ".log.jsonl")
+
+
+def match_log_text(header: dict, lines: dict[int, list[Line]], think: list[Think]) -> str:
+    """Returns a match's log as JSON Lines: a header (``match_id``, ``game``, ``players``,
+    ``deadline_ms``), then each seat's stamped output lines, then each decision's think time.
+
+    Design detail: timing never enters the replay, whose bytes depend only on the seed and the
+    decisions; think times and output live here, beside it.
+    """
+    rows = [{"type": "log-header", **{k: header[k] for k in ("match_id", "game", "players", "deadline_ms")}}]
+    for seat in sorted(lines):
+        rows.extend({"type": "line", "seat": seat, "step": x.step, "text": x.text} for x in lines[seat])
+    rows.extend(
+        {"type": "think", "seat": t.seat, "step": t.step, "ms": round(t.ms, 3), "answered": t.answered}
+        for t in think
+    )
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+
+
+class MatchLogError(ValueError):
+    """A match log that cannot be read."""
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchLog:
+    """A match log read back: its header, each seat's stamped lines and the think times."""
+
+    header: dict[str, Any]
+    lines: tuple[tuple[int, Line], ...]  # (seat, line), by seat, in the order written
+    think: tuple[Think, ...]
+
+    def bot(self, seat: int) -> str:
+        """Returns the name of the bot in ``seat``."""
+        players = self.header.get("players") or []
+        return str(players[seat]["bot"]) if 0 <= seat < len(players) else f"seat {seat}"
+
+
+def find_match_log(path: Path) -> Path:
+    """Returns the match log of ``path``: itself when it is one, else the one beside the replay."""
+    return path if path.name.endswith(".log.jsonl") else match_log_path(path)
+
+
+def read_match_log(path: Path) -> MatchLog:
+    """Returns a match log read from ``path`` (a match log, or the replay it sits beside); raises
+    MatchLogError naming the file and what is wrong with it."""
+    where = find_match_log(path)
+    try:
+        text = where.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MatchLogError(
+            f"no match log at {where}: arena match writes one beside each replay it writes"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MatchLogError(f"cannot read {where}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        rows = [json.loads(row) for row in text.splitlines() if row.strip()]
+        header = rows[0] if rows and rows[0].get("type") == "log-header" else None
+        if header is None:
+            raise MatchLogError(f"{where} is not a match log: it does not start with a log-header line")
+        lines = tuple(
+            (int(r["seat"]), Line(r["step"] if r["step"] is None else int(r["step"]), str(r["text"])))
+            for r in rows
+            if r.get("type") == "line"
+        )
+        think = tuple(
+            Think(int(r["step"]), int(r["seat"]), float(r["ms"]), bool(r["answered"]))
+            for r in rows
+            if r.get("type") == "think"
+        )
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise MatchLogError(f"{where} is not a match log: {exc}") from None
+    return MatchLog(header, lines, think)
