@@ -29,10 +29,12 @@ value is a zlib stream (first byte 0x78); another codec would be told apart by i
 from __future__ import annotations
 
 import abc
+import contextlib
 import hashlib
 import os
 import re
 import tempfile
+import weakref
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -187,6 +189,19 @@ class FolderStore(ReplayStore):
             _remove_empty(folder)
         return gone
 
+    def discard_older(self, match_id: str, before: float) -> int:
+        """Deletes the match's entries and candidates last written before ``before`` (Unix seconds),
+        for a match never recorded; returns how many went. A rerun's fresh entries stay."""
+        folder = self.folder(match_id)
+        gone = 0
+        for path in _files(folder):
+            with contextlib.suppress(FileNotFoundError):
+                if path.stat().st_mtime < before:
+                    path.unlink()
+                    gone += 1
+        _remove_empty(folder)
+        return gone
+
     def entries(self) -> Iterator[tuple[str, str, int]]:
         for folder in self.root.glob("[0-9a-f][0-9a-f]/[0-9a-f][0-9a-f]/*"):
             for path in _files(folder):
@@ -279,3 +294,17 @@ def store_from_env(client: redis.Redis) -> ReplayStore:
     if not path.is_dir() or not os.access(path, os.W_OK | os.X_OK):
         raise ReplayStoreError(f"{ENV_STORE}={root}: not a folder this user can write in")
     return FolderStore(path)
+
+
+_STORES: weakref.WeakKeyDictionary[redis.Redis, tuple[str, ReplayStore]] = weakref.WeakKeyDictionary()
+
+
+def store_for(client: redis.Redis) -> ReplayStore:
+    """Returns ``store_from_env(client)``, made once per client while the setting stays the same (a
+    RedisStore opens its own connection pool: a web app must not open one per request)."""
+    setting = os.environ.get(ENV_STORE, "")
+    cached = _STORES.get(client)
+    if cached is None or cached[0] != setting:
+        cached = setting, store_from_env(client)
+        _STORES[client] = cached
+    return cached[1]

@@ -10,6 +10,16 @@ job recorded, XACKs it and, if asked, takes the worker's next job. Every write i
 of a value that only this match owns, or an append, so nothing is read and compared first: a busy
 worker's Redis work per match is one round trip, always, and recordings by several workers commute.
 Ratings are not computed here at all: the fit runs on the pair table when a reader asks.
+
+Replays live in the replay store (``arena.queue.replays``), compressed; the result keeps the sha256 of
+the replay's text (``replay_sha256``), so a replay file can be checked against the platform's record.
+With the Redis store the compressed replay is one more write of the script: stored if and only if the
+match is recorded. With a folder store the replay is staged before the script runs (after one round
+trip that notes the match as pending, unless it is recorded already) and committed after it: a worker
+that dies in between leaves a staged replay that the retention sweep commits (recorded) or deletes
+(never recorded, after an hour; ``arena.queue.retention``). A replay is never lost, never orphaned,
+and two workers that played the same match differently never leave the one that was not recorded.
+Once recorded, a job's hash keeps only its status: the job itself is not needed any more.
 """
 
 from __future__ import annotations
@@ -20,7 +30,7 @@ from collections.abc import Iterator, Mapping
 
 import redis
 
-from arena.queue import keys
+from arena.queue import keys, replays
 from arena.queue.jobs import (
     MAX_ATTEMPTS,
     TAKE_FUNCTION,
@@ -53,11 +63,11 @@ def rated_placements(match: Mapping) -> list[Placement]:
     return [Placement(player_id(p["bot"], p["version"]), int(p["rank"])) for p in match["players"]]
 
 
-def record_json(record: MatchRecord, match_id: str, replay_lines: int) -> str:
-    """Returns the stored JSON of a match's result (the fields of ``arena match --json``)."""
-    return json.dumps(
-        {"match_id": match_id, **record.to_json(), "replay_lines": replay_lines}, separators=(",", ":")
-    )
+def record_json(record: MatchRecord, match_id: str, replay_sha256: str, recorded_at: float) -> str:
+    """Returns the stored JSON of a match's result: the fields of ``arena match --json``, the sha256
+    of its replay's text and when it was recorded (Unix seconds, for retention)."""
+    fields = {**record.to_json(), "match_id": match_id, "replay_sha256": replay_sha256}
+    return json.dumps({**fields, "recorded_at": int(recorded_at)}, separators=(",", ":"))
 
 
 # ARGV: match id, group, entry id, then ``take``'s consumer ('' for none), job prefix and statuses;
@@ -102,23 +112,76 @@ def record_and_take(
     for).
     """
     take = take_args(take_as)[1:] if take_as else ("", "", "", "", "")
-    commands = _record_commands(job, match, replay)
+    sha = replays.digest(replay)
+    commands = _record_commands(job, match, sha)
+    store = replays.store_for(client)
+    staged = isinstance(store, replays.FolderStore) and _stage(client, store, job.match_id, replay, sha)
+    if isinstance(store, replays.RedisStore):
+        commands.append(store.put_command(job.match_id, replays.REPLAY, replay.encode()))
     commands.append(["XACK", keys.JOBS_STREAM, keys.WORKERS_GROUP, message_id])
-    args: list[str | int] = [job.match_id, keys.WORKERS_GROUP, message_id, *take]
+    args: list[str | int | bytes] = [job.match_id, keys.WORKERS_GROUP, message_id, *take]
     for command in commands:
         args += (len(command), *command)
     outcome, reply = run_script(client, _RECORD, (keys.RECORDED_SET, keys.JOBS_STREAM), args)
+    if staged and (outcome == 1 or recorded_digest(client, job.match_id) == sha):
+        commit_staged(client, store, job.match_id, sha)
     return outcome == 1, taken_from(reply)
 
 
-def _record_commands(job: MatchJob, match: MatchRecord, replay: str) -> list[list[str]]:
-    """Returns the writes of recording a match, as commands."""
+# Notes a match as pending in the folder store (the sweep's list of replays staged, not committed),
+# unless it is recorded already: a stale rerun then stages nothing.
+_STAGE = """
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 0 end
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+return 1
+"""
+
+
+def _stage(client: redis.Redis, store: replays.FolderStore, match_id: str, replay: str, sha: str) -> bool:
+    """Stages a replay in a folder store, noted as pending first; returns False (nothing staged) if
+    the match is recorded already."""
+    args = (match_id, f"{time.time():.3f}")
+    if not run_script(client, _STAGE, (keys.RECORDED_SET, keys.STORE_PENDING), args):
+        return False
+    store.stage(match_id, replays.REPLAY, replay.encode(), staged_tag(sha))
+    return True
+
+
+def staged_tag(sha: str) -> str:
+    """Returns the tag a replay is staged under in a folder store: the start of its digest."""
+    return sha[:16]
+
+
+def commit_staged(client: redis.Redis, store: replays.FolderStore, match_id: str, sha: str) -> None:
+    """Commits the staged replay with digest ``sha`` (the recorded one) and drops the match from the
+    pending set."""
+    store.commit(match_id, replays.REPLAY, staged_tag(sha))
+    client.zrem(keys.STORE_PENDING, match_id)
+
+
+def recorded_digest(client: redis.Redis, match_id: str) -> str | None:
+    """Returns the sha256 of the replay recorded with a match's result, or None (not recorded, or
+    recorded before results kept it)."""
+    text = client.get(keys.result(match_id))
+    return json.loads(text).get("replay_sha256") if text else None
+
+
+def replay_text(client: redis.Redis, match_id: str) -> str | None:
+    """Returns a recorded match's replay (JSON Lines) from the replay store, or from where it was kept
+    before the store (``arena storage migrate`` moves it), or None if neither has it."""
+    data = replays.store_for(client).get(match_id, replays.REPLAY)
+    if data is not None:
+        return data.decode()
+    return client.get(keys.replay(match_id))
+
+
+def _record_commands(job: MatchJob, match: MatchRecord, sha: str) -> list[list[str]]:
+    """Returns the writes of recording a match, as commands (the replay's own write aside)."""
     placements = placements_json(match, job)
     fields = match_fields(rated_placements(placements))
     commands = [
         ["SADD", keys.RECORDED_SET, job.match_id],
-        ["SET", keys.result(job.match_id), record_json(match, job.match_id, replay.count("\n"))],
-        ["SET", keys.replay(job.match_id), replay],
+        ["SET", keys.result(job.match_id), record_json(match, job.match_id, sha, time.time())],
         ["RPUSH", keys.results(job.game), json.dumps(placements, separators=(",", ":"))],
         *(["RPUSH", keys.bot_matches(job.game, bot), job.match_id] for bot in sorted(set(job.bots))),
         *(["HINCRBY", keys.pairs(job.game), field, "1"] for field in fields),
@@ -128,11 +191,21 @@ def _record_commands(job: MatchJob, match: MatchRecord, replay: str) -> list[lis
             keys.played_versions(job.game),
             *(x for p in placements["players"] for x in (p["bot"], p["version"])),
         ],
-        ["HSET", keys.job(job.match_id), "status", JobStatus.RECORDED.value, "error", ""],
+        *finished_job_commands(job.match_id),
     ]
     if job.tournament:
         commands += (["HINCRBY", keys.tournament_pairs(job.tournament), field, "1"] for field in fields)
     return commands + _finished(job, "recorded")
+
+
+def finished_job_commands(match_id: str) -> list[list[str]]:
+    """Returns the commands that leave a recorded job's hash with its status alone (the job, its
+    attempts and errors are never read again; the status keeps enqueueing the match id a no-op)."""
+    key = keys.job(match_id)
+    return [
+        ["HDEL", key, "job", "attempts", "error", "tournament"],
+        ["HSET", key, "status", JobStatus.RECORDED.value],
+    ]
 
 
 def fail(client: redis.Redis, job: MatchJob, message_id: str, error: str, attempts: int) -> JobStatus:

@@ -1,0 +1,223 @@
+"""The replay store (arena.queue.replays), recording through it (arena.queue.store), retention
+(arena.queue.retention), against a private redis-server and tmp folders; never the Redis on 6379."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from arena.games import GAMES
+from arena.queue import keys, replays, retention, store
+from arena.queue.jobs import MatchJob, enqueue, load_job
+from arena.queue.replays import FolderStore, RedisStore, ReplayStoreError
+from arena.referee.replay import first_difference, parse_lines, reproduce
+from tests.conftest import replay_of_random_game
+
+pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+
+
+@pytest.fixture(params=["redis", "folder"])
+def kind_of_store(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Runs a test once with each store, as ``ARENA_REPLAY_STORE`` selects it."""
+    if request.param == "folder":
+        monkeypatch.setenv(replays.ENV_STORE, str(tmp_path / "store"))
+    else:
+        monkeypatch.delenv(replays.ENV_STORE, raising=False)
+    return request.param
+
+
+def stores(client: redis.Redis, root: Path) -> Iterator[replays.ReplayStore]:
+    yield RedisStore(client)
+    yield FolderStore(root)
+
+
+def record_random(
+    client: redis.Redis, game: str, players: int, seed: int, match_id: str, **job_fields
+) -> str:
+    """Enqueues and records a seeded random game of ``game`` through the real recording script;
+    returns its replay text."""
+    bots = tuple(f"bot{i}" for i in range(players))
+    text, record = replay_of_random_game(game, seed, list(bots), match_id)
+    job = MatchJob(match_id, game, seed, bots, **job_fields)
+    enqueue(client, job)
+    assert store.record(client, job, record, text, "0-1")
+    return text
+
+
+def test_names_that_could_leave_the_folder_are_refused(tmp_path: Path, client: redis.Redis) -> None:
+    for target in stores(client, tmp_path):
+        for bad in ["", "../x", "a/b", ".hidden", "x" * 201, "tab\there"]:
+            with pytest.raises(ReplayStoreError, match="match id"):
+                target.put(bad, "replay", b"x")
+        with pytest.raises(ReplayStoreError, match="kind"):
+            target.put("m1", "../replay", b"x")
+    assert not any(tmp_path.iterdir())
+
+
+def test_each_store_round_trips_kinds_apart_and_deletes(tmp_path: Path, client: redis.Redis) -> None:
+    for target in stores(client, tmp_path):
+        data = os.urandom(3000) + b"\n" * 5000
+        target.put("t1-r1-g1-s1", "replay", data)
+        target.put("t1-r1-g1-s1", "log-0", b"bot log")
+        assert target.get("t1-r1-g1-s1") == data and target.get("t1-r1-g1-s1", "log-0") == b"bot log"
+        assert target.get("t1-r1-g1-s1", "log-1") is None and target.get("other") is None
+        listed = sorted((m, k) for m, k, _ in target.entries())
+        assert listed == [("t1-r1-g1-s1", "log-0"), ("t1-r1-g1-s1", "replay")]
+        assert target.delete("t1-r1-g1-s1", "log-0") == 1 and target.get("t1-r1-g1-s1") == data
+        assert target.delete("t1-r1-g1-s1") == 1 and target.get("t1-r1-g1-s1") is None
+        assert list(target.entries()) == []
+    assert list(tmp_path.iterdir()) == []  # empty fan-out folders go with their last entry
+
+
+def test_a_corrupt_entry_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
+    target = FolderStore(tmp_path)
+    target.put("m1", "replay", b"text")
+    (target.folder("m1") / "replay.z").write_bytes(b"not zlib")
+    with pytest.raises(ReplayStoreError, match="corrupt"):
+        target.get("m1")
+
+
+def test_an_unusable_folder_setting_is_named(tmp_path: Path, client: redis.Redis, monkeypatch) -> None:
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv(replays.ENV_STORE, str(tmp_path / "file"))
+    with pytest.raises(ReplayStoreError, match=r"ARENA_REPLAY_STORE=.*file"):
+        replays.store_from_env(client)
+    monkeypatch.delenv(replays.ENV_STORE)
+    assert isinstance(replays.store_for(client), RedisStore)
+    assert replays.store_for(client) is replays.store_for(client)  # one pool per client
+
+
+def test_every_game_recorded_reproduces_byte_for_byte_through_the_store(
+    client: redis.Redis, kind_of_store: str
+) -> None:
+    for n, (game, engine) in enumerate(sorted(GAMES.items())):
+        for players in (engine.spec.min_players, engine.spec.max_players):
+            match_id = f"t1-{game}-{players}"
+            text = record_random(client, game, players, 40 + n, match_id)
+            stored = store.replay_text(client, match_id)
+            assert stored == text
+            assert first_difference(stored, reproduce(parse_lines(stored)).text) is None
+            result = json.loads(client.get(keys.result(match_id)))
+            assert result["replay_sha256"] == replays.digest(text) == store.recorded_digest(client, match_id)
+    assert client.keys(keys.replay("*")) == []  # nothing the old way
+
+
+def test_redis_keeps_little_per_match(client: redis.Redis, kind_of_store: str) -> None:
+    record_random(client, "ninjan", 2, 7, "t1-m1", tournament="t1")
+    # the job's hash keeps only its status; enqueueing the id again is still a no-op
+    assert client.hgetall(keys.job("t1-m1")) == {"status": "recorded"}
+    assert load_job(client, "t1-m1")[1]["status"] == "recorded"
+    assert not enqueue(client, MatchJob("t1-m1", "ninjan", 7, ("bot0", "bot1")))
+    replay_bytes = client.memory_usage(keys.stored("t1-m1")) or 0
+    assert (replay_bytes > 0) == (kind_of_store == "redis")
+    assert client.zcard(keys.STORE_PENDING) == 0
+
+
+def test_a_replay_staged_by_a_worker_that_died_is_committed_or_swept(
+    client: redis.Redis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker that staged the replay, recorded, and died before committing: the sweep commits it.
+    One that staged and died before recording: its rerun records; a match never recorded is swept."""
+    monkeypatch.setenv(replays.ENV_STORE, str(tmp_path / "store"))
+    target = replays.store_for(client)
+    assert isinstance(target, FolderStore)
+    text, record = replay_of_random_game("ninjan", 3, ["a", "b"], "died")
+    job = MatchJob("died", "ninjan", 3, ("a", "b"))
+    enqueue(client, job)
+    sha = replays.digest(text)
+    assert store._stage(client, target, "died", text, sha)
+    # recorded by the script, then the worker died: not yet readable, and pending
+    monkeypatch.setattr(store, "commit_staged", lambda *a: None)
+    assert store.record(client, job, record, text, "0-1")
+    monkeypatch.undo()
+    monkeypatch.setenv(replays.ENV_STORE, str(tmp_path / "store"))
+    assert store.replay_text(client, "died") is None and client.zcard(keys.STORE_PENDING) == 1
+    # never recorded: another match staged and abandoned
+    other, _ = replay_of_random_game("ninjan", 4, ["a", "b"], "orphan")
+    assert store._stage(client, target, "orphan", other, replays.digest(other))
+    assert retention.sweep(client).committed == 0  # younger than an hour: left alone
+    report = retention.sweep(client, now=time.time() + retention.ORPHAN_AGE + 5)
+    assert (report.committed, report.orphans) == (1, 1)
+    assert store.replay_text(client, "died") == text and target.get("orphan") is None
+    assert client.zcard(keys.STORE_PENDING) == 0
+    assert sorted(m for m, _, _ in target.entries()) == ["died"]
+
+
+def test_two_runs_of_one_match_keep_only_the_recorded_replay(
+    client: redis.Redis, tmp_path: Path, kind_of_store: str
+) -> None:
+    """A stale job rerun while its first worker still ran: both record; the second finds it recorded
+    and its (different) replay never replaces the recorded one."""
+    first, record = replay_of_random_game("ninjan", 3, ["a", "b"], "twice")
+    second = first.replace('"b"', '"b" ', 1)  # played differently: other bytes
+    job = MatchJob("twice", "ninjan", 3, ("a", "b"))
+    enqueue(client, job)
+    assert store.record(client, job, record, first, "0-1")
+    assert not store.record(client, job, record, second, "0-2")
+    assert store.replay_text(client, "twice") == first
+    assert store.recorded_digest(client, "twice") == replays.digest(first)
+
+
+def test_retention_by_days_and_per_bot_keeps_results(client: redis.Redis, kind_of_store: str) -> None:
+    ids = [f"t1-m{i}" for i in range(6)]
+    for i, match_id in enumerate(ids):  # a and b play m0..m5; c joins m4 and m5 (3 seats)
+        players = 3 if i >= 4 else 2
+        bots = ("a", "b", "c")[:players]
+        text, record = replay_of_random_game("ninjan", 10 + i, list(bots), match_id)
+        job = MatchJob(match_id, "ninjan", 10 + i, bots)
+        enqueue(client, job)
+        assert store.record(client, job, record, text, "0-1")
+    assert "kept forever" in retention.describe(client)
+    with pytest.raises(ValueError, match="replay-days must be 0"):
+        retention.set_retention(client, retention.Retention(replay_days=-1))
+    retention.set_retention(client, retention.Retention(replays_per_bot=2))
+    assert "each bot's last 2 matches" in retention.describe(client)
+    assert retention.sweep(client).by_bot == 4
+    assert [store.replay_text(client, m) is not None for m in ids] == [False] * 4 + [True] * 2
+    assert retention.sweep(client) == retention.SweepReport()  # the cursors: nothing read twice
+    retention.set_retention(client, retention.Retention(replay_days=1))
+    assert retention.sweep(client).by_days == 0
+    assert retention.sweep(client, now=time.time() + 2 * retention.DAY).by_days == 2
+    assert all(store.replay_text(client, m) is None for m in ids)
+    assert all(client.get(keys.result(m)) for m in ids) and client.llen(keys.results("ninjan")) == 6
+
+
+def test_a_worker_sweeps_at_most_once_an_hour(client: redis.Redis, monkeypatch) -> None:
+    said: list[str] = []
+    monkeypatch.setattr(retention, "_next_check", 0.0)
+    calls = []
+    monkeypatch.setattr(retention, "sweep", lambda c: calls.append(1) or retention.SweepReport(by_bot=1))
+    retention.sweep_if_due(client, said.append)
+    monkeypatch.setattr(retention, "_next_check", 0.0)
+    retention.sweep_if_due(client, said.append)  # another worker, same hour
+    assert calls == [1] and said == [f"arena: retention sweep: {retention.SweepReport(by_bot=1).describe()}"]
+    assert 0 < client.ttl(keys.RETENTION_SWEPT) <= retention.SWEEP_EVERY
+
+
+def test_two_runs_staged_together_commit_only_the_recorded_one(
+    client: redis.Redis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(replays.ENV_STORE, str(tmp_path / "store"))
+    target = replays.store_for(client)
+    first, record = replay_of_random_game("ninjan", 3, ["a", "b"], "race")
+    second = first.replace('"b"', '"b" ', 1)
+    job = MatchJob("race", "ninjan", 3, ("a", "b"))
+    enqueue(client, job)
+    staged = store._stage
+    monkeypatch.setattr(
+        store,
+        "_stage",
+        lambda c, t, m, r, s: staged(c, t, m, second, replays.digest(second)) and staged(c, t, m, r, s),
+    )
+    assert store.record(client, job, record, first, "0-1")  # the loser staged first, then the winner
+    monkeypatch.setattr(store, "_stage", staged)
+    assert not store.record(client, job, record, second, "0-2")
+    assert store.replay_text(client, "race") == first
+    assert [k for m, k, _ in target.entries()] == ["replay"]  # the loser's candidate went at the commit
