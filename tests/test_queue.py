@@ -129,7 +129,7 @@ def test_a_worker_drains_the_jobs_and_records_each_once_with_a_verifiable_replay
     assert worker(client, redis_url).run(burst=True) == 4
     check_recorded_exactly_once(client, jobs)
     assert client.hget(keys.tournament("t1"), "recorded") == "4"
-    replay = client.get(keys.replay("m1"))
+    replay = store.replay_text(client, "m1")
     lines = json_lines(replay)
     assert lines[0]["match_id"] == "m1" and lines[0]["seed"] == 101
     assert first_difference(replay, reproduce(lines).text) is None
