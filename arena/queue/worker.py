@@ -42,7 +42,7 @@ from arena.bots import builtin_bots
 from arena.console import say
 from arena.games import get_game
 from arena.paths import state_dir
-from arena.queue import build, keys, smoke, store, submissions
+from arena.queue import build, keys, retention, smoke, store, submissions
 from arena.queue.connection import retrying
 from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, Taken, begin_job, ensure_group, take_job
 from arena.referee.match import MatchConfig
@@ -222,6 +222,7 @@ class Worker:
         new, following = self._retry(
             lambda: store.record_and_take(self.client, job, match, replay, entry_id, take_as)
         )
+        self._retry(lambda: retention.sweep_if_due(self.client, self.say))  # at most once an hour
         if self.verbose:
             self.say(f"arena: worker: {match_id}: {'recorded' if new else 'already recorded'}")
         return following
