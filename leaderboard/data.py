@@ -156,8 +156,8 @@ def match(client: redis.Redis, match_id: str) -> dict[str, Any] | None:
 
 
 def replay_text(client: redis.Redis, match_id: str) -> str | None:
-    """Returns a match's stored replay (JSON Lines), or None."""
-    return client.get(keys.replay(match_id))
+    """Returns a match's replay (JSON Lines) from the replay store (``arena.queue.replays``), or None."""
+    return store.replay_text(client, match_id)
 
 
 def bot_page(client: redis.Redis, game: str, bot: str, limit: int = 20) -> dict[str, Any] | None:

@@ -169,7 +169,7 @@ def test_api_bot_page_has_every_version_and_head_to_head(api: Any) -> None:
 def test_api_replay_is_every_step_with_every_seat_view(api: Any, filled: redis.Redis, game: str) -> None:
     match_id = newest_match(filled, game)
     replay = api.get(f"/api/matches/{match_id}/replay").json()
-    text = filled.get(keys.replay(match_id))
+    text = store.replay_text(filled, match_id)
     engine = get_game(game)
     states = states_of(text)
     assert replay["reproduces"] and len(replay["frames"]) == len(states)
@@ -187,7 +187,7 @@ def test_pnrz_regions_are_the_scoring_sections(api: Any, filled: redis.Redis) ->
     from arena.games import pnrz, pnrz_board
 
     match_id = newest_match(filled, "pnrz")
-    state = states_of(filled.get(keys.replay(match_id)))[-1]
+    state = states_of(store.replay_text(filled, match_id))[-1]
     regions = api.get(f"/api/matches/{match_id}/replay").json()["frames"][-1]["public"]["regions"]
     scores = pnrz.faction_scores(state.board)
     assert {r["faction"]: r["score"] for r in regions} == {f.name: v for f, v in scores.items() if v > 0}
@@ -343,7 +343,7 @@ def test_browser_replay_steps_show_the_state_of_the_replay_file(
     page.wait_for_selector(".viewer[data-frame='0']")
     match_id = page.url.rsplit("/", 1)[1]
     replay_file = tmp_path / "replay.jsonl"
-    replay_file.write_text(filled.get(keys.replay(match_id)), encoding="utf-8")
+    replay_file.write_text(store.replay_text(filled, match_id), encoding="utf-8")
     states = states_of(replay_file.read_text())
     assert read_lines(replay_file)[0]["match_id"] == match_id
     for _ in range(7):
