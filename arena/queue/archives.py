@@ -326,12 +326,15 @@ def _members(
     member is yielded its contents can be read with ``tar.extractfile(member)``."""
     if len(archive) > limits.packed_bytes:
         raise _too_big(limits, f"it is over {limits.packed_bytes // MiB} MiB packed")
+    inflater = _Inflater(archive, limits)
     try:
-        with tarfile.open(fileobj=_Inflater(archive, limits), mode="r|", tarinfo=_CheckedInfo) as tar:
+        with tarfile.open(fileobj=inflater, mode="r|", tarinfo=_CheckedInfo) as tar:
             for member in tar:
                 name = checker.accept(member)
                 if name is not None:
                     yield tar, member, name
+        while inflater.read(CHUNK):  # to the gzip trailer, whose checksum zlib verifies
+            pass
     except (tarfile.TarError, EOFError, UnicodeError) as exc:
         raise ArchiveError(f"the archive is not a valid tar.gz ({exc}): pack it with 'tar czf'") from None
     except RecursionError:
