@@ -2,20 +2,28 @@
 
 ``app`` holds them; ``arena.cli`` adds it as ``bots``. A bad submission raises ``CliError``: one line,
 exit 2.
+
+With ``--server URL`` (or ``$ARENA_SERVER``) every command talks to that ``arena server`` only, through
+``arena.client``: the folder is packed here and uploaded, and the server checks the owner secret, the
+archive and the entry before it stores anything. Without it they work on the private Redis of this
+machine, as a single-machine platform.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, TypeVar
+from urllib.parse import quote
 
 import redis
 import typer
 
 from arena.cli_common import CliError, JsonOption, RedisOption, on_redis
+from arena.client import ENV_SERVER, ServerClient, ServerError
 from arena.console import printable
 from arena.queue import submissions
 from arena.queue.submissions import Submission, SubmissionError
@@ -30,9 +38,42 @@ SecretOption = Annotated[
         help="The owner secret printed when the bot was submitted.",
     ),
 ]
+ServerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--server",
+        envvar=ENV_SERVER,
+        show_default="none: this machine's Redis",
+        help="URL of an 'arena server' to talk to instead of Redis, e.g. http://arena.example:8080.",
+    ),
+]
 
 
 app = typer.Typer(help="Submit, list, show and remove bots that tournaments can enter.", no_args_is_help=True)
+
+
+def server(url: str) -> ServerClient:
+    """Returns the client of the server at ``url``; a malformed URL is a CliError."""
+    try:
+        return ServerClient(url)
+    except ServerError as exc:
+        raise CliError(str(exc)) from None
+
+
+def remote(url: str, action: Callable[[ServerClient], T]) -> T:
+    """Returns ``action(client)`` for the server at ``url``; a refusal or an unreachable server is a
+    CliError with the server's one-line reason."""
+    try:
+        return action(server(url))
+    except ServerError as exc:
+        raise CliError(str(exc)) from None
+
+
+def from_json(value: dict) -> Submission:
+    """Returns a submission as the server sent it (lists back to tuples, unknown fields ignored)."""
+    names = {f.name for f in dataclasses.fields(Submission)}
+    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in value.items() if k in names}
+    return Submission(**fields)
 
 
 def call(option: str | None, action: Callable[[redis.Redis], T]) -> T:
@@ -63,30 +104,97 @@ def submit_command(
             "before storing: the program or script it names is in --dir, a program with its execute bit.",
         ),
     ] = None,
+    build: Annotated[
+        str | None,
+        typer.Option(
+            show_default="none",
+            help="Command run once per version in the sandbox (no network, a time limit) to build the "
+            "bot, e.g. 'go build -o bot .'.",
+        ),
+    ] = None,
     builtin: Annotated[
         str | None,
         typer.Option(show_default="none", help="Submit a built-in bot under NAME; or --dir."),
     ] = None,
     secret: SecretOption = None,
     as_json: JsonOption = False,
+    server_: ServerOption = None,
     redis_: RedisOption = None,
 ) -> None:
     """Submit a bot (a folder with an entry command, or a built-in bot), or a new version of one."""
     game_list = [g.strip() for g in games.split(",") if g.strip()]
-    submission, new_secret = call(
-        redis_,
-        lambda c: submissions.submit(
-            c, name, game_list, directory=dir_, entry=entry, builtin=builtin, secret=secret
-        ),
-    )
+    if server_:
+        answer = submit_remote(server_, name, game_list, dir_, entry, build, builtin, secret)
+        submission, new_secret, smoke = (
+            from_json(answer["bot"]),
+            answer.get("secret"),
+            answer["bot"].get("smoke"),
+        )
+    else:
+        submission, new_secret = call(
+            redis_, lambda c: submit_local(c, name, game_list, dir_, entry, build, builtin, secret)
+        )
+        smoke = None
     if as_json:
-        typer.echo(json.dumps({**submission.to_json(), "secret": new_secret}))
+        typer.echo(json.dumps({**submission.to_json(), "secret": new_secret, "smoke": smoke}))
         return
     typer.echo(f"{'submitted' if new_secret else 'updated'} {describe(submission)}")
     if new_secret:
         typer.echo(
             f"owner secret (shown only now; needed to update or remove {printable(name)}): {new_secret}"
         )
+    if smoke is not None:
+        typer.echo("\n".join(format_smoke(smoke)))
+
+
+def submit_local(
+    client: redis.Redis,
+    name: str,
+    games: list[str],
+    dir_: Path | None,
+    entry: str | None,
+    build: str | None,
+    builtin: str | None,
+    secret: str | None,
+) -> tuple[Submission, str | None]:
+    """Stores the bot in this machine's Redis; returns it and its new secret (None on update)."""
+    return submissions.submit(
+        client, name, games, directory=dir_, entry=entry, build=build, builtin=builtin, secret=secret
+    )
+
+
+def submit_remote(
+    url: str,
+    name: str,
+    games: list[str],
+    dir_: Path | None,
+    entry: str | None,
+    build: str | None,
+    builtin: str | None,
+    secret: str | None,
+) -> dict:
+    """Packs the folder here and uploads it to the server; returns the server's answer."""
+    query = {"games": ",".join(games)}
+    body = None
+    if (dir_ is None) == (builtin is None):
+        raise CliError("give either --dir (with --entry) or --builtin")
+    if builtin is not None:
+        query["builtin"] = builtin
+    else:
+        if not entry:
+            raise CliError("--dir needs --entry, the command that starts the bot, e.g. 'python bot.py'")
+        try:
+            body = submissions.pack(dir_).archive  # type: ignore[arg-type]
+        except SubmissionError as exc:
+            raise CliError(str(exc)) from None
+        query["entry"] = entry
+        if build:
+            query["build"] = build
+    path = f"/api/v1/bots/{quote(name, safe='')}"
+    return remote(
+        url,
+        lambda c: c.call("POST", path, query=query, body=body, content_type="application/gzip", token=secret),
+    )
 
 
 @app.command("list")
@@ -95,10 +203,16 @@ def list_command(
         str | None, typer.Option(show_default="every game", help="Only bots that play this game.")
     ] = None,
     as_json: JsonOption = False,
+    server_: ServerOption = None,
     redis_: RedisOption = None,
 ) -> None:
     """List the submitted bots."""
-    found = call(redis_, lambda c: submissions.list_all(c, game))
+    if server_:
+        query = {"game": game} if game else None
+        answer = remote(server_, lambda c: c.call("GET", "/api/v1/bots", query=query))
+        found = [from_json(b) for b in answer["bots"]]
+    else:
+        found = call(redis_, lambda c: submissions.list_all(c, game))
     if as_json:
         typer.echo(json.dumps([s.to_json() for s in found], indent=2))
     else:
@@ -109,26 +223,53 @@ def list_command(
 def show_command(
     name: Annotated[str, typer.Argument(help="A submitted bot's name.")],
     as_json: JsonOption = False,
+    server_: ServerOption = None,
     redis_: RedisOption = None,
 ) -> None:
-    """Show one submitted bot: games, kind, version, entry command, sizes, every version."""
-    found = call(redis_, lambda c: submissions.load(c, name))
+    """Show one submitted bot: games, kind, version, entry command, sizes, every version, smoke match."""
+    if server_:
+        answer = remote(server_, lambda c: c.call("GET", f"/api/v1/bots/{quote(name, safe='')}"))
+        found, smoke = from_json(answer), answer.get("smoke")
+    else:
+        found, smoke = call(redis_, lambda c: submissions.load(c, name)), None
     if found is None:
         raise CliError(f"no submitted bot {name!r}: see 'arena bots list'")
-    typer.echo(json.dumps(found.to_json(), indent=2) if as_json else format_show(found))
+    if as_json:
+        typer.echo(json.dumps({**found.to_json(), "smoke": smoke}, indent=2))
+        return
+    typer.echo(format_show(found))
+    if smoke is not None:
+        typer.echo("\n".join(format_smoke(smoke)))
 
 
 @app.command("remove")
 def remove_command(
     name: Annotated[str, typer.Argument(help="A submitted bot's name.")],
     secret: SecretOption = None,
+    server_: ServerOption = None,
     redis_: RedisOption = None,
 ) -> None:
     """Remove a submitted bot (needs its owner secret); its results stay on the leaderboard."""
     if secret is None:
         raise CliError(f"removing {name} needs its owner secret: pass --secret")
-    gone = call(redis_, lambda c: submissions.remove(c, name, secret))
+    if server_:
+        path = f"/api/v1/bots/{quote(name, safe='')}"
+        gone = remote(server_, lambda c: c.call("DELETE", path, token=secret))["versions_deleted"]
+    else:
+        gone = call(redis_, lambda c: submissions.remove(c, name, secret))
     typer.echo(f"removed {printable(name)} ({gone} stored versions deleted)")
+
+
+def format_smoke(smoke: dict) -> list[str]:
+    """Returns the lines saying how a version's smoke match went (text from the server escaped)."""
+    lines = [f"smoke:    {printable(str(smoke.get('status', '?')))} (a match against random in the sandbox)"]
+    if smoke.get("reason"):
+        lines.append(f"reason:   {printable(str(smoke['reason']))}")
+    tail = smoke.get("log_tail") or smoke.get("log") or ""
+    if tail:
+        lines.append("log tail:")
+        lines += [f"  {printable(line)}" for line in str(tail).splitlines()]
+    return lines
 
 
 def _size(n: int) -> str:

@@ -7,40 +7,59 @@ Design detail: ``status`` and ``standings`` are values of the GAME argument, not
 ``tournament`` group: a click group parses its own positional arguments before it looks for a
 subcommand, so ``arena tournament GAME --bots ...`` and ``arena tournament standings ID`` cannot both be
 a group's without overriding click's parsing. No game is named ``status`` or ``standings``.
+
+With ``--server URL`` (or ``$ARENA_SERVER``) the ``tournament`` commands talk to that ``arena server``
+only: it checks the organiser token (``--organiser-token-file``) and the parameters, queues the matches
+for its own workers, and the command follows the tournament over HTTP. A worker takes its Redis URL
+from ``$ARENA_REDIS_URL`` or ``--redis-url-file``, never a password on the command line, and removes it
+from its environment once read, so no process it starts inherits it.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import secrets
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 from typing import Annotated
+from urllib.parse import quote
 
 import redis
 import typer
 
+from arena.cli_bots import ServerOption, remote
 from arena.cli_common import CliError, JsonOption, NoSandboxOption, RedisOption, redis_url, worker_limits
+from arena.cli_server import RedisUrlFileOption, forget_redis_url, redis_url_from
 from arena.cli_tables import format_standings
 from arena.console import printable, say
-from arena.games import GameError, get_game
-from arena.queue import fits, keys, store, submissions
+from arena.queue import fits, keys
 from arena.queue.connection import ENV_URL, connect, retrying, shown_url
-from arena.queue.jobs import MAX_ATTEMPTS, enqueue, ensure_group
-from arena.queue.plan import FORMATS, TournamentSpec, plan
+from arena.queue.jobs import MAX_ATTEMPTS
+from arena.queue.plan import FORMATS, TournamentSpec
 from arena.queue.worker import DEFAULT_IDLE_TIMEOUT, Worker, WorkerConfig
-from arena.seeds import platform_key
+from arena.server import tournaments
 
 IdleOption = Annotated[
     float,
     typer.Option(min=0.1, help="Seconds a job may stay unacknowledged before another worker reruns it."),
 ]
 
+
+OrganiserTokenOption = Annotated[
+    Path | None,
+    typer.Option(
+        envvar="ARENA_ORGANISER_TOKEN_FILE",
+        show_default="none",
+        help="With --server: file holding the organiser token the server was started with.",
+    ),
+]
+POLL_SECONDS = 1.0  # between two reads of a tournament's progress from a server
 
 IDLE_DEFAULT = DEFAULT_IDLE_TIMEOUT.total_seconds()
 app = typer.Typer()
@@ -49,6 +68,7 @@ app = typer.Typer()
 @app.command("worker")
 def worker_command(
     redis_: RedisOption = None,
+    redis_url_file: RedisUrlFileOption = None,
     idle_timeout: IdleOption = IDLE_DEFAULT,
     burst: Annotated[bool, typer.Option(help="Exit once no job is queued or pending.")] = False,
     max_jobs: Annotated[
@@ -59,7 +79,8 @@ def worker_command(
 ) -> None:
     """Play queued matches from Redis and record their results, until stopped."""
     limits = worker_limits(no_sandbox)
-    url = redis_url(redis_)
+    url = redis_url_from(redis_url_file, redis_)
+    forget_redis_url()
     config = WorkerConfig(url, idle_timeout=timedelta(seconds=idle_timeout), bot_limits=limits)
     worker = Worker(connect(url), config, say, verbose)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the finally blocks: stop bot processes
@@ -113,17 +134,37 @@ def tournament_command(
     redis_: RedisOption = None,
     no_sandbox: NoSandboxOption = False,
     as_json: JsonOption = False,
+    server_: ServerOption = None,
+    organiser_token_file: OrganiserTokenOption = None,
 ) -> None:
-    """Enqueue a tournament's matches, run them on local workers, and print its standings."""
-    if game == "standings":
-        if tournament_id is None:
-            raise CliError(
-                "'arena tournament standings' needs a tournament id: see 'arena tournament status'"
-            )
-        show_standings(redis_url(redis_), tournament_id, as_json)
-        return
-    if tournament_id is not None:
+    """Enqueue a tournament's matches, run them on local workers (or a server's workers, with
+    --server), and print its standings."""
+    if game == "standings" and tournament_id is None:
+        raise CliError("'arena tournament standings' needs a tournament id: see 'arena tournament status'")
+    if tournament_id is not None and game != "standings":
         raise CliError(f"unexpected argument {tournament_id!r} (only 'standings' takes a tournament id)")
+    if server_:
+        if redis_ or no_sandbox:
+            raise CliError("--server talks to the server only: leave out --redis and --no-sandbox")
+        on_server(
+            server_,
+            game,
+            tournament_id,
+            as_json,
+            organiser_token_file,
+            workers != 0,
+            bots,
+            format_,
+            players,
+            rounds,
+            seed,
+            duplicate_deals,
+            deadline_ms,
+        )
+        return
+    if game == "standings":
+        show_standings(redis_url(redis_), str(tournament_id), as_json)
+        return
     if game == "status":
         show_status(redis_url(redis_))
         return
@@ -143,6 +184,81 @@ def tournament_command(
         show_standings(url, spec.tournament_id, as_json)
 
 
+def on_server(
+    url: str,
+    game: str,
+    tournament_id: str | None,
+    as_json: bool,
+    token_file: Path | None,
+    wait: bool,
+    *spec_args: object,
+) -> None:
+    """Runs ``tournament standings|status|GAME`` against the server at ``url`` (``spec_args``: bots,
+    format, players, rounds, seed, duplicate deals, deadline in ms, as ``tournament_command`` has them)."""
+    if game == "standings":
+        path = f"/api/v1/tournaments/{quote(str(tournament_id), safe='')}"
+        standings = remote(url, lambda c: c.call("GET", path))["standings"]
+        typer.echo(json.dumps(standings, indent=2) if as_json else format_standings(standings))
+    elif game == "status":
+        typer.echo(format_status(remote(url, lambda c: c.call("GET", "/api/v1/tournaments")), url))
+    else:
+        tid = create_on_server(url, game, organiser_token(token_file), *spec_args)
+        if not wait:
+            say(
+                "arena: --workers 0: not following it; the server's workers play the matches "
+                f"(see 'arena tournament status --server {url}')"
+            )
+            return
+        follow_on_server(url, tid)
+        on_server(url, "standings", tid, as_json, token_file, wait)
+
+
+def organiser_token(path: Path | None) -> str:
+    """Returns the organiser token read from ``path``; raises CliError without one."""
+    if path is None:
+        raise CliError(
+            "creating a tournament on a server needs --organiser-token-file (the organiser's token)"
+        )
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"cannot read --organiser-token-file {path}: {exc}") from None
+
+
+def create_on_server(url: str, game: str, token: str, *spec_args: object) -> str:
+    """Asks the server to queue the tournament; returns its id (the server checks every parameter)."""
+    bots, format_, players, rounds, seed, duplicate, deadline_ms = spec_args
+    names = [b.strip() for b in str(bots or "").split(",") if b.strip()]
+    if len(names) < 2:
+        raise CliError("--bots needs at least two comma-separated bot names, e.g. --bots greedy,random")
+    body = {"game": game, "bots": names, "format": format_, "players": players, "rounds": rounds}
+    body |= {"duplicate_deals": duplicate, "deadline_ms": deadline_ms}
+    body |= {} if seed is None else {"seed": seed}
+    answer = remote(url, lambda c: c.json("POST", "/api/v1/tournaments", body, token=token))
+    say(
+        f"arena: tournament {answer['id']}: {answer['matches']} matches of {answer['game']} "
+        f"({answer['queued']} newly queued) on {url}, seed {answer['seed']}"
+    )
+    return str(answer["id"])
+
+
+def follow_on_server(url: str, tid: str) -> None:
+    """Shows a progress bar until every match of the tournament is recorded or dead-lettered."""
+    from tqdm import tqdm
+
+    path = f"/api/v1/tournaments/{quote(tid, safe='')}"
+    with tqdm(unit="match", file=sys.stderr, disable=None) as bar:
+        while True:
+            progress = remote(url, lambda c: c.call("GET", path))["tournament"]
+            bar.total = progress["total"]
+            bar.update(progress["done"] - bar.n)
+            if progress["done"] >= progress["total"]:
+                break
+            time.sleep(POLL_SECONDS)
+    if progress["dead"]:
+        say(f"arena: {progress['dead']} matches failed {MAX_ATTEMPTS} times and were dead-lettered")
+
+
 def _spec(
     game: str,
     bots: str | None,
@@ -154,17 +270,13 @@ def _spec(
     deadline_ms: int,
 ) -> TournamentSpec:
     """Returns the validated tournament spec; raises ``CliError`` for bad input."""
-    try:
-        name = get_game(game).spec.name
-        get_game(name).check_players(players)
-    except GameError as exc:
-        raise CliError(str(exc)) from None
-    names = tuple(b.strip() for b in (bots or "").split(",") if b.strip())
-    if len(names) < 2:
+    if len([b for b in (bots or "").split(",") if b.strip()]) < 2:
         raise CliError("--bots needs at least two comma-separated bot names, e.g. --bots greedy,random")
     try:
-        return TournamentSpec(name, names, format_, players, rounds, seed, duplicate, deadline_ms)
-    except ValueError as exc:
+        return tournaments.make_spec(
+            game, (bots or "").split(","), format_, players, rounds, seed, duplicate, deadline_ms
+        )
+    except tournaments.TournamentError as exc:
         raise CliError(str(exc)) from None
 
 
@@ -173,12 +285,9 @@ def _with_versions(spec: TournamentSpec, url: str) -> TournamentSpec:
     ``CliError`` for a name that is neither."""
     client = connect(url)
     try:
-        versions = retrying(
-            url, lambda: tuple(submissions.resolve(client, spec.game, b) for b in spec.bots), say
-        )
-    except submissions.SubmissionError as exc:
+        return retrying(url, lambda: tournaments.with_versions(client, spec), say)
+    except tournaments.TournamentError as exc:
         raise CliError(str(exc)) from None
-    return dataclasses.replace(spec, versions=versions)
 
 
 def run_tournament(
@@ -190,26 +299,15 @@ def run_tournament(
 ) -> None:
     """Enqueues the plan, runs local workers and follows the progress until every match is done."""
     client = connect(url)
-    jobs = plan(spec, platform_key())
     tid = spec.tournament_id
-
-    def enqueue_all() -> int:
-        ensure_group(client)
-        meta = {"game": spec.game, "format": spec.format, "bots": ",".join(spec.bots), "total": len(jobs)}
-        store.save_tournament(client, tid, {**meta, "players": spec.players, "rounds": spec.rounds})
-        return sum(enqueue(client, job) for job in jobs)
-
-    new = retrying(url, enqueue_all, say)
-    say(
-        f"arena: tournament {tid}: {len(jobs)} matches of {spec.game} "
-        f"({new} newly queued) on {shown_url(url)}"
-    )
+    total, new = retrying(url, lambda: tournaments.start(client, spec), say)
+    say(f"arena: tournament {tid}: {total} matches of {spec.game} ({new} newly queued) on {shown_url(url)}")
     if workers == 0:
         say("arena: --workers 0: the matches are queued; 'arena worker' plays them")
         return
     procs = [_start_worker(url, idle_timeout, no_sandbox) for _ in range(workers)]
     try:
-        _follow(client, url, tid, len(jobs), lambda: all(p.poll() is not None for p in procs))
+        _follow(client, url, tid, total, lambda: all(p.poll() is not None for p in procs))
     except KeyboardInterrupt:
         say("arena: interrupted: unplayed matches stay queued; run the same command again to resume")
         raise
@@ -295,31 +393,27 @@ def show_standings(url: str, tournament_id: str, as_json: bool) -> None:
 
 
 def show_status(url: str) -> None:
-    """Prints the recent tournaments, the queue's state and the newest dead letters (every text read
-    from Redis escaped by ``printable``: a dead letter's error can quote a bot's output)."""
+    """Prints the recent tournaments, the queue's state and the newest dead letters."""
     client = connect(url)
+    typer.echo(format_status(retrying(url, lambda: tournaments.queue_status(client), say), shown_url(url)))
 
-    def gather() -> tuple:
-        ensure_group(client)
-        pending = client.xpending(keys.JOBS_STREAM, keys.WORKERS_GROUP)["pending"]
-        group = next(g for g in client.xinfo_groups(keys.JOBS_STREAM) if g["name"] == keys.WORKERS_GROUP)
-        return store.tournaments(client), pending, group, store.dead_letters(client)
 
-    tournaments, pending, group, dead = retrying(url, gather, say)
-    typer.echo(
-        f"queue on {shown_url(url)}: {group.get('lag') or 0} waiting, {pending} running or unacknowledged"
-    )
-    if not tournaments:
-        typer.echo("no tournaments yet")
-    for t in tournaments:
-        t = {k: printable(v) for k, v in t.items()}
+def format_status(status: dict, where: str) -> str:
+    """Returns the text of ``tournament status`` for ``tournaments.queue_status`` (every text read
+    from Redis escaped by ``printable``: a dead letter's error can quote a bot's output)."""
+    lines = [f"queue on {where}: {status['waiting']} waiting, {status['running']} running or unacknowledged"]
+    if not status["tournaments"]:
+        lines.append("no tournaments yet")
+    for t in status["tournaments"]:
+        t = {k: printable(str(v)) for k, v in t.items()}
         done = int(t.get("recorded", 0)) + int(t.get("dead", 0))
-        typer.echo(
+        lines.append(
             f"{t['id']}: {t.get('game')} {t.get('format')} {t.get('bots')} — {done}/{t.get('total')} done "
             f"({t.get('recorded', 0)} recorded, {t.get('dead', 0)} dead)"
         )
-    if dead:
-        typer.echo("dead letters (newest first):")
-        for d in dead:
-            d = {k: printable(v) for k, v in d.items()}
-            typer.echo(f"  {d['match_id']}: failed {d['attempts']} times: {d['error']}")
+    if status["dead"]:
+        lines.append("dead letters (newest first):")
+        for d in status["dead"]:
+            d = {k: printable(str(v)) for k, v in d.items()}
+            lines.append(f"  {d['match_id']}: failed {d['attempts']} times: {d['error']}")
+    return "\n".join(lines)

@@ -1,0 +1,90 @@
+"""The server's ASGI app: the JSON API under ``/api/v1`` and the leaderboard's pages and read API
+(``leaderboard.app``) mounted beside it, behind one rate limiter for writes.
+
+Every API answer is JSON; every error is ``{"error": "one line saying what to do"}`` with its status:
+400 a malformed request, 401 a missing credential, 403 a wrong one, 404 nothing there, 413 a body over
+its limit, 422 a submission or tournament refused, 429 too many writes, 503 Redis unreachable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import redis
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+
+from arena.queue.archives import ArchiveLimits
+from arena.queue.connection import connect
+from arena.server import routes_bots, routes_tournaments
+from arena.server.auth import OrganiserToken
+from arena.server.http import ApiError, api_error, error_response
+from arena.server.ratelimit import RateLimitMiddleware, TokenBucket
+from leaderboard.app import create_app as leaderboard_app
+
+API = "/api/v1"
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerConfig:
+    """What the server allows: archive limits (a bot upload's body is at most ``packed_bytes``), the
+    largest JSON body, the write rate per client address, and the organiser token's hash."""
+
+    archive_limits: ArchiveLimits = dataclasses.field(default_factory=ArchiveLimits)
+    json_bytes: int = 64 * 1024
+    writes_per_minute: float = 30.0
+    write_burst: int = 10
+    organiser: OrganiserToken = dataclasses.field(default_factory=lambda: OrganiserToken(None))
+
+
+async def no_such_endpoint(request: Request) -> Response:
+    """Returns the JSON 404 of a path under /api/v1 that names no endpoint."""
+    return error_response(404, f"no endpoint {request.method} {request.url.path}: see docs/security.md")
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Returns Starlette's own HTTP errors (405 and the like) as JSON errors."""
+    assert isinstance(exc, HTTPException)
+    return error_response(exc.status_code, f"{exc.detail}: {request.method} {request.url.path}", exc.headers)
+
+
+async def redis_down(request: Request, exc: Exception) -> Response:
+    """Returns 503 when Redis cannot be reached, so the client can say 'try again later'."""
+    return error_response(503, "the server's store is unreachable right now: try again in a minute")
+
+
+def routes() -> list[Route]:
+    """Returns the API's routes."""
+    bots, tournaments = routes_bots, routes_tournaments
+    return [
+        Route(f"{API}/bots", bots.list_bots, methods=["GET"]),
+        Route(f"{API}/bots/{{name}}", bots.show_bot, methods=["GET"]),
+        Route(f"{API}/bots/{{name}}", bots.submit_bot, methods=["POST"]),
+        Route(f"{API}/bots/{{name}}", bots.remove_bot, methods=["DELETE"]),
+        Route(f"{API}/tournaments", tournaments.list_tournaments, methods=["GET"]),
+        Route(f"{API}/tournaments", tournaments.create_tournament, methods=["POST"]),
+        Route(f"{API}/tournaments/{{tournament_id}}", tournaments.show_tournament, methods=["GET"]),
+        Route(
+            f"{API}/tournaments/{{tournament_id}}/results", tournaments.tournament_results, methods=["GET"]
+        ),
+        Route(f"{API}/matches/{{match_id}}/log", tournaments.match_log, methods=["GET"]),
+        Route(f"{API}/{{rest:path}}", no_such_endpoint, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+    ]
+
+
+def create_app(redis_url: str, config: ServerConfig, client: redis.Redis | None = None) -> Starlette:
+    """Returns the server app over the Redis at ``redis_url``, with the leaderboard mounted at /."""
+    client = client or connect(redis_url)
+    bucket = TokenBucket(config.writes_per_minute, config.write_burst)
+    app = Starlette(
+        routes=[*routes(), Mount("/", leaderboard_app(redis_url, client))],
+        middleware=[Middleware(RateLimitMiddleware, bucket=bucket)],
+        exception_handlers={ApiError: api_error, HTTPException: http_error, redis.RedisError: redis_down},
+    )
+    app.state.client = client
+    app.state.config = config
+    return app

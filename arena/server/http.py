@@ -1,0 +1,104 @@
+"""The HTTP plumbing every API handler shares: one-line JSON errors, bodies read under a limit, bearer
+credentials.
+
+Design detail: the body limit is checked twice. A declared ``Content-Length`` over the limit is refused
+before a byte is read, and the body is counted as it streams in (a chunked upload declares no length,
+and a client may lie), so the server never holds more than the limit plus one chunk of a hostile body.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+
+class ApiError(Exception):
+    """A request the API refuses: ``status`` and a one-line message saying what to do."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.headers = headers or {}
+
+
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    """Returns the JSON error response ``{"error": message}``."""
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+async def api_error(request: Request, exc: Exception) -> Response:
+    """Returns the response of an ``ApiError`` raised by a handler."""
+    assert isinstance(exc, ApiError)
+    return error_response(exc.status, str(exc), exc.headers)
+
+
+def too_large(limit: int) -> ApiError:
+    """Returns the 413 error for a body over ``limit`` bytes."""
+    return ApiError(413, f"request body too large: at most {limit} bytes ({limit / 2**20:.1f} MiB) accepted")
+
+
+def declared_length(request: Request, limit: int) -> int | None:
+    """Returns the declared Content-Length (None if absent); raises 400 if malformed, 413 over ``limit``."""
+    text = request.headers.get("content-length")
+    if text is None:
+        return None
+    if not text.isdigit():
+        raise ApiError(400, f"malformed Content-Length {text[:40]!r}: send a decimal byte count")
+    if int(text) > limit:
+        raise too_large(limit)
+    return int(text)
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """Returns the request body; raises 413 as soon as more than ``limit`` bytes arrive (or are declared)."""
+    declared_length(request, limit)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise too_large(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def read_json(request: Request, limit: int) -> dict[str, Any]:
+    """Returns the body as a JSON object; raises 400 for anything else, 413 over ``limit`` bytes."""
+    body = await read_body(request, limit)
+    try:
+        value = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ApiError(400, f"the body is not JSON ({exc}): send a JSON object") from None
+    if not isinstance(value, dict):
+        raise ApiError(400, "the body must be a JSON object")
+    return value
+
+
+def bearer(request: Request) -> str | None:
+    """Returns the token of an ``Authorization: Bearer TOKEN`` header, None without one; raises 401
+    for another scheme."""
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(
+            401, "send credentials as 'Authorization: Bearer TOKEN'", {"WWW-Authenticate": "Bearer"}
+        )
+    return token.strip()
+
+
+def query_int(request: Request, name: str, default: int, low: int, high: int) -> int:
+    """Returns the integer query parameter ``name`` (``default`` if absent); 400 outside [low, high]."""
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ApiError(400, f"?{name}= must be an integer, not {text[:40]!r}") from None
+    if not low <= value <= high:
+        raise ApiError(400, f"?{name}= must be from {low} to {high}, not {value}")
+    return value

@@ -1,0 +1,137 @@
+"""The bots API: submit a bot or a new version, list and show bots, remove one.
+
+``POST /api/v1/bots/{name}?games=a,b&entry=CMD[&build=CMD]`` takes the bot's packed folder (a tar.gz,
+``arena.queue.submissions.pack``) as the raw request body, streamed; ``&builtin=BOT`` with no body
+registers a built-in bot under the name. A new name answers 201 with its owner secret, shown only
+then; a new version of an existing bot needs that secret as ``Authorization: Bearer``. A new version
+of a folder bot plays a smoke match against ``random`` and becomes the one tournaments use only if it
+passes; ``GET /api/v1/bots/{name}`` shows how that went (status, reason, the log's tail).
+
+Design detail: the owner is checked before the body is read, so an upload to someone else's name costs
+the server a hash, not 10 MiB.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from arena.queue import smoke, submissions
+from arena.queue.archives import ArchiveError
+from arena.server.auth import check_owner
+from arena.server.http import ApiError, bearer, declared_length, read_body
+
+FOLDER_ONLY = ("entry", "build")  # query parameters of a folder bot, refused with builtin=
+
+
+def state(request: Request) -> Any:
+    """Returns the app's shared state: ``client`` (Redis) and ``config`` (``ServerConfig``)."""
+    return request.app.state
+
+
+def bot_name(request: Request) -> str:
+    """Returns the path's bot name; raises 400 for an invalid one."""
+    try:
+        return submissions.validate_name(request.path_params["name"])
+    except submissions.SubmissionError as exc:
+        raise ApiError(400, str(exc)) from None
+
+
+def refused(exc: Exception) -> ApiError:
+    """Returns the 422 error of a submission the store refused (its message says why)."""
+    return ApiError(422, str(exc))
+
+
+def bot_json(client: Any, found: submissions.Submission) -> dict[str, Any]:
+    """Returns a bot as the API shows it: the stored submission and its newest version's smoke match."""
+    newest = found.candidate or found.version
+    return {**found.to_json(), "smoke": smoke.status(client, newest) or None}
+
+
+async def list_bots(request: Request) -> Response:
+    """``GET /api/v1/bots[?game=G]``: every submitted bot."""
+    game = request.query_params.get("game")
+    found = await run_in_threadpool(submissions.list_all, state(request).client, game)
+    return JSONResponse({"bots": [s.to_json() for s in found]})
+
+
+async def show_bot(request: Request) -> Response:
+    """``GET /api/v1/bots/{name}``: one bot with its versions and its smoke match."""
+    name, client = bot_name(request), state(request).client
+
+    def read() -> dict[str, Any]:
+        found = submissions.load(client, name)
+        if found is None:
+            raise ApiError(404, f"no submitted bot {name!r}: see GET /api/v1/bots")
+        return bot_json(client, found)
+
+    return JSONResponse(await run_in_threadpool(read))
+
+
+def submit_parameters(request: Request) -> dict[str, Any]:
+    """Returns the submission's query parameters as ``submissions.submit`` keywords; raises 400."""
+    query = request.query_params
+    games = [g.strip() for g in query.get("games", "").split(",") if g.strip()]
+    if not games:
+        raise ApiError(400, "name the games the bot plays: ?games=ninjan (comma-separated)")
+    builtin = query.get("builtin")
+    if builtin is not None and any(query.get(k) for k in FOLDER_ONLY):
+        raise ApiError(400, "give either builtin= or a folder with entry= (and build=), not both")
+    if builtin is None and not query.get("entry"):
+        raise ApiError(400, "?entry= is missing: the command that starts the bot, e.g. 'python bot.py'")
+    return {"games": games, "entry": query.get("entry"), "build": query.get("build"), "builtin": builtin}
+
+
+async def submit_bot(request: Request) -> Response:
+    """``POST /api/v1/bots/{name}``: stores a new bot (201, with its secret) or a new version (200)."""
+    name, app = bot_name(request), state(request)
+    limits = app.config.archive_limits
+    declared_length(request, limits.packed_bytes)
+    params = submit_parameters(request)
+    token = bearer(request)
+    exists = await run_in_threadpool(check_owner, app.client, name, token)
+    archive = await read_body(request, limits.packed_bytes)
+    if (params["builtin"] is None) != bool(archive):
+        raise ApiError(400, "send the bot's packed folder (tar.gz) as the body, or builtin= with no body")
+
+    def store() -> dict[str, Any]:
+        games = params.pop("games")
+        try:
+            found, secret = submissions.submit(
+                app.client,
+                name,
+                games,
+                archive=archive or None,
+                limits=limits,
+                activate=params["builtin"] is not None,  # a built-in bot needs no smoke match
+                secret=token if exists else None,
+                **params,
+            )
+            if found.candidate:
+                smoke.request_smoke(app.client, name, found.candidate)
+        except (submissions.SubmissionError, ArchiveError) as exc:
+            raise refused(exc) from None
+        return {"bot": bot_json(app.client, found), "secret": secret}
+
+    answer = await run_in_threadpool(store)
+    return JSONResponse(answer, status_code=200 if exists else 201)
+
+
+async def remove_bot(request: Request) -> Response:
+    """``DELETE /api/v1/bots/{name}``: removes a bot (its owner secret as bearer token)."""
+    name, app = bot_name(request), state(request)
+    token = bearer(request)
+
+    def remove() -> int:
+        if not check_owner(app.client, name, token):
+            raise ApiError(404, f"no submitted bot {name!r}: see GET /api/v1/bots")
+        try:
+            return submissions.remove(app.client, name, token or "")
+        except submissions.SubmissionError as exc:
+            raise refused(exc) from None
+
+    gone = await run_in_threadpool(remove)
+    return JSONResponse({"removed": name, "versions_deleted": gone})

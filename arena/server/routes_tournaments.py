@@ -1,0 +1,148 @@
+"""The tournaments API: create one (organiser token), read the queue, a tournament's standings, its
+results page by page, and a match's log (its replay and, for a failed job, the error).
+
+``POST /api/v1/tournaments`` takes ``{"game", "bots": [...], "format", "players", "rounds", "seed",
+"duplicate_deals", "deadline_ms"}``; every parameter is checked (``arena.server.tournaments``) before a
+single match is queued. A seed left out is drawn at random and returned.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+
+from arena.queue import keys
+from arena.server import tournaments
+from arena.server.http import ApiError, bearer, query_int, read_json
+from arena.server.routes_bots import state
+
+SEED_BITS = 40  # a seed drawn for the organiser (as ``arena tournament`` does)
+FIELDS = {  # the body's fields: name -> (type, default)
+    "game": (str, None),
+    "bots": (list, None),
+    "format": (str, "round-robin"),
+    "players": (int, 2),
+    "rounds": (int, 1),
+    "seed": (int, None),
+    "duplicate_deals": (bool, False),
+    "deadline_ms": (int, 2000),
+}
+
+
+def parameters(body: dict[str, Any]) -> dict[str, Any]:
+    """Returns the body's fields with defaults filled in; raises 400 for an unknown, missing or
+    mistyped field."""
+    unknown = sorted(set(body) - set(FIELDS))
+    if unknown:
+        raise ApiError(400, f"unknown field {unknown[0]!r}: the fields are {', '.join(FIELDS)}")
+    values = {}
+    for name, (kind, default) in FIELDS.items():
+        value = body.get(name, default)
+        if value is None and name != "seed":
+            raise ApiError(400, f"the field {name!r} is missing")
+        # bool is an int in Python: a true/false where a number belongs is refused too
+        wrong = value is not None and (
+            not isinstance(value, kind) or (kind is int and isinstance(value, bool))
+        )
+        if wrong or (kind is list and not all(isinstance(b, str) for b in value)):
+            raise ApiError(
+                400, f"the field {name!r} must be {'a list of names' if kind is list else kind.__name__}"
+            )
+        values[name] = value
+    if values["seed"] is None:
+        values["seed"] = secrets.randbits(SEED_BITS)
+    return values
+
+
+async def create_tournament(request: Request) -> Response:
+    """``POST /api/v1/tournaments``: queues a tournament (201), or says which parameter is wrong."""
+    app = state(request)
+    app.config.organiser.check(bearer(request))
+    p = parameters(await read_json(request, app.config.json_bytes))
+
+    def create() -> dict[str, Any]:
+        try:
+            spec = tournaments.make_spec(
+                p["game"],
+                p["bots"],
+                p["format"],
+                p["players"],
+                p["rounds"],
+                p["seed"],
+                p["duplicate_deals"],
+                p["deadline_ms"],
+            )
+            spec = tournaments.with_versions(app.client, spec)
+        except tournaments.TournamentError as exc:
+            raise ApiError(422, str(exc)) from None
+        total, new = tournaments.start(app.client, spec)
+        return {
+            "id": spec.tournament_id,
+            "game": spec.game,
+            "seed": spec.seed,
+            "matches": total,
+            "queued": new,
+        }
+
+    return JSONResponse(await run_in_threadpool(create), status_code=201)
+
+
+async def list_tournaments(request: Request) -> Response:
+    """``GET /api/v1/tournaments``: the queue's state, recent tournaments, newest dead letters."""
+    return JSONResponse(await run_in_threadpool(tournaments.queue_status, state(request).client))
+
+
+def tournament_id(request: Request) -> str:
+    """Returns the path's tournament id; raises 400 for one no tournament can have."""
+    tid = request.path_params["tournament_id"]
+    if not (0 < len(tid) <= 64 and tid.replace("-", "").isalnum()):
+        raise ApiError(400, f"malformed tournament id {tid[:40]!r}: see GET /api/v1/tournaments")
+    return tid
+
+
+async def show_tournament(request: Request) -> Response:
+    """``GET /api/v1/tournaments/{id}``: progress and standings."""
+    tid, client = tournament_id(request), state(request).client
+    found = await run_in_threadpool(tournaments.status, client, tid)
+    if found is None:
+        raise ApiError(404, f"no tournament {tid!r}: see GET /api/v1/tournaments")
+    return JSONResponse(found)
+
+
+async def tournament_results(request: Request) -> Response:
+    """``GET /api/v1/tournaments/{id}/results?after=NEXT&limit=N``: finished matches, a page at a time."""
+    tid, client = tournament_id(request), state(request).client
+    limit = query_int(request, "limit", 100, 1, tournaments.RESULTS_PAGE_MAX)
+    after = request.query_params.get("after", "0")
+
+    def read() -> dict[str, Any]:
+        if tournaments.progress(client, tid) is None:
+            raise ApiError(404, f"no tournament {tid!r}: see GET /api/v1/tournaments")
+        try:
+            return tournaments.results_page(client, tid, after, limit)
+        except tournaments.TournamentError as exc:
+            raise ApiError(400, str(exc)) from None
+
+    return JSONResponse(await run_in_threadpool(read))
+
+
+async def match_log(request: Request) -> Response:
+    """``GET /api/v1/matches/{id}/log``: a recorded match's replay (JSON Lines), or a failed job's error."""
+    match_id, client = request.path_params["match_id"], state(request).client
+    if not (0 < len(match_id) <= 128 and all(c.isalnum() or c in "-_.:" for c in match_id)):
+        raise ApiError(400, f"malformed match id {match_id[:40]!r}")
+
+    def read() -> tuple[str | None, dict[str, str]]:
+        return client.get(keys.replay(match_id)), client.hgetall(keys.job(match_id))
+
+    replay, job = await run_in_threadpool(read)
+    if replay is not None:
+        return PlainTextResponse(replay, media_type="application/jsonl")
+    if job:
+        fields = {k: job[k] for k in ("status", "attempts", "error") if k in job}
+        return JSONResponse({"match_id": match_id, **fields})
+    raise ApiError(404, f"no match {match_id!r} is recorded or queued")
