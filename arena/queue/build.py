@@ -21,6 +21,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -33,6 +34,7 @@ from typing import IO
 import redis
 
 from arena.queue import keys
+from arena.queue.archives import remove_tree
 from arena.referee import sandbox
 from arena.referee.processes import MIB, BotLimits
 
@@ -73,15 +75,28 @@ def built(
     try:
         copy = work / "bot"
         shutil.copytree(folder, copy, symlinks=True)
+        set_writable(copy, True)  # the unpacked tree is read-only (arena.queue.archives)
         run_build(argv, copy, limits, timeout)
+        set_writable(copy, False)
         try:
             os.rename(copy, final)
         except OSError:
             if not final.is_dir():  # another worker's build won the race: use that one
                 raise
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        remove_tree(work)
     return final
+
+
+def set_writable(folder: Path, writable: bool) -> None:
+    """Gives the owner write permission on every folder and file of the tree, or takes it from all."""
+    for root, dirs, files in os.walk(folder):
+        for name in [*dirs, *files, ""]:
+            path = os.path.join(root, name)
+            if os.path.islink(path):
+                continue
+            mode = os.stat(path).st_mode
+            os.chmod(path, (mode | stat.S_IWUSR) if writable else (mode & ~0o222))
 
 
 def run_build(argv: Sequence[str], folder: Path, limits: BotLimits, timeout: timedelta) -> None:

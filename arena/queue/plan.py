@@ -8,6 +8,12 @@ so none remembers the deal). Every match's seed is keyed with the platform's sec
 (``arena.seeds.keyed_seed``): the organiser's chosen seed reproduces the tournament, and no bot can
 compute a seed from it or from other matches' seeds.
 
+Every parameter is checked before anything is queued, against the game (``TournamentSpec``: the game
+exists and takes that many players) and the protocol's limits (``arena.wire_limits``: a deadline the
+wire cannot carry would fail every match, and a job that fails every time is dead-lettered, not
+played), and ``queue`` checks that every seat's version is stored before it queues a single job; the
+server and the CLI both queue through it.
+
 Design detail: the tournament id is a hash of everything that defines the plan (the bots' versions
 included), and match ids derive from it, so running the same tournament command twice enqueues nothing
 new and just resumes it, while a tournament after a bot was updated is a new one.
@@ -21,7 +27,12 @@ import itertools
 import json
 import math
 
-from arena.queue.jobs import MatchJob
+import redis
+
+from arena.games import GameError, get_game
+from arena.queue import keys, store
+from arena.queue.jobs import MatchJob, enqueue, ensure_group
+from arena.queue.submissions import VERSION_PATTERN
 from arena.seeds import keyed_seed
 from arena.wire_limits import DEADLINE_MS_MAX, MAX_STRIKES_MAX
 
@@ -43,6 +54,10 @@ class TournamentSpec:
     versions: tuple[str, ...] = ()  # the version each bot plays, in the order of ``bots``
 
     def __post_init__(self) -> None:
+        try:
+            get_game(self.game).check_players(self.players)
+        except GameError as exc:
+            raise ValueError(str(exc)) from None
         if self.format not in FORMATS:
             raise ValueError(f"unknown format {self.format!r}; valid formats: {', '.join(FORMATS)}")
         if len(set(self.bots)) != len(self.bots):
@@ -119,3 +134,31 @@ def plan(spec: TournamentSpec, key: bytes) -> list[MatchJob]:
                     )
                 )
     return jobs
+
+
+def queue(client: redis.Redis, spec: TournamentSpec, key: bytes) -> tuple[list[MatchJob], int]:
+    """Queues the tournament's matches after checking that every seat can be run; returns the jobs
+    and how many were newly queued (none when the same spec was queued before: it resumes).
+
+    Raises ValueError, before anything is written, for a spec without a version per bot or with a
+    version that is not stored (each match would fail on every worker and be dead-lettered).
+    """
+    check_versions(client, spec)
+    jobs = plan(spec, key)
+    ensure_group(client)
+    meta = {"game": spec.game, "format": spec.format, "bots": ",".join(spec.bots), "total": len(jobs)}
+    store.save_tournament(
+        client, spec.tournament_id, {**meta, "players": spec.players, "rounds": spec.rounds}
+    )
+    return jobs, sum(enqueue(client, job) for job in jobs)
+
+
+def check_versions(client: redis.Redis, spec: TournamentSpec) -> None:
+    """Raises ValueError unless each bot of ``spec`` has a well-formed version stored in Redis."""
+    if not spec.versions:
+        raise ValueError("a queued tournament needs each bot's version (arena.queue.submissions.resolve)")
+    for bot, version in zip(spec.bots, spec.versions, strict=True):
+        if not VERSION_PATTERN.fullmatch(version):
+            raise ValueError(f"bot {bot}: malformed version {version!r}")
+        if not client.hexists(keys.bot_version(version), "kind"):
+            raise ValueError(f"bot {bot}: version {version} is not stored (removed?): resubmit the bot")

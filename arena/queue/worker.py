@@ -99,6 +99,7 @@ class Worker:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pool: BotPool | None = None
         self._claim_due = 0.0  # time.monotonic() from which to look for stale jobs again
+        self.log_dir: Path | None = None  # where this worker's bots write their logs (kept after run)
 
     def run(self, burst: bool = False, max_jobs: int | None = None) -> int:
         """Handles jobs until stopped (or, with ``burst``, until none is left); returns how many.
@@ -128,9 +129,9 @@ class Worker:
         return self.handled
 
     async def _open_pool(self) -> BotPool:
-        log_dir = Path(tempfile.mkdtemp(prefix="arena-worker-"))
+        self.log_dir = Path(tempfile.mkdtemp(prefix="arena-worker-"))
         pool = BotPool(
-            log_dir,
+            self.log_dir,
             join_timeout=self.config.join_timeout,
             limits=self.config.bot_limits,
             private=(self.bot_cache, state_dir()),
@@ -374,14 +375,14 @@ async def play(job: MatchJob, specs: list[BotSpec], pool: BotPool) -> GameResult
 def platform_failure(result: GameResult) -> str:
     """Returns why a played match is the platform's failure rather than a result, or ''."""
     absent, players = result.record.absent, result.record.players
-    if absent and len(absent) == len(players):
-        return "no seat's bot joined: " + ("; ".join(result.notes) or "every seat never connected")
-    unstarted = [s for s in absent if not bot_started(result.logs[s] if s < len(result.logs) else None)]
-    if not unstarted:
-        return ""
     why = "; ".join(result.notes) or "no output"
-    seats = ", ".join(f"seat {s} ({players[s].bot})" for s in unstarted)
-    return f"the sandbox could not start the bot of {seats}: {why}"
+    unstarted = [s for s in absent if not bot_started(result.logs[s] if s < len(result.logs) else None)]
+    if unstarted:
+        seats = ", ".join(f"seat {s} ({players[s].bot})" for s in unstarted)
+        return f"the sandbox could not start the bot of {seats}: {why}"
+    if absent and len(absent) == len(players):
+        return f"no seat's bot joined: {why}"
+    return ""
 
 
 def bot_started(log: Path | None) -> bool:
