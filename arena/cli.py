@@ -20,10 +20,20 @@ from typing import Annotated
 import typer
 
 import arena
-from arena import cli_bots, cli_ladder, cli_leaderboard, cli_logs, cli_server, cli_tournament
+from arena import (
+    cli_bots,
+    cli_ladder,
+    cli_leaderboard,
+    cli_logs,
+    cli_server,
+    cli_storage,
+    cli_tournament,
+    cli_view,
+)
 from arena.cli_common import CliError, writable_folder
 from arena.cli_series import (
     SprtRun,
+    announce_wait,
     bot_failures,
     format_game,
     format_summary,
@@ -195,6 +205,12 @@ def match_command(
             help="With --from: the recorded decision step to start at (0: the first).",
         ),
     ] = None,
+    view: Annotated[
+        bool,
+        typer.Option(
+            "--view", help="Then serve the games played in the web replay viewer (as arena view does)."
+        ),
+    ] = False,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Print a play-by-play.")] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object per game on stdout.")
@@ -343,6 +359,8 @@ def match_command(
     failures = bot_failures(played)
     for line in failures:
         typer.echo(printable(line), err=True)
+    if view and any(r.replay for r in played):
+        cli_view.serve(cli_view.replay_files([r.replay for r in played if r.replay]), "127.0.0.1", 0, True)
     if failures:
         raise typer.Exit(EXIT_BOT_FAILED)
 
@@ -396,15 +414,6 @@ def default_join_timeout(specs: list[BotSpec]) -> float:
     return JOIN_TIMEOUT_WAIT if any(spec.kind == "wait" for spec in specs) else JOIN_TIMEOUT_DEFAULT
 
 
-def announce_wait(bot: str, address: str, token: str, seconds: float) -> None:
-    """Tells the author how to attach the bot of a ``@wait`` seat (on stderr, before every game whose
-    stream is not open): the referee's address and the seat's token, as variables and as flags."""
-    say(
-        f"arena: seat {bot} waits for your bot: start it with ARENA_ADDRESS={address} ARENA_TOKEN={token} "
-        f"(or --address {address} --token {token}); it has {seconds:g} s to join"
-    )
-
-
 def series_length(games: int | None, sprt: SprtParams | None, bots: int) -> int:
     """Returns the number of games to play (at most, with ``sprt``: a whole number of pairs), or
     raises CliError when ``--sprt`` cannot apply."""
@@ -434,8 +443,17 @@ def announce_limits(limits: BotLimits, verbose: bool) -> None:
 def replay_command(
     file: Annotated[Path, typer.Argument(help="A replay file (.jsonl) written by arena match.")],
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only verify; print no play-by-play.")] = False,
+    redis_: Annotated[
+        str | None,
+        typer.Option(
+            "--redis",
+            help="Redis URL of the platform that recorded the match: the file's digest is checked against "
+            "its record [default: $ARENA_REDIS_URL; neither: not checked].",
+        ),
+    ] = None,
 ) -> None:
-    """Re-run a replay, print the game, and verify that it reproduces exactly."""
+    """Re-run a replay, print the game, verify that it reproduces exactly and, given the platform's
+    Redis, that it is the replay the platform recorded (exit 1 if it was edited)."""
     try:
         lines = read_lines(file)
         game = get_game(lines[0].get("game", ""))
@@ -449,15 +467,22 @@ def replay_command(
     if difference:
         typer.echo(f"arena: replay {file} does NOT reproduce: {difference}", err=True)
         raise typer.Exit(1)
-    typer.echo(f"replay verified: {reproduction.steps} decision steps reproduce byte for byte")
+    verdict = cli_storage.platform_check(recorded, str(lines[0].get("match_id", "")), redis_)
+    if verdict is not None and not verdict[0]:
+        typer.echo(f"arena: replay {file} reproduces, but {verdict[1]}", err=True)
+        raise typer.Exit(1)
+    checked = f"; {verdict[1]}" if verdict else ""
+    typer.echo(f"replay verified: {reproduction.steps} decision steps reproduce byte for byte{checked}")
 
 
 app.add_typer(cli_tournament.app)
 app.add_typer(cli_logs.app)
+app.add_typer(cli_view.app)
 app.add_typer(cli_ladder.app)
 app.add_typer(cli_leaderboard.app)
 app.add_typer(cli_bots.app, name="bots")
 app.add_typer(cli_server.app)
+app.add_typer(cli_storage.app, name="storage")
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """What ``arena match`` prints about a series: each game's table or JSON object, the play-by-play, the
-summary, where the replays and bot logs were written, which bots never connected or crashed, what a
-Ctrl-C leaves, and the running SPRT of ``--sprt``.
+summary, where the replays and bot logs were written, where a ``@wait`` seat's bot connects, which
+bots never connected or crashed, what a Ctrl-C leaves, and the running SPRT of ``--sprt``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 import typer
 
 from arena import codec
+from arena.console import say
 from arena.games.play import Step
 from arena.ratings.sprt import Sprt
 from arena.referee.record import MatchRecord
@@ -177,3 +178,12 @@ def play_by_play(game: Any) -> Any:
         typer.echo(game.render(step.state))
 
     return on_step
+
+
+def announce_wait(bot: str, address: str, token: str, seconds: float) -> None:
+    """Tells the author how to attach the bot of a ``@wait`` seat (on stderr, before every game whose
+    stream is not open): the referee's address and the seat's token, as variables and as flags."""
+    say(
+        f"arena: seat {bot} waits for your bot: start it with ARENA_ADDRESS={address} ARENA_TOKEN={token} "
+        f"(or --address {address} --token {token}); it has {seconds:g} s to join"
+    )
