@@ -74,6 +74,19 @@ def count_writes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return written
 
 
+def writing_alone_stops(
+    archive: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limits: ArchiveLimits | None = None
+) -> int:
+    """Returns how many members extract_archive writes before refusing when the inspection that
+    precedes the writing is skipped (so the checks made while writing are tested on their own)."""
+    monkeypatch.setattr(archives, "inspect_archive", lambda archive, limits: None)
+    written = count_writes(monkeypatch)
+    with pytest.raises(ArchiveError, match="too big"):
+        extract_archive(archive, tmp_path / "alone", limits or ArchiveLimits())
+    assert not (tmp_path / "alone").exists()
+    return len(written)
+
+
 def refused(archive: bytes, tmp_path: Path, pattern: str, limits: ArchiveLimits | None = None) -> None:
     """Asserts both inspect_archive and extract_archive refuse with ``pattern``, leaving no folder."""
     limits = limits or ArchiveLimits()
@@ -143,7 +156,9 @@ def test_thirty_thousand_empty_files_are_refused_after_the_limit(
     archive = targz((member(f"f{i}") for i in range(30_000)), fmt=tarfile.USTAR_FORMAT)
     written = count_writes(monkeypatch)
     refused(archive, tmp_path, r"more than 10,000 files and folders")
-    assert len(written) == 10_000  # the limit's worth, then nothing more, all removed
+    assert written == []  # refused by the whole inspection that comes before any write
+    fewer = ArchiveLimits(files=1_000)  # the writer's own check, at a limit quicker to reach
+    assert writing_alone_stops(archive, tmp_path, monkeypatch, fewer) == 1_000
 
 
 @pytest.mark.parametrize(
@@ -178,7 +193,8 @@ def test_unpacked_bytes_over_the_limit_are_never_written(
     assert len(archive) < 10_000
     written = count_writes(monkeypatch)
     refused(archive, tmp_path, r"its files add up to more than 1 MiB", limits)
-    assert written == ["a.bin"]  # b.bin was refused on its declared size, before a byte of it
+    assert written == []
+    assert writing_alone_stops(archive, tmp_path, monkeypatch, limits) == 1  # b.bin: not a byte
 
 
 def test_a_packed_archive_over_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
