@@ -1,0 +1,119 @@
+"""``arena storage migrate`` on a Redis filled the way recording worked before the replay store, and
+the ``arena storage`` / ``arena replay --redis`` commands as a user runs them (new processes)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import redis
+
+from arena.queue import keys, migrate, replays, store
+from arena.queue.jobs import MatchJob, enqueue
+from arena.ratings.pairs import match_fields
+from arena.referee.replay import first_difference, parse_lines, reproduce
+from tests.conftest import replay_of_random_game, run_arena
+from tests.test_replay_store import kind_of_store, record_random  # noqa: F401 (a fixture)
+
+pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+
+
+def old_record(client: redis.Redis, job: MatchJob, text: str) -> None:
+    """Records a match exactly as ``store._record_commands`` did before the replay store (a tiny copy
+    of its writes): plain replay in ``arena:replay:ID``, result with ``replay_lines`` and no digest,
+    the job's whole hash kept."""
+    _, match = replay_of_random_game(job.game, job.seed, list(job.bots), job.match_id)
+    placements = store.placements_json(match, job)
+    result = json.dumps(
+        {"match_id": job.match_id, **match.to_json(), "replay_lines": text.count("\n")}, separators=(",", ":")
+    )
+    with client.pipeline() as pipe:
+        pipe.sadd(keys.RECORDED_SET, job.match_id)
+        pipe.set(keys.result(job.match_id), result)
+        pipe.set(keys.replay(job.match_id), text)
+        pipe.rpush(keys.results(job.game), json.dumps(placements, separators=(",", ":")))
+        for field in match_fields(store.rated_placements(placements)):
+            pipe.hincrby(keys.pairs(job.game), field, 1)
+        pipe.incr(keys.rating_updates(job.game))
+        pipe.hset(keys.job(job.match_id), mapping={"status": "recorded", "error": ""})
+        pipe.execute()
+
+
+def fill_the_old_way(client: redis.Redis) -> dict[str, str]:
+    """Enqueues and records one match per game the old way; returns replay text by match id."""
+    texts = {}
+    for n, game in enumerate(["ninjan", "pnrz", "ninja-burger", "ninja-master"]):
+        job = MatchJob(f"old-{game}", game, 70 + n, ("a", "b", "c"), tournament="t0")
+        enqueue(client, job)
+        texts[job.match_id], _ = replay_of_random_game(game, job.seed, list(job.bots), job.match_id)
+        old_record(client, job, texts[job.match_id])
+    return texts
+
+
+def test_migration_moves_old_replays_into_the_store_once(client: redis.Redis, kind_of_store: str) -> None:  # noqa: F811
+    texts = fill_the_old_way(client)
+    old_memory = sum(client.memory_usage(keys.replay(m)) for m in texts)
+    report = migrate.migrate(client)
+    assert (report.replays, report.results, report.jobs) == (4, 4, 4)
+    assert report.old_bytes == sum(len(t.encode()) for t in texts.values())
+    for match_id, text in texts.items():
+        stored = store.replay_text(client, match_id)
+        assert stored == text and first_difference(stored, reproduce(parse_lines(stored)).text) is None
+        result = json.loads(client.get(keys.result(match_id)))
+        assert "replay_lines" not in result and result["replay_sha256"] == replays.digest(text)
+        assert result["recorded_at"] > 0 and result["players"][0]["bot"] == "a"
+        assert client.hgetall(keys.job(match_id)) == {"status": "recorded"}
+    assert client.keys(keys.replay("*")) == []
+    stored_memory = sum(client.memory_usage(keys.stored(m)) or 0 for m in texts)
+    assert stored_memory < old_memory / 5
+    assert migrate.migrate(client) == migrate.MigrationReport()  # idempotent: nothing left to do
+
+
+def test_an_interrupted_migration_is_finished_by_a_rerun(client: redis.Redis, kind_of_store: str) -> None:  # noqa: F811
+    texts = fill_the_old_way(client)
+    first = next(iter(texts))
+    replays.store_for(client).put(first, replays.REPLAY, texts[first].encode())  # put, then it died
+    assert migrate.migrate(client).replays == 4
+    assert all(store.replay_text(client, m) == t for m, t in texts.items())
+
+
+def test_replay_cli_tells_the_recorded_file_from_an_edited_one(
+    client: redis.Redis,
+    redis_url: str,
+    tmp_path: Path,
+    kind_of_store: str,  # noqa: F811
+) -> None:
+    text = record_random(client, "ninjan", 2, 5, "t1-cli")
+    fetched = tmp_path / "t1-cli.jsonl"
+    run = run_arena("storage", "replay", "t1-cli", "-o", str(fetched), "--redis", redis_url)
+    assert run.returncode == 0, run.stderr
+    assert fetched.read_text() == text
+    same = run_arena("replay", "-q", str(fetched), "--redis", redis_url)
+    assert same.returncode == 0, same.stderr
+    assert "reproduce byte for byte; matches the platform's record of match t1-cli" in same.stdout
+    forged = tmp_path / "forged.jsonl"  # bot1's win given to another name: still self-consistent
+    forged.write_text(text.replace('"bot":"bot1"', '"bot":"evil"'))
+    assert forged.read_text() != text
+    local = run_arena("replay", "-q", str(forged), env={"ARENA_REDIS_URL": ""})
+    assert local.returncode == 0 and "replay verified" in local.stdout  # no platform named: not checked
+    edited = run_arena("replay", "-q", str(forged), "--redis", redis_url)
+    assert edited.returncode == 1 and "replay verified" not in edited.stdout
+    assert "differs from the platform's record of match t1-cli: it was edited" in edited.stderr
+    missing = run_arena("storage", "replay", "nope", "--redis", redis_url)
+    assert missing.returncode == 2 and "no replay is stored for match 'nope'" in missing.stderr
+
+
+def test_storage_commands_set_show_and_apply_retention(client: redis.Redis, redis_url: str) -> None:
+    for i in range(3):
+        record_random(client, "ninjan", 2, 20 + i, f"t1-r{i}")
+    run = run_arena("storage", "retention", "--replays-per-bot", "1", "--redis", redis_url)
+    assert run.returncode == 0 and "each bot's last 1 matches" in run.stdout
+    run = run_arena("storage", "retention", "--replay-days", "9", "--redis", redis_url)
+    assert "for 9 days and while among each bot's last 1 matches" in run.stdout  # the other one kept
+    swept = run_arena("storage", "sweep", "--redis", redis_url)
+    assert swept.returncode == 0 and "2 beyond the last per bot" in swept.stdout
+    assert [store.replay_text(client, f"t1-r{i}") is None for i in range(3)] == [True, True, False]
+    bad = run_arena("storage", "retention", "--replay-days", "-3", "--redis", redis_url)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--replay-days" in bad.stderr
