@@ -45,13 +45,14 @@ QUITTER = 'import sys\nprint("quitter: refusing to play", flush=True)\nsys.exit(
 def submit_files(
     client: redis.Redis, parent: Path, name: str, files: dict[str, str], entry: str, **options: object
 ) -> str:
-    """Submits a Ninjan bot made of ``files`` (name: text) under ``parent``; returns its version."""
+    """Submits a Ninjan bot made of ``files`` (name: text) under ``parent``; returns its new version
+    (its candidate when submitted with ``activate=False``)."""
     folder = parent / f"{name}-src"
     folder.mkdir()
     for file, text in files.items():
         (folder / file).write_text(text)
     submitted, _ = submissions.submit(client, name, ["ninjan"], directory=folder, entry=entry, **options)
-    return submitted.version
+    return client.hget(keys.bot(name), "candidate") or submitted.version
 
 
 def scripted() -> dict[str, str]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import stat
@@ -127,7 +128,7 @@ def run_build(argv: Sequence[str], folder: Path, limits: BotLimits, timeout: tim
     if code == 0:
         return
     why = f"ran longer than {timeout.total_seconds():g} s" if code is None else f"exited with code {code}"
-    raise BuildError(f"the build command {' '.join(argv)!r} {why}" + _tail(bytes(kept)))
+    raise BuildError(f"the build command {shlex.join(argv)!r} {why}" + _tail(bytes(kept)))
 
 
 def _confined(

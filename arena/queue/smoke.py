@@ -42,10 +42,13 @@ class SmokeStatus(enum.StrEnum):
 
 def request_smoke(client: redis.Redis, bot_name: str, version: str) -> str:
     """Queues a smoke match of ``bot_name`` at ``version`` against ``random`` in the bot's first game,
-    marks the version's status pending and returns the match id."""
+    marks the version's status pending and returns the match id; raises SubmissionError for an
+    unknown bot or a version that is not the bot's."""
     games = client.hget(keys.bot(bot_name), "games")
     if not games:
         raise submissions.SubmissionError(f"no submitted bot {bot_name!r}: see 'arena bots list'")
+    if not client.sismember(keys.bot_versions(bot_name), version):
+        raise submissions.SubmissionError(f"bot {bot_name} has no version {version!r}")
     game = games.split(",")[0]
     opponent = submissions.resolve(client, game, OPPONENT)
     match_id = f"smoke-{version}-{secrets.token_hex(4)}"
