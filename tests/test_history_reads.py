@@ -216,3 +216,47 @@ def test_arena_results_json_into_head_stops_early_and_quietly(client: redis.Redi
     assert [json.loads(line)["match_id"] for line in head.stdout.splitlines()] == ["m0", "m1", "m2"]
     calls = client.info("commandstats").get("cmdstat_lrange", {}).get("calls", 0)
     assert 1 <= calls <= 3
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(("store_kind", "matches"), [("redis", 2000), ("folder", 300)])
+def test_storage_bench_reports_memory_store_bytes_and_every_page(
+    tmp_path: Any, store_kind: str, matches: int
+) -> None:
+    """bench/storage_bench.py at a small count: the figures of every checkpoint and the ratios (no
+    timing is asserted: the machine is shared; the full run is for measuring)."""
+    out = tmp_path / "storage.json"
+    argv = ["--matches", str(matches), "--store", store_kind, "--repeats", "2", "--out", str(out)]
+    done = subprocess.run(
+        [sys.executable, "bench/storage_bench.py", *argv],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(out.read_text())
+    assert figures == json.loads(done.stdout)
+    assert [c["matches"] for c in figures["checkpoints"]] == [matches // 100, matches // 10, matches]
+    pages = {
+        "home",
+        "game",
+        "bot",
+        "head_to_head",
+        "matches",
+        "matches_of_bot",
+        "matches_deep_page",
+        "replay",
+    }
+    for point in figures["checkpoints"]:
+        assert set(point["pages_ms"]) == pages and all(v > 0 for v in point["pages_ms"].values())
+        assert point["redis_bytes_per_match"] > 0 and point["results_head_ms"] > 0 and point["refit_ms"] > 0
+        assert point["store_bytes_per_match"]["stored"] > 0
+    assert (figures["checkpoints"][-1]["matches_per_s"] or 0) > 0
+    assert set(figures["ratios"]) == pages | {"results_head"}
+    assert figures["replay_bytes_mean"] > 1000 and figures["bots"] == 100
+    if store_kind == "folder":
+        assert (
+            "folder" in figures["replays"].lower()
+            and figures["checkpoints"][-1]["store_bytes_per_match"]["disk"] > 0
+        )
