@@ -6,10 +6,12 @@ Against the private redis-server of ``tests.conftest`` (never the Redis on 6379)
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import json
 import os
 import shutil
+import stat
 import sys
 import tarfile
 from pathlib import Path
@@ -17,8 +19,13 @@ from pathlib import Path
 import pytest
 import redis
 
-from arena.queue import keys, submissions
+from arena.games.base import Termination
+from arena.queue import archives, keys, store, submissions
+from arena.queue.jobs import MatchJob
 from arena.queue.submissions import SubmissionError
+from arena.referee.record import MatchRecord
+from arena.results import PlayerResult
+from leaderboard import data
 from tests.conftest import REPO, run_arena
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
@@ -204,3 +211,147 @@ def test_bots_cli_and_a_tournament_of_a_submitted_bot(
     removed = run_arena("bots", "remove", "tr", *common, env={"ARENA_BOT_SECRET": secret})
     assert removed.returncode == 0 and removed.stdout == "removed tr (1 stored versions deleted)\n"
     assert json.loads(run_arena("bots", "list", "--json", *common).stdout) == []
+
+
+# -- uploaded archives (the server's path), candidates, build commands ---------------------------------
+
+
+def packed(tmp_path: Path, program_mode: int = 0o755) -> bytes:
+    """Returns a bot folder with an executable-or-not ./bot and a bot.py, packed as the CLI would."""
+    folder = bot_dir(tmp_path, f"packed-{program_mode:o}")
+    (folder / "bot").write_text("#!/bin/sh\nexec python3 bot.py\n")
+    (folder / "bot").chmod(program_mode)
+    return submissions.pack(folder).archive
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ("python nope.py", "--entry's script nope.py is not in the archive"),
+        ("python ../bot.py", "--entry's script ../bot.py is not in the archive"),
+        ("./nope", "--entry's program ./nope is not in the archive"),
+        ("./lib", "--entry's program ./lib is a folder"),
+        ("./bot", "--entry's program ./bot is not executable: run 'chmod \\+x bot'"),
+        ("bot.py", "--entry 'bot.py' names a file of the archive: write it as ./bot.py"),
+    ],
+)
+def test_an_uploaded_archive_whose_entry_cannot_run_is_refused(
+    client: redis.Redis, tmp_path: Path, entry: str, message: str
+) -> None:
+    archive = packed(tmp_path, 0o644)
+    with pytest.raises(SubmissionError, match=message):
+        submissions.submit(client, "up", ["ninjan"], archive=archive, entry=entry)
+    assert submissions.load(client, "up") is None and not client.keys("arena:bot-version:*")
+
+
+def test_a_hostile_upload_is_refused_before_anything_is_stored(client: redis.Redis) -> None:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for i in range(30):
+            tar.addfile(tarfile.TarInfo(f"f{i}"), io.BytesIO(b""))
+    limits = archives.ArchiveLimits(files=20)
+    with pytest.raises(SubmissionError, match="more than 20 files and folders"):
+        submissions.submit(client, "up", ["ninjan"], archive=buffer.getvalue(), entry="./f0", limits=limits)
+    assert not client.keys("arena:bot*")
+
+
+def test_a_candidate_is_stored_but_not_played_until_activated(client: redis.Redis, tmp_path: Path) -> None:
+    archive = packed(tmp_path)
+    bot, secret = submissions.submit(
+        client, "up", ["ninjan"], archive=archive, entry="./bot", build="make bot", activate=False
+    )
+    assert bot.version == "" and bot.candidate and bot.entry == ("./bot",) and bot.build == ("make", "bot")
+    record = client.hgetall(keys.bot_version(bot.candidate))
+    assert json.loads(record["build"]) == ["make", "bot"] and record["nonce"]
+    without_build = submissions.directory_version(archive, ["./bot"], (), record["nonce"])
+    assert without_build != bot.candidate  # the build command is part of the version
+    with pytest.raises(
+        SubmissionError, match=f"bot up has no active version yet: its candidate {bot.candidate}"
+    ):
+        submissions.resolve(client, "ninjan", "up")
+    # the smoke match's pass, as arena.queue.smoke stores it: the candidate becomes the version
+    client.hset(keys.bot("up"), "version", bot.candidate)
+    client.hdel(keys.bot("up"), "candidate")
+    assert submissions.resolve(client, "ninjan", "up") == bot.candidate
+    newer, _ = submissions.submit(client, "up", ["ninjan"], builtin="greedy", secret=secret, activate=False)
+    assert newer.version == bot.candidate and newer.candidate.startswith("builtin-")
+    assert submissions.resolve(client, "ninjan", "up") == bot.candidate  # still the active one
+    spec = submissions.bot_spec(client, "ninjan", "up", bot.candidate, tmp_path / "cache")
+    assert spec.argv == ("./bot",) and os.access(spec.cwd / "bot", os.X_OK)
+    assert stat.S_IMODE(spec.cwd.stat().st_mode) == 0o555  # the worker's copy is read-only
+    assert stat.S_IMODE((spec.cwd / "bot.py").stat().st_mode) == 0o444
+    with pytest.raises(SubmissionError, match="--build is for bots submitted with --dir"):
+        submissions.submit(client, "b2", ["ninjan"], builtin="greedy", build="make")
+
+
+# -- owner secrets: scrypt, and the legacy SHA-256 ----------------------------------------------------
+
+
+def test_secrets_are_stored_as_scrypt_hashes(client: redis.Redis) -> None:
+    _, secret = submissions.submit(client, "s", ["ninjan"], builtin="greedy")
+    stored = client.hget(keys.bot("s"), "secret_hash")
+    assert stored.startswith("scrypt$16384$8$1$") and not client.hexists(keys.bot("s"), "secret_sha256")
+    _, _, _, _, salt, digest = stored.split("$")
+    assert len(base64.b64decode(salt)) == 16 and len(base64.b64decode(digest)) == 64
+    assert submissions.verify_secret(stored, secret) and not submissions.verify_secret(stored, secret + "x")
+    assert submissions.hash_secret(secret) != stored  # salted: a new hash each time
+    for malformed in ["", "scrypt$", "scrypt$x$8$1$AAAA$AAAA", "scrypt$16384$8$1$!!$AAAA", "z" * 64]:
+        assert not submissions.verify_secret(malformed, secret)
+
+
+def test_a_legacy_sha256_secret_still_verifies_and_is_upgraded(client: redis.Redis) -> None:
+    _, secret = submissions.submit(client, "old", ["ninjan"], builtin="greedy")
+    legacy = hashlib.sha256(secret.encode()).hexdigest()
+    client.hdel(keys.bot("old"), "secret_hash")
+    client.hset(keys.bot("old"), "secret_sha256", legacy)
+    with pytest.raises(SubmissionError, match="wrong owner secret"):
+        submissions.submit(client, "old", ["ninjan"], builtin="random", secret="guess")
+    assert client.hget(keys.bot("old"), "secret_sha256") == legacy  # a failed check changes nothing
+    submissions.submit(client, "old", ["ninjan"], builtin="random", secret=secret)
+    fields = client.hgetall(keys.bot("old"))
+    assert "secret_sha256" not in fields and fields["secret_hash"].startswith("scrypt$")
+    assert submissions.verify_secret(fields["secret_hash"], secret)
+    client.hdel(keys.bot("old"), "secret_hash")
+    client.hset(keys.bot("old"), "secret_sha256", legacy)
+    assert submissions.remove(client, "old", secret) == 2
+
+
+# -- names and history: a name registered again starts fresh ------------------------------------------
+
+
+def record_match(
+    client: redis.Redis, match_id: str, winner: str, loser: str, versions: dict[str, str]
+) -> None:
+    """Records a two-seat ninjan match through the queue's recording script, as a worker does."""
+    bots = (winner, loser)
+    players = tuple(PlayerResult(seat, bot, 0, seat + 1, False, 0) for seat, bot in enumerate(bots))
+    record = MatchRecord(match_id, "ninjan", 1, players, Termination.NORMAL, 10)
+    job = MatchJob(match_id, "ninjan", 1, bots, versions=tuple(versions[b] for b in bots))
+    assert store.record(client, job, record, "{}\n", "0-1")
+
+
+def test_a_name_removed_and_registered_again_starts_fresh(client: redis.Redis) -> None:
+    _, secret = submissions.submit(client, "tr", ["ninjan"], builtin="greedy")
+    versions = {b: submissions.resolve(client, "ninjan", b) for b in ("tr", "random")}
+    for i in range(4):
+        record_match(client, f"old{i}", "tr", "random", versions)
+    before = data.leaderboard(client, "ninjan")
+    assert {r["bot"]: r["games"] for r in before["rows"]} == {"tr": 4, "random": 4}
+    assert data.bot_page(client, "ninjan", "tr")["row"]["version"] == versions["tr"]
+
+    submissions.remove(client, "tr", secret)
+    assert [r["bot"] for r in data.leaderboard(client, "ninjan")["rows"]] == ["random"]
+    assert data.bot_page(client, "ninjan", "tr") is None
+    assert data.bot_page(client, "ninjan", "random")["head_to_head"] == []
+
+    submissions.submit(client, "tr", ["ninjan"], builtin="greedy")  # the same code, registered again
+    fresh = {**versions, "tr": submissions.resolve(client, "ninjan", "tr")}
+    assert fresh["tr"] != versions["tr"]  # a new registration's nonce: a new player
+    record_match(client, "new0", "random", "tr", fresh)
+    rows = {r["bot"]: r for r in data.leaderboard(client, "ninjan")["rows"]}
+    assert rows["tr"]["version"] == fresh["tr"] and rows["tr"]["games"] == 1
+    page = data.bot_page(client, "ninjan", "tr")
+    assert [v["version"] for v in page["versions"]] == [fresh["tr"]]
+    assert [(h["opponent"], h["games"], h["behind"]) for h in page["head_to_head"]] == [("random", 1, 1)]
+    assert [m["match_id"] for m in page["recent"]] == ["new0"]
+    assert rows["tr"]["elo"] < rows["random"]["elo"]  # one loss, none of the old wins inherited

@@ -363,7 +363,8 @@ def list_all(client: redis.Redis, game: str | None = None) -> list[Submission]:
 def remove(client: redis.Redis, name: str, secret: str) -> int:
     """Removes a bot and those of its versions no other bot uses; returns how many versions went.
 
-    Its name's history is retired: the bot leaves each game's latest-version table, its versions join
+    Its name's history is retired: the bot leaves each game's latest-version table and loses its list
+    of recent matches (the matches stay in the game's results), its versions join
     the game's retired players (which the leaderboard leaves out), and the cached views are dropped,
     so a bot registered again under the name starts with no rating and no record (module docstring).
     Queued jobs that still name a removed version fail with an error saying so (and are
@@ -384,6 +385,7 @@ def remove(client: redis.Redis, name: str, secret: str) -> int:
         pipe.srem(keys.BOTS_SET, name)
         for game in fields["games"].split(","):
             pipe.hdel(keys.played_versions(game), name)
+            pipe.delete(keys.bot_matches(game, name))
             pipe.sadd(keys.retired_players(game), *(player_id(name, v) for v in sorted(mine)))
             pipe.delete(keys.fit(game))
         pipe.execute()
