@@ -1,0 +1,201 @@
+"""Logs beside decisions: a bot's output is stamped with the decision step during which it was
+written, kept beside the replay with each decision's think time, and read back by ``arena logs`` and by
+the viewer's data (``arena view``).
+
+The end-to-end tests run ``arena match`` with a real bot process in the sandbox that writes a numbered
+line on stderr while deciding and then answers at once (the case where a line and the answer race);
+the n-th line must carry the step of that seat's n-th decision in the replay.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from arena.cli_view import view_data
+from arena.referee.botlog import Line, StampedLog, match_log_path, read_match_log
+from arena.referee.replay import parse_lines
+from tests.conftest import run_arena
+
+# Writes "call N" on stderr while deciding its N-th decision (and one line before its first).
+TALKING_BOT = """
+import sys
+
+from arena.sdk import Bot
+
+
+class Talk(Bot):
+    name = "talk"
+    calls = 0
+
+    def on_match_start(self, match):
+        print("hello before any decision", file=sys.stderr, flush=True)
+
+    def choose(self, observation, legal_actions, deadline):
+        self.calls += 1
+        print(f"call {self.calls}", file=sys.stderr, flush=True)
+        return len(legal_actions) - 1
+
+
+if __name__ == "__main__":
+    Talk().run()
+"""
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Plays one Ninja Burger game (simultaneous and sequential decisions) with the talking bot in
+    seat 1; returns its --json result."""
+    folder = tmp_path_factory.mktemp("logs")
+    bot = folder / "talk.py"
+    bot.write_text(TALKING_BOT, encoding="utf-8")
+    proc = run_arena(
+        "match", "ninja-burger", "random", str(bot), "random", "--seed", "3", "--json",
+        "--replay-dir", str(folder / "replays"),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.splitlines()[0])
+
+
+def decision_steps_of(replay: Path, seat: int) -> list[int]:
+    """Returns the steps at which ``seat``'s bot decided, in order."""
+    lines = parse_lines(replay.read_text(encoding="utf-8"))
+    return [x["step"] for x in lines if x["type"] == "decision" and x["seat"] == seat and x["by"] == "bot"]
+
+
+def test_a_line_written_while_deciding_step_k_is_stamped_k_in_arena_logs(played: dict) -> None:
+    replay = Path(played["replay"])
+    steps = decision_steps_of(replay, 1)
+    assert len(steps) > 10
+    proc = run_arena("logs", str(replay), "--seat", "1", "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    calls = [r for r in rows if r["text"].startswith("call ")]
+    assert [r["text"] for r in calls] == [f"call {n}" for n in range(1, len(steps) + 1)]
+    assert [r["step"] for r in calls] == steps
+    # on_match_start runs when the bot reads MatchStart, which may be after its first request was sent
+    hello = next(r for r in rows if r["text"] == "hello before any decision")
+    assert hello["step"] in (None, steps[0])
+    assert all(r["seat"] == 1 and r["bot"] == "talk" for r in rows)
+    k = steps[len(steps) // 2]
+    text = run_arena("logs", str(replay), "--seat", "1", "--step", str(k)).stdout
+    assert text.splitlines() == [f"step {k:>5}  seat 1 talk  | call {len(steps) // 2 + 1}"]
+
+
+def test_the_same_line_is_at_step_k_in_the_viewers_data(played: dict) -> None:
+    replay = Path(played["replay"])
+    steps = decision_steps_of(replay, 1)
+    data = view_data(replay)
+    assert data["match_log"]["found"]
+    by_frame = {
+        frame["step"]: [line["text"] for line in frame["logs"] if line["seat"] == 1]
+        for frame in data["frames"][1:]
+        if frame["decisions"]
+    }
+    for number, step in enumerate(steps, 1):
+        assert by_frame[step][-1] == f"call {number}"
+        assert by_frame[step] in ([f"call {number}"], ["hello before any decision", "call 1"])
+    hello = {"seat": 1, "text": "hello before any decision"}
+    assert (hello in data["frames"][0]["logs"]) != (by_frame[steps[0]][0] == hello["text"])
+
+
+def test_every_decision_has_a_think_time_outside_the_replay(played: dict) -> None:
+    replay = Path(played["replay"])
+    log = read_match_log(replay)
+    assert log.header["deadline_ms"] == 2000
+    for seat in range(3):
+        asked = [t.step for t in log.think if t.seat == seat]
+        assert asked == decision_steps_of(replay, seat)
+    assert all(t.answered and 0 < t.ms < 2000 for t in log.think)
+    assert '"ms"' not in replay.read_text(encoding="utf-8")
+    summary = run_arena("logs", str(replay), "--think").stdout
+    assert "think: seat 1 talk: " in summary and "(deadline 2000 ms)" in summary
+    assert played["match_log"] == str(match_log_path(replay))
+
+
+def pipe_log(tmp_path: Path, cap: int = 1 << 20) -> tuple[StampedLog, int, Path]:
+    """Returns a StampedLog reading a fresh pipe, the pipe's write end, and the log file."""
+    read_end, write_end = os.pipe()
+    path = tmp_path / "bot.log"
+    return StampedLog(os.fdopen(read_end, "rb", buffering=0), path, cap), write_end, path
+
+
+def test_lines_take_the_step_being_decided_when_written(tmp_path: Path) -> None:
+    log, pipe, path = pipe_log(tmp_path)
+    os.write(pipe, b"before\n")
+    log.mark(0)
+    os.write(pipe, b"zero\nhalf")  # a line still open when the step changes keeps its first step
+    log.drain()
+    log.mark(1)
+    os.write(pipe, b" done\none\n")
+    log.mark(2)
+    os.write(pipe, b"unfinished")
+    assert log.take() == [
+        Line(None, "before"),
+        Line(0, "zero"),
+        Line(0, "half done"),
+        Line(1, "one"),
+        Line(2, "unfinished"),
+    ]
+    assert log.take() == []
+    os.close(pipe)
+    log.join(5)
+    assert path.read_bytes() == b"before\nzero\nhalf done\none\nunfinished"
+
+
+def test_a_flood_is_capped_in_memory_and_on_disk(tmp_path: Path) -> None:
+    log, pipe, path = pipe_log(tmp_path, cap=100)
+    log.mark(4)
+    for number in range(50):
+        os.write(pipe, f"line {number:04}\n".encode())
+    lines = log.take()
+    assert len(lines) == 11 and lines[-1].text.startswith("[arena: more than 100 bytes this match")
+    assert lines[0] == Line(4, "line 0000") and lines[9] == Line(4, "line 0009")
+    os.write(pipe, b"next match\n")
+    assert log.take() == [Line(4, "next match")]  # a fresh cap for the next match
+    os.close(pipe)
+    log.join(5)
+    text = path.read_bytes()
+    assert text.startswith(b"line 0000\n") and text.endswith(b"the rest of the output is dropped]\n")
+    assert len(text) < 200
+
+
+def test_arena_logs_shows_a_bots_text_escaped(tmp_path: Path) -> None:
+    replay = tmp_path / "x.jsonl"
+    rows = [
+        {"type": "log-header", "match_id": "m", "game": "ninjan", "deadline_ms": 0,
+         "players": [{"seat": 0, "bot": "evil\u001b[2J"}]},
+        {"type": "line", "seat": 0, "step": 3, "text": "\u001b]0;owned\u0007 red"},
+        {"type": "think", "seat": 0, "step": 3, "ms": 5.0, "answered": False},
+    ]  # fmt: skip
+    match_log_path(replay).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    proc = run_arena("logs", str(replay), "--think")
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stdout and "\x07" not in proc.stdout
+    assert "step     3  seat 0 evil" in proc.stdout
+    assert "1 without a usable answer" in proc.stdout and "(no deadline)" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "args", "message"),
+    [
+        (None, [], "no match log at"),
+        ("[1, 2]\n", [], "is not a match log"),
+        ('{"type": "log-header"}\n{"type": "line", "seat": "x"}\n', [], "is not a match log"),
+        ("\x00\xff", [], "is not a match log"),
+        ('{"type": "log-header", "players": [{"seat": 0, "bot": "a"}]}\n', ["--seat", "3"], "seats 0 to 0"),
+    ],
+)
+def test_a_missing_or_broken_match_log_is_one_line(
+    tmp_path: Path, content: str | None, args: list[str], message: str
+) -> None:
+    replay = tmp_path / "y.jsonl"
+    if content is not None:
+        match_log_path(replay).write_text(content, encoding="utf-8")
+    proc = run_arena("logs", str(replay), *args)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("arena: error: ") and message in lines[0], proc.stderr
