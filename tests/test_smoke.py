@@ -141,3 +141,17 @@ def test_smoke_status_of_an_unknown_version_is_empty_and_an_unknown_bot_is_refus
     with pytest.raises(submissions.SubmissionError, match="bot real has no version '0123456789ab'"):
         smoke.request_smoke(client, "real", "0123456789ab")
     assert client.xlen(keys.JOBS_STREAM) == 0
+
+
+def test_a_bot_that_never_connects_fails_its_smoke_match_with_its_log(
+    client: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
+    """The bot starts, says so, and sleeps without ever connecting: the join timeout is its limit."""
+    sleeper = 'import time\nprint("sleeper: not joining", flush=True)\ntime.sleep(3600)\n'
+    version = submit_files(client, tmp_path, "sleeper", {"bot.py": sleeper}, "python bot.py", activate=False)
+    config = {"join_timeout": timedelta(seconds=2)}
+    status = play_smoke(client, redis_url, tmp_path / "cache", "sleeper", version, **config)
+    assert status["status"] == smoke.SmokeStatus.FAILED
+    assert status["reason"] == "bot sleeper did not join within 2 s"
+    assert status["log"] == "sleeper: not joining"
+    assert client.hget(keys.bot("sleeper"), "version") in (None, "")
