@@ -164,3 +164,25 @@ def test_queueing_refuses_seats_without_a_stored_version_and_queues_nothing(clie
     with pytest.raises(ValueError, match="bot random: version 0123456789ab is not stored"):
         plan.queue(client, plan.TournamentSpec("ninjan", bots, versions=versions), SEED_KEY)
     assert client.xlen(keys.JOBS_STREAM) == 0 and not client.exists(keys.TOURNAMENTS_SET)
+
+
+def test_a_seat_whose_build_fails_forfeits_its_match(
+    client: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
+    """A version whose build fails on this worker (it passed elsewhere, or was activated without a
+    smoke match) is the bot's failure: its seat prints the build's output and forfeits."""
+    build = "sh -c 'echo compiler: syntax error; exit 2'"
+    version = submit_files(client, tmp_path, "unbuilt", {"bot.py": QUITTER}, "python bot.py", build=build)
+    random_version = submissions.resolve(client, "ninjan", "random")
+    job = MatchJob("b", "ninjan", 7, ("random", "unbuilt"), versions=(random_version, version))
+    enqueue(client, job)
+    w = worker(client, redis_url, tmp_path / "cache")
+    assert w.run(burst=True) == 1
+    result = json.loads(client.get(keys.result("b")))
+    assert [(p["bot"], p["forfeit"], p["rank"]) for p in result["players"]] == [
+        ("random", False, 1),
+        ("unbuilt", True, 2),
+    ]
+    (log,) = w.log_dir.glob("*unbuilt*.log")
+    assert "exited with code 2: compiler: syntax error" in log.read_text()
+    assert client.xlen(keys.DEAD_STREAM) == 0
