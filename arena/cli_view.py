@@ -27,7 +27,7 @@ from starlette.staticfiles import StaticFiles
 
 from arena.cli_common import CliError
 from arena.referee.botlog import MatchLogError, find_match_log, read_match_log
-from arena.referee.replay import ReplayError, read_lines
+from arena.referee.replay import ReplayError, opening, read_lines
 from leaderboard import frames
 from leaderboard.app import SECURITY_HEADERS, STATIC
 
@@ -72,7 +72,7 @@ def summary(lines: list[dict[str, Any]], match_id: str) -> dict[str, Any]:
     return {
         "match_id": match_id,
         "game": header["game"],
-        "seed": header["seed"],
+        "seed": str(header["seed"]),  # as text: a 64-bit seed is past what a JavaScript number holds
         "players": players,
         "steps": (result or {}).get("steps", 0),
         "termination": (result or {}).get("termination", "unfinished"),
@@ -83,6 +83,7 @@ def view_data(path: Path) -> dict[str, Any]:
     """Returns the replay at ``path`` re-run into the viewer's frames, each frame with the bots'
     output lines stamped with its step (``logs``) and its decisions' think times (``think``); the
     start frame has the lines written before a seat's first decision. Raises ReplayError."""
+    opening(read_lines(path))  # checked here first: a malformed replay gets its one-line reason
     replay = frames.frames(path.read_text(encoding="utf-8"))
     try:
         log = read_match_log(path)
@@ -172,6 +173,7 @@ def serve(files: dict[str, Path], host: str, port: int, open_browser: bool) -> N
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        sock.listen(128)  # connections wait in the backlog until uvicorn serves: the address works once shown
     except OSError as exc:
         raise CliError(f"cannot listen on {host}:{port}: {exc.strerror}; give another --port") from None
     url = f"http://{host}:{sock.getsockname()[1]}/matches/{next(iter(files))}"

@@ -1,0 +1,159 @@
+"""Watching any game: ``arena view`` serves the web replay viewer for the replays ``arena match`` wrote,
+with the bots' output beside each step and their think times against the deadline.
+
+The replays are played by ``arena match`` (real bot processes, sandboxed); ``arena view`` runs as a
+process (its address line is the gate), and the browser tests drive Debian's Chromium at the same app
+and write a screenshot per game (to ``$ARENA_VIEW_SHOTS`` when set, to look at them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from arena.cli_view import create_view_app, replay_files
+from leaderboard import browser
+from tests.conftest import REPO, run_arena
+
+needs_chromium = pytest.mark.skipif(not Path(browser.CHROMIUM).exists(), reason="needs Debian's chromium")
+PLAYERS = {"ninjan": 2, "ninja-burger": 3, "pnrz": 2, "ninja-master": 2}
+
+# Says on stderr what it is about to choose, then chooses the first legal action.
+TALKING_BOT = """
+import sys
+
+from arena.sdk import Bot
+
+
+class Talk(Bot):
+    name = "talk"
+
+    def choose(self, observation, legal_actions, deadline):
+        print(f"{len(legal_actions)} legal actions; taking the first", file=sys.stderr, flush=True)
+        return 0
+
+
+if __name__ == "__main__":
+    Talk().run()
+"""
+
+
+@pytest.fixture(scope="module")
+def replays(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Plays one game of each game with the talking bot in seat 0; returns each game's replay."""
+    folder = tmp_path_factory.mktemp("view")
+    bot = folder / "talk.py"
+    bot.write_text(TALKING_BOT, encoding="utf-8")
+    found = {}
+    for game, players in PLAYERS.items():
+        proc = run_arena(
+            "match", game, str(bot), *["random"] * (players - 1), "--seed", "21", "--json",
+            "--replay-dir", str(folder / "replays"),
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        found[game] = Path(json.loads(proc.stdout.splitlines()[0])["replay"])
+    return found
+
+
+def get(url: str) -> tuple[int, dict]:
+    """Returns the status and JSON body of a GET."""
+    try:
+        with urllib.request.urlopen(url, timeout=60) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_arena_view_serves_the_replays_of_a_folder(replays: dict[str, Path]) -> None:
+    folder = replays["ninjan"].parent
+    view = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "view", str(folder), "--no-browser"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+    try:
+        line = view.stdout.readline()
+        assert line.startswith("arena: viewing 4 replays at http://127.0.0.1:"), line + view.stderr.read()
+        url = line.split(" at ")[1].split()[0]
+        base = url.split("/matches/")[0]
+        ninjan = replays["ninjan"].name.removesuffix(".jsonl")
+        status, match = get(f"{base}/api/matches/{ninjan}")
+        assert status == 200 and match["game"] == "ninjan" and match["players"][0]["bot"] == "talk"
+        status, data = get(f"{base}/api/matches/{ninjan}/replay")
+        assert status == 200 and data["reproduces"] and data["deadline_ms"] == 2000
+        talk = [x["text"] for f in data["frames"] for x in f["logs"] if x["seat"] == 0]
+        assert talk and all(t.endswith("legal actions; taking the first") for t in talk)
+        assert len(data["think"]) == sum(len(f["decisions"]) for f in data["frames"])
+        status, missing = get(f"{base}/api/matches/nosuch/replay")
+        assert status == 404 and "serves only the files given" in missing["error"]
+        with urllib.request.urlopen(f"{base}/matches/{ninjan}", timeout=60) as page:
+            assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+            assert b"/local/view.js" in page.read()
+    finally:
+        view.kill()
+        view.wait(timeout=30)
+
+
+@pytest.mark.parametrize(
+    ("paths", "message"),
+    [(["/nonexistent/x.jsonl"], "no such replay file or folder"), (["{empty}"], "no replay (.jsonl) in")],
+)
+def test_arena_view_refuses_what_is_not_a_replay_in_one_line(
+    tmp_path: Path, paths: list[str], message: str
+) -> None:
+    proc = run_arena("view", "--no-browser", *[p.replace("{empty}", str(tmp_path)) for p in paths])
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], proc.stderr
+
+
+def test_a_replay_that_does_not_rerun_gets_an_error_not_a_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type": "header", "game": "ninjan", "seed": 1, "players": []}\n', encoding="utf-8")
+    client = TestClient(create_view_app(replay_files([bad])))
+    response = client.get("/api/matches/bad/replay")
+    assert response.status_code == 422 and "does not re-run" in response.json()["error"]
+
+
+@needs_chromium
+def test_the_viewer_shows_each_games_log_panel_and_think_chart(
+    replays: dict[str, Path], tmp_path: Path
+) -> None:
+    shots = Path(os.environ.get("ARENA_VIEW_SHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    files = replay_files(list(replays.values()))
+    with browser.serving(create_view_app(files)) as base, browser.chromium() as chrome:
+        for game, replay in replays.items():
+            page = browser.open_page(chrome, f"{base}/matches/{replay.name.removesuffix('.jsonl')}")
+            page.wait_for_selector("#think-chart polyline")
+            last = int(page.get_attribute("#frame-slider", "max") or 0)
+            middle = next(
+                i for i in range(last // 2, last + 1) if page.evaluate(_has_talk, i)
+            )  # a frame where seat 0 decided
+            page.fill("#frame-slider", str(middle))
+            page.wait_for_selector(f".viewer[data-log-frame='{middle}']")
+            assert "legal actions; taking the first" in page.inner_text("#botlog")
+            assert "thought" in page.inner_text("#botlog")
+            assert page.locator("#think-chart polyline").count() == PLAYERS[game]
+            assert "deadline 2000 ms" in page.inner_text("#think-chart")
+            page.screenshot(path=str(shots / f"view-{game}.png"), full_page=True)
+            page.close()
+    assert all((shots / f"view-{g}.png").read_bytes()[:4] == b"\x89PNG" for g in PLAYERS)
+
+
+# Whether frame i of the page's replay has a decision of seat 0 (the talking bot), read from the API.
+_has_talk = """async (i) => {
+  const id = decodeURIComponent(location.pathname.split('/')[2]);
+  const replay = await (await fetch(`/api/matches/${encodeURIComponent(id)}/replay`)).json();
+  return replay.frames[i].decisions.some((d) => d.seat === 0);
+}"""
