@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from arena.queue import keys
+from arena.queue import keys, store
 from arena.server import tournaments
 from arena.server.http import ApiError, bearer, query_int, read_json
 from arena.server.routes_bots import state
@@ -137,7 +137,7 @@ async def match_log(request: Request) -> Response:
         raise ApiError(400, f"malformed match id {match_id[:40]!r}")
 
     def read() -> tuple[str | None, dict[str, str]]:
-        return client.get(keys.replay(match_id)), client.hgetall(keys.job(match_id))
+        return store.replay_text(client, match_id), client.hgetall(keys.job(match_id))
 
     replay, job = await run_in_threadpool(read)
     if replay is not None:

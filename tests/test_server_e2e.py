@@ -1,0 +1,209 @@
+"""End to end (issue 16 "Must show"): a real Redis, a real ``arena server`` process and two ``arena
+worker`` processes (the sandbox on), and everything else driven through the CLI with ``--server``
+only. A participant whose environment holds no Redis URL submits, updates and removes bots; the
+organiser runs a tournament through the server and its leaderboard ranks the bots by strength.
+
+The workers read the Redis URL from a file (``--redis-url-file``) and the server from its
+environment; neither has it on its command line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REPO, SEED_KEY_ENV, RedisServer, free_port, run_arena
+from tests.test_queue import wait_until
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
+    pytest.mark.e2e,
+    pytest.mark.slow,
+]
+
+SUBMITTED = REPO / "tests" / "bots" / "submitted"
+TOKEN = "organiser-" + "0123456789abcdef" * 2
+SMOKE_LIMIT = 180.0  # seconds: a safety limit for a smoke match to be played, not a timing assertion
+
+
+class Platform:
+    """The hosted platform's processes: Redis, the server and two workers, stopped at the end."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.redis = RedisServer(folder / "redis-data")
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.token_file = folder / "organiser-token"
+        self.procs: list[subprocess.Popen] = []
+
+    def start(self) -> None:
+        """Starts Redis, the server (returns once it answers) and the workers."""
+        (self.folder / "redis-data").mkdir(parents=True)
+        self.redis.start()
+        self.token_file.write_text(TOKEN + "\n")
+        url_file = self.folder / "redis-url"
+        url_file.write_text(self.redis.url + "\n")
+        url_file.chmod(0o600)
+        server_env = {**os.environ, **SEED_KEY_ENV, "ARENA_REDIS_URL": self.redis.url}
+        server_env["XDG_STATE_HOME"] = str(self.folder / "server-state")
+        argv = ["server", "--port", str(self.port), "--organiser-token-file", str(self.token_file)]
+        self.procs.append(self.arena(argv, server_env))
+        wait_until(self.answers, "the server to answer", limit=60)
+        for n in range(2):
+            env = {k: v for k, v in os.environ.items() if k != "ARENA_REDIS_URL"}
+            env["XDG_STATE_HOME"] = str(self.folder / f"worker-{n}")
+            self.procs.append(
+                self.arena(["worker", "--redis-url-file", str(url_file), "--idle-timeout", "20"], env)
+            )
+
+    @staticmethod
+    def arena(argv: list[str], env: dict[str, str]) -> subprocess.Popen:
+        return subprocess.Popen(
+            [sys.executable, "-m", "arena.cli", *argv], env=env, cwd=REPO, stdin=subprocess.DEVNULL
+        )
+
+    def answers(self) -> bool:
+        """Returns True once the server answers its API."""
+        for proc in self.procs:
+            assert proc.poll() is None, f"{proc.args} exited with {proc.returncode}"
+        try:
+            with urllib.request.urlopen(f"{self.url}/api/v1/bots", timeout=2) as response:
+                return response.status == 200
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self.redis.kill()
+
+
+@pytest.fixture
+def platform(tmp_path: Path) -> Iterator[Platform]:
+    hosted = Platform(tmp_path / "platform")
+    hosted.start()
+    try:
+        yield hosted
+    finally:
+        hosted.stop()
+
+
+def participant(tmp_path: Path, server: str) -> Any:
+    """Returns a function running ``arena ARGS --server URL`` as a participant: no Redis URL anywhere
+    in the environment, and a state folder of their own with no Redis in it."""
+    env = {"XDG_STATE_HOME": str(tmp_path / "participant"), "ARENA_REDIS_URL": ""}
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        proc = run_arena(*args, "--server", server, env=env)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        return proc
+
+    return run
+
+
+def active(run: Any, name: str) -> str:
+    """Returns the bot's active version ("" while its candidate waits for its smoke match)."""
+    proc = run("bots", "show", name, "--json")
+    assert proc.returncode == 0, proc.stderr
+    shown = json.loads(proc.stdout)
+    assert shown["smoke"] is None or shown["smoke"]["status"] != "failed", shown
+    return shown["version"]
+
+
+def submit(run: Any, name: str, folder: Path, secret: str | None = None) -> dict:
+    """Submits a folder bot through the server; returns the answer (JSON) after its smoke match passed."""
+    args = ["bots", "submit", name, "--games", "ninjan", "--dir", str(folder), "--entry", "python bot.py"]
+    proc = run(*args, "--json", *(["--secret", secret] if secret else []))
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    wait_until(lambda: active(run, name) == answer["candidate"], f"{name}'s smoke match", SMOKE_LIMIT)
+    return answer
+
+
+def test_a_participant_without_redis_and_an_organiser_use_only_the_server(
+    platform: Platform, tmp_path: Path
+) -> None:
+    run = participant(tmp_path, platform.url)
+    folders = {}
+    for name, source in (("strong", "greedy"), ("weak", "weak"), ("spare", "random")):
+        folders[name] = tmp_path / name
+        shutil.copytree(SUBMITTED / source, folders[name])
+    first = submit(run, "strong", folders["strong"])
+    secret = first["secret"]
+    assert secret and first["kind"] == "directory"
+    (folders["strong"] / "notes.txt").write_text("version 2\n")
+    refused = run(
+        "bots",
+        "submit",
+        "strong",
+        "--games",
+        "ninjan",
+        "--dir",
+        str(folders["strong"]),
+        "--entry",
+        "python bot.py",
+        "--secret",
+        "not-the-secret",
+    )
+    assert refused.returncode == 2 and "wrong owner secret" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    second = submit(run, "strong", folders["strong"], secret)
+    assert second["secret"] is None and second["candidate"] != first["candidate"]
+    submit(run, "weak", folders["weak"])
+    spare = submit(run, "spare", folders["spare"])
+    assert run("bots", "remove", "spare", "--secret", secret).returncode == 2  # strong's secret
+    removed = run("bots", "remove", "spare", "--secret", spare["secret"])
+    assert removed.returncode == 0 and "removed spare" in removed.stdout
+    listed = run("bots", "list", "--json")
+    assert [b["name"] for b in json.loads(listed.stdout)] == ["strong", "weak"]
+
+    no_token = run("tournament", "ninjan", "--bots", "strong,weak,random")
+    assert no_token.returncode == 2 and "--organiser-token-file" in no_token.stderr
+    args = ["tournament", "ninjan", "--bots", "weak,random,strong", "--rounds", "3", "--seed", "11"]
+    proc = run(*args, "--organiser-token-file", str(platform.token_file), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert "18 matches of ninjan (18 newly queued)" in proc.stderr
+    standings = json.loads(proc.stdout)
+    assert standings, proc.stdout
+    with urllib.request.urlopen(f"{platform.url}/api/leaderboard/ninjan", timeout=10) as response:
+        board = json.loads(response.read())
+    rows = board["rows"]
+    elo = {row["bot"]: row["elo"] for row in rows}  # rows list provisional ratings last: compare Elo
+    assert elo["strong"] > elo["weak"] and min(elo, key=elo.__getitem__) == "weak", rows
+    assert {row["bot"]: row["version"] for row in rows}["strong"] == second["candidate"]
+    status = run("tournament", "status")
+    assert status.returncode == 0 and "18/18 done (18 recorded, 0 dead)" in status.stdout
+
+
+def test_a_server_that_is_down_is_one_clear_line(tmp_path: Path) -> None:
+    run = participant(tmp_path, f"http://127.0.0.1:{free_port()}")
+    for args in (("bots", "list"), ("bots", "show", "x"), ("tournament", "status")):
+        proc = run(*args)
+        assert proc.returncode == 2
+        assert proc.stderr.startswith("arena: error: cannot reach the arena server at http://127.0.0.1:")
+        assert len(proc.stderr.strip().splitlines()) == 1
+    proc = run_arena("bots", "list", "--server", "ftp://example.org")
+    assert proc.returncode == 2 and "not an http:// or https:// URL" in proc.stderr
+
+
+def test_workers_refuse_a_password_on_the_command_line_and_servers_a_bad_token_file() -> None:
+    proc = run_arena("worker", "--redis", "redis://:hunter2@127.0.0.1:1/0")
+    assert proc.returncode == 2 and "--redis-url-file" in proc.stderr and "hunter2" not in proc.stderr
+    proc = run_arena("server", "--organiser-token-file", "/nonexistent/token")
+    assert proc.returncode == 2 and "cannot read the organiser token file" in proc.stderr
