@@ -168,6 +168,7 @@ def test_thirty_thousand_empty_files_are_refused_after_the_limit(
         (member("bot.py", kind=tarfile.LNKTYPE), "bot.py is a hard link"),
         (member("tty", kind=tarfile.CHRTYPE), "tty is a device or a fifo"),
         (member("pipe", kind=tarfile.FIFOTYPE), "pipe is a device or a fifo"),
+        (member("holes", kind=tarfile.GNUTYPE_SPARSE), "holes is a sparse file"),
         (member("../x", b"x"), "'../x' points outside the bot folder"),
         (member("lib/../../x", b"x"), "points outside the bot folder"),
         (member("/etc/x", b"x"), "'/etc/x' points outside the bot folder"),

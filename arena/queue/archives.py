@@ -16,7 +16,9 @@ writes a byte past a limit, and a refused archive leaves no folder behind.
 Design detail, header bombs: ``tarfile`` reads a PAX or GNU long-name header's whole body into memory
 before it hands back the member it describes. ``_CheckedInfo`` sees each header's declared size before
 that read and refuses one over ``HEADER_BYTES``, and refuses long chains of such headers, so memory
-stays bounded by the header cap rather than by the unpacked limit.
+stays bounded by the header cap rather than by the unpacked limit. It hooks ``TarInfo._proc_member``,
+CPython's dispatch of every header since Python 3.0; should that ever change, the header-bomb tests
+of ``tests/test_archives.py`` fail (they measure the memory a bomb costs).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ class ArchiveLimits:
         """Returns how many decompressed bytes an archive within the limits can take: its contents,
         plus a 512-byte header and up to 511 bytes of padding per member, an extended header for a
         long name, and the end-of-archive blocks."""
-        return self.unpacked_bytes + (self.files + 2) * 2048 + MiB
+        return self.unpacked_bytes + (self.files + 2) * 3072 + MiB
 
     def describe(self) -> str:
         """Returns the limits in words, for error messages."""
@@ -183,7 +185,8 @@ def inspect_archive(archive: bytes, limits: ArchiveLimits = ArchiveLimits()) -> 
 
 
 def extract_archive(archive: bytes, folder: Path, limits: ArchiveLimits = ArchiveLimits()) -> ArchiveSummary:
-    """Unpacks a tar.gz into ``folder`` (created if missing; it should be empty) and makes the tree read-only
+    """Unpacks a tar.gz into ``folder`` (created if missing; it should be new, since a refusal
+    removes it) and makes the tree read-only
     (files 0o444, or 0o555 when executable; folders 0o555); returns what it holds.
 
     Raises ArchiveError, with ``folder`` removed, for a member or a size past a limit. The archive is
@@ -292,6 +295,8 @@ class _Checker:
         """Returns the member's normalized name (None for the archive's own root folder, "."), or
         raises ArchiveError for a member that is refused."""
         name = _normalized(member.name)
+        if member.issparse():
+            raise ArchiveError(f"{member.name} is a sparse file: pack the bot folder with plain 'tar czf'")
         if not (member.isfile() or member.isdir()):
             raise ArchiveError(
                 f"{_kind(member)}: bots are packed without links or special files; copy the file in"

@@ -370,26 +370,40 @@ def remove(client: redis.Redis, name: str, secret: str) -> int:
     Queued jobs that still name a removed version fail with an error saying so (and are
     dead-lettered), rather than playing some other code under the bot's name.
     """
-    fields = client.hgetall(keys.bot(name))
+    with client.pipeline() as pipe:
+        while True:
+            try:
+                pipe.watch(keys.bot(name), keys.bot_versions(name))
+                gone = _remove_watched(pipe, name, secret)
+                pipe.execute()
+                return len(gone)
+            except redis.WatchError:  # a version submitted meanwhile: check and remove again
+                continue
+
+
+def _remove_watched(pipe: redis.client.Pipeline, name: str, secret: str) -> list[str]:
+    """Checks the secret and queues the removal of bot ``name`` on a watching ``pipe`` (see
+    ``remove``); returns the versions that go with it."""
+    fields = pipe.hgetall(keys.bot(name))
     if not fields:
         raise SubmissionError(f"no submitted bot {name!r}: see 'arena bots list'")
     if not verify_secret(_stored_secret(fields), secret):
         raise SubmissionError(f"wrong owner secret for bot {name}")
-    mine = client.smembers(keys.bot_versions(name))
+    mine = pipe.smembers(keys.bot_versions(name))
     others: set[str] = set()
-    for other in client.smembers(keys.BOTS_SET) - {name}:
-        others |= client.smembers(keys.bot_versions(other))
+    for other in pipe.smembers(keys.BOTS_SET) - {name}:
+        others |= pipe.smembers(keys.bot_versions(other))
     gone = sorted(mine - others)
-    with client.pipeline() as pipe:
-        pipe.delete(keys.bot(name), keys.bot_versions(name), *(keys.bot_version(v) for v in gone))
-        pipe.srem(keys.BOTS_SET, name)
-        for game in fields["games"].split(","):
-            pipe.hdel(keys.played_versions(game), name)
-            pipe.delete(keys.bot_matches(game, name))
+    pipe.multi()
+    pipe.delete(keys.bot(name), keys.bot_versions(name), *(keys.bot_version(v) for v in gone))
+    pipe.srem(keys.BOTS_SET, name)
+    for game in fields["games"].split(","):
+        pipe.hdel(keys.played_versions(game), name)
+        pipe.delete(keys.bot_matches(game, name))
+        if mine:
             pipe.sadd(keys.retired_players(game), *(player_id(name, v) for v in sorted(mine)))
-            pipe.delete(keys.fit(game))
-        pipe.execute()
-    return len(gone)
+        pipe.delete(keys.fit(game))
+    return gone
 
 
 def resolve(client: redis.Redis, game: str, name: str) -> str:
