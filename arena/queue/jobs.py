@@ -61,9 +61,10 @@ class MatchJob:
 
 
 # Design detail: the existence check and the XADD run as one Lua script, so two clients enqueueing the
-# same match id at once still add one stream entry.
+# same match id at once still add one stream entry. A recorded match's job hash expires a day after it
+# is recorded (``store.finished_job_commands``): the recorded set keeps enqueueing it a no-op after that.
 _ENQUEUE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('SISMEMBER', KEYS[3], ARGV[4]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'job', ARGV[1], 'status', ARGV[2], 'attempts', 0, 'tournament', ARGV[3])
 redis.call('XADD', KEYS[2], '*', 'match_id', ARGV[4])
 return 1
@@ -82,7 +83,7 @@ def enqueue(client: redis.Redis, job: MatchJob) -> bool:
     added = run_script(
         client,
         _ENQUEUE,
-        (keys.job(job.match_id), keys.JOBS_STREAM),
+        (keys.job(job.match_id), keys.JOBS_STREAM, keys.RECORDED_SET),
         (job.to_json(), JobStatus.QUEUED.value, job.tournament, job.match_id),
     )
     return bool(added)
