@@ -1,0 +1,104 @@
+"""Redis memory per recorded match, before and after the replay store, for each store.
+
+Records ``--matches`` matches per game through the real recording script (``store.record``; each job
+enqueued first, in a tournament, as the CLI does) into a fresh private redis-server, and reports
+``INFO memory`` ``used_memory`` growth per match, the ``MEMORY USAGE`` of each of one match's own keys,
+and the folder store's bytes on disk per match. "old" writes what recording wrote before the store
+(plain replay, full job hash; the copy in tests/test_storage_migration.py).
+
+    .venv/bin/python bench/record_memory.py [--matches 2000] [--games ninjan,pnrz]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import redis
+
+from arena.queue import keys, replays, store
+from arena.queue.connection import connect
+from arena.queue.jobs import MatchJob, enqueue
+from tests.conftest import RedisServer, replay_of_random_game
+from tests.test_storage_migration import old_record
+
+SAMPLES = 20  # distinct games played per game name; each is recorded under many match ids
+
+
+def record_all(client: redis.Redis, game: str, matches: int, way: str) -> None:
+    """Records ``matches`` matches of ``game`` the ``way`` given ("old", or through the store)."""
+    samples = [replay_of_random_game(game, 500 + i, ["alpha", "beta"], "SAMPLE") for i in range(SAMPLES)]
+    for i in range(matches):
+        match_id = f"t1-r{i // 2 + 1}-g{i % 2 + 1}-s1"
+        text, record = samples[i % SAMPLES]
+        text = text.replace('"match_id":"SAMPLE"', f'"match_id":"{match_id}"', 1)
+        job = MatchJob(match_id, game, 500 + i % SAMPLES, ("alpha", "beta"), tournament="t1")
+        enqueue(client, job)
+        if way == "old":
+            old_record(client, job, text)
+        else:
+            store.record(client, job, record, text, "0-1")
+
+
+def own_keys(client: redis.Redis, match_id: str) -> dict[str, int]:
+    """Returns the MEMORY USAGE of the keys one match owns alone."""
+    named = {"result": keys.result(match_id), "job": keys.job(match_id), "stored": keys.stored(match_id)}
+    named["replay (old)"] = keys.replay(match_id)
+    return {name: client.memory_usage(key) or 0 for name, key in named.items() if client.exists(key)}
+
+
+def shared_keys(client: redis.Redis, game: str) -> dict[str, int]:
+    """Returns the MEMORY USAGE of the keys all matches share (divide by the matches for a share)."""
+    named = {
+        "recorded set": keys.RECORDED_SET,
+        "results list": keys.results(game),
+        "per-bot lists": keys.bot_matches(game, "alpha"),
+        "tournament stream": keys.tournament_done("t1"),
+        "jobs stream": keys.JOBS_STREAM,
+    }
+    usage = {name: client.memory_usage(key, samples=0) or 0 for name, key in named.items()}
+    usage["per-bot lists"] *= 2
+    return usage
+
+
+def measure(game: str, matches: int, way: str, folder: Path) -> str:
+    """Returns one line of figures for one game and one way of recording."""
+    server = RedisServer(folder / f"redis-{game}-{way}")
+    server.folder.mkdir()
+    server.start()
+    try:
+        os.environ.pop(replays.ENV_STORE, None)
+        if way == "folder":
+            os.environ[replays.ENV_STORE] = str(folder / f"store-{game}")
+        client = connect(server.url)
+        before = client.info("memory")["used_memory"]
+        record_all(client, game, matches, way)
+        per_match = (client.info("memory")["used_memory"] - before) / matches
+        disk = sum(p.stat().st_size for p in (folder / f"store-{game}").rglob("*.z"))
+        mine = ", ".join(f"{k} {v}" for k, v in own_keys(client, "t1-r1-g1-s1").items())
+        shared = ", ".join(f"{k} {v / matches:.0f}" for k, v in shared_keys(client, game).items())
+        figures = f"{per_match:>6.0f} B/match in Redis, {disk / matches:>5.0f} B/match in the folder"
+        return f"{game:<13}{way:<7}{figures}; own keys: {mine}; shares: {shared}"
+    finally:
+        server.kill()
+        os.environ.pop(replays.ENV_STORE, None)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=2000)
+    parser.add_argument("--games", default="ninjan,pnrz,ninja-burger,ninja-master")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        for game in args.games.split(","):
+            for way in ("old", "redis", "folder"):
+                print(measure(game, args.matches, way, Path(tmp)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
