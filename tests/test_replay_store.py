@@ -15,10 +15,13 @@ import redis
 
 from arena.games import GAMES
 from arena.queue import keys, replays, retention, store
+from arena.queue.connection import connect
 from arena.queue.jobs import MatchJob, enqueue, load_job
 from arena.queue.replays import FolderStore, RedisStore, ReplayStoreError
 from arena.referee.replay import first_difference, parse_lines, reproduce
-from tests.conftest import replay_of_random_game
+from tests import test_queue_faults as faults
+from tests.conftest import Gate, RedisServer, replay_of_random_game
+from tests.test_queue_faults import _stop_leftover_tournaments, gate, server  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 
@@ -114,6 +117,9 @@ def test_redis_keeps_little_per_match(client: redis.Redis, kind_of_store: str) -
     # the job's hash keeps only its status; enqueueing the id again is still a no-op
     assert client.hgetall(keys.job("t1-m1")) == {"status": "recorded"}
     assert load_job(client, "t1-m1")[1]["status"] == "recorded"
+    assert not enqueue(client, MatchJob("t1-m1", "ninjan", 7, ("bot0", "bot1")))
+    assert 0 < client.ttl(keys.job("t1-m1")) <= store.JOB_TTL
+    client.delete(keys.job("t1-m1"))  # expired: the recorded set alone keeps it recorded
     assert not enqueue(client, MatchJob("t1-m1", "ninjan", 7, ("bot0", "bot1")))
     replay_bytes = client.memory_usage(keys.stored("t1-m1")) or 0
     assert (replay_bytes > 0) == (kind_of_store == "redis")
@@ -221,3 +227,25 @@ def test_two_runs_staged_together_commit_only_the_recorded_one(
     assert not store.record(client, job, record, second, "0-2")
     assert store.replay_text(client, "race") == first
     assert [k for m, k, _ in target.entries()] == ["replay"]  # the loser's candidate went at the commit
+
+
+def test_redis_crashed_mid_run_with_the_folder_store_loses_no_replay(
+    server: RedisServer,  # noqa: F811
+    gate: Gate,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fault test of tests/test_queue_faults.py, run again with a folder store (the tournament's
+    workers inherit ARENA_REPLAY_STORE): afterwards every recorded match's replay is in the folder,
+    is the one its result's digest names, and nothing is left pending."""
+    monkeypatch.setenv(replays.ENV_STORE, str(tmp_path / "store"))
+    faults.test_redis_crashed_and_restarted_mid_run_loses_and_doubles_nothing(server, gate, tmp_path)
+    client = connect(server.url)
+    recorded = client.smembers(keys.RECORDED_SET)
+    assert recorded and client.zcard(keys.STORE_PENDING) == 0
+    target = replays.store_for(client)
+    assert isinstance(target, FolderStore)
+    for match_id in recorded:
+        text = store.replay_text(client, match_id)
+        assert text is not None and replays.digest(text) == store.recorded_digest(client, match_id)
+    assert client.keys(keys.stored("*")) == [] and client.keys(keys.replay("*")) == []

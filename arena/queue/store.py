@@ -45,6 +45,7 @@ from arena.ratings import Placement
 from arena.ratings.pairs import match_fields, player_id
 from arena.referee.record import MatchRecord
 
+JOB_TTL = 86400  # seconds a recorded job's hash (its status alone) is kept
 RESULTS_PAGE = 1000  # placements read per LRANGE when streaming a game's results
 
 
@@ -199,12 +200,18 @@ def _record_commands(job: MatchJob, match: MatchRecord, sha: str) -> list[list[s
 
 
 def finished_job_commands(match_id: str) -> list[list[str]]:
-    """Returns the commands that leave a recorded job's hash with its status alone (the job, its
-    attempts and errors are never read again; the status keeps enqueueing the match id a no-op)."""
+    """Returns the commands that leave a recorded job's hash with its status alone, for a day.
+
+    Design detail: the job, its attempts and errors are never read again once it is recorded, and the
+    status only answers someone looking at a job just played: the hash expires after JOB_TTL seconds,
+    and from then on the recorded set alone keeps enqueueing the match id a no-op (``jobs.enqueue``)
+    and a stale stream entry of it unplayed (``jobs.begin_job`` finds no job to run).
+    """
     key = keys.job(match_id)
     return [
         ["HDEL", key, "job", "attempts", "error", "tournament"],
         ["HSET", key, "status", JobStatus.RECORDED.value],
+        ["EXPIRE", key, str(JOB_TTL)],
     ]
 
 
