@@ -186,3 +186,17 @@ def test_a_seat_whose_build_fails_forfeits_its_match(
     (log,) = w.log_dir.glob("*unbuilt*.log")
     assert "exited with code 2: compiler: syntax error" in log.read_text()
     assert client.xlen(keys.DEAD_STREAM) == 0
+
+
+def test_a_match_no_seat_joined_is_the_platforms_failure(
+    client: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
+    """Every seat failing at once points at the worker (its referee socket, its disk), not at the
+    bots: the job is retried and dead-lettered, and neither bot is charged a loss or a draw."""
+    first = submit_files(client, tmp_path, "quitter", {"bot.py": QUITTER}, "python bot.py")
+    second = submit_files(client, tmp_path, "quitter2", {"bot.py": QUITTER + "# 2\n"}, "python bot.py")
+    enqueue(client, MatchJob("none", "ninjan", 8, ("quitter", "quitter2"), versions=(first, second)))
+    assert worker(client, redis_url, tmp_path / "cache").run(burst=True) == 3
+    (dead,) = store.dead_letters(client)
+    assert dead["match_id"] == "none" and dead["error"].startswith("JobError: no seat's bot joined: ")
+    assert not client.exists(keys.result("none"), keys.pairs("ninjan"))
