@@ -174,6 +174,7 @@ def test_thirty_thousand_empty_files_are_refused_after_the_limit(
         (member("/etc/x", b"x"), "'/etc/x' points outside the bot folder"),
         (member("notes.txt", b"again"), "notes.txt is in the archive twice"),
         (member("notes.txt/x", b"x"), "notes.txt/x is inside something the archive holds as a file"),
+        (member(".", b"x"), "'.' is a file named like the folder itself"),
     ],
 )
 def test_links_devices_escapes_and_duplicates_are_refused(
@@ -184,6 +185,11 @@ def test_links_devices_escapes_and_duplicates_are_refused(
         info.linkname = "/etc/passwd"
     archive = targz([member("notes.txt", b"notes"), (info, data)])
     refused(archive, tmp_path, pattern)
+
+
+def test_a_file_where_a_folder_was_implied_is_refused(tmp_path: Path) -> None:
+    archive = targz([member("lib/notes.txt", b"x"), member("lib", b"a file now")])
+    refused(archive, tmp_path, "lib is a file, but other members are inside it")
 
 
 def test_unpacked_bytes_over_the_limit_are_never_written(

@@ -78,6 +78,11 @@ def test_oversized_directories_symlinks_and_empty_folders_are_refused(tmp_path: 
     (linked / "passwd").symlink_to("/etc/passwd")
     with pytest.raises(SubmissionError, match="passwd is a symbolic link"):
         submissions.pack(linked)
+    many = archives.ArchiveLimits(files=3)  # lib, bot.py, lib/notes.txt, and one more
+    (linked / "passwd").unlink()
+    (linked / "extra.txt").write_text("x")
+    with pytest.raises(SubmissionError, match="too big: at most 10 MiB packed, 100 MiB unpacked and 3 files"):
+        submissions.pack(linked, many)
     (tmp_path / "empty").mkdir()
     with pytest.raises(SubmissionError, match="holds no files"):
         submissions.pack(tmp_path / "empty")

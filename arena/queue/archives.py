@@ -289,44 +289,54 @@ class _Checker:
         self.members: set[str] = set()
         self.files: set[str] = set()
         self.executables: set[str] = set()
+        self.parents: set[str] = set()  # every folder a member's path implies
         self.unpacked = 0
 
     def accept(self, member: tarfile.TarInfo) -> str | None:
         """Returns the member's normalized name (None for the archive's own root folder, "."), or
         raises ArchiveError for a member that is refused."""
         name = _normalized(member.name)
-        if member.issparse():
-            raise ArchiveError(f"{member.name} is a sparse file: pack the bot folder with plain 'tar czf'")
-        if not (member.isfile() or member.isdir()):
-            raise ArchiveError(
-                f"{_kind(member)}: bots are packed without links or special files; copy the file in"
-            )
+        _check_kind(member)
         if name is None:
-            return None
+            if member.isdir():
+                return None
+            raise ArchiveError(
+                f"{member.name!r} is a file named like the folder itself: pack the folder again"
+            )
+        self._check_place(name, member.isdir())
+        self._count(name, member)
+        return name
+
+    def _check_place(self, name: str, is_dir: bool) -> None:
+        """Refuses a name taken before, one under a file, and a file where a folder was implied."""
         if name in self.members:
             raise ArchiveError(f"{name} is in the archive twice: pack each file once")
         if any(parent in self.files for parent in _parents(name)):
             raise ArchiveError(
                 f"{name} is inside something the archive holds as a file: pack the folder again"
             )
+        if not is_dir and name in self.parents:
+            raise ArchiveError(f"{name} is a file, but other members are inside it: pack the folder again")
+
+    def _count(self, name: str, member: tarfile.TarInfo) -> None:
+        """Counts an accepted member against the limits (refusing the one that passes a limit)."""
         if len(self.members) >= self.limits.files:
             raise _too_big(self.limits, f"it holds more than {self.limits.files:,} files and folders")
         if member.isfile():
             if self.unpacked + member.size > self.limits.unpacked_bytes:
-                raise _too_big(
-                    self.limits, f"its files add up to more than {self.limits.unpacked_bytes // MiB} MiB"
-                )
+                reason = f"its files add up to more than {self.limits.unpacked_bytes // MiB} MiB"
+                raise _too_big(self.limits, reason)
             self.unpacked += member.size
             self.files.add(name)
             if member.mode & 0o111:
                 self.executables.add(name)
         self.members.add(name)
-        return name
+        self.parents.update(_parents(name))
 
     def summary(self) -> ArchiveSummary:
         """Returns what was accepted so far."""
         members = frozenset(self.members)
-        folders = (members - self.files) | {p for name in members for p in _parents(name)}
+        folders = (members - self.files) | self.parents
         return ArchiveSummary(len(self.files), self.unpacked, members, frozenset(self.executables), folders)
 
 
@@ -369,6 +379,16 @@ def _parents(name: str) -> Iterator[str]:
     parts = name.split("/")
     for i in range(1, len(parts)):
         yield "/".join(parts[:i])
+
+
+def _check_kind(member: tarfile.TarInfo) -> None:
+    """Refuses every member but a regular file or a folder."""
+    if member.issparse():
+        raise ArchiveError(f"{member.name} is a sparse file: pack the bot folder with plain 'tar czf'")
+    if not (member.isfile() or member.isdir()):
+        raise ArchiveError(
+            f"{_kind(member)}: bots are packed without links or special files; copy the file in"
+        )
 
 
 def _kind(member: tarfile.TarInfo) -> str:
