@@ -43,7 +43,7 @@ from pathlib import Path
 import redis
 
 from arena.bots import builtin_bots
-from arena.games import get_game
+from arena.games import GAMES, get_game
 from arena.queue import keys
 from arena.queue.archives import (
     ArchiveError,
@@ -397,7 +397,7 @@ def _remove_watched(pipe: redis.client.Pipeline, name: str, secret: str) -> list
     pipe.multi()
     pipe.delete(keys.bot(name), keys.bot_versions(name), *(keys.bot_version(v) for v in gone))
     pipe.srem(keys.BOTS_SET, name)
-    for game in fields["games"].split(","):
+    for game in sorted(GAMES):  # every game: it may have played one it no longer lists
         pipe.hdel(keys.played_versions(game), name)
         pipe.delete(keys.bot_matches(game, name))
         if mine:
