@@ -155,3 +155,18 @@ def test_a_bot_that_never_connects_fails_its_smoke_match_with_its_log(
     assert status["reason"] == "bot sleeper did not join within 2 s"
     assert status["log"] == "sleeper: not joining"
     assert client.hget(keys.bot("sleeper"), "version") in (None, "")
+
+
+def test_a_build_that_leaves_too_many_files_fails(
+    client: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
+    build = "sh -c 'mkdir junk && cd junk && seq 1 10001 | xargs touch'"
+    version = submit_files(
+        client, tmp_path, "junk", {"bot.py": RANDOM_BOT}, "python bot.py", build=build, activate=False
+    )
+    status = play_smoke(client, redis_url, tmp_path / "cache", "junk", version)
+    assert status["status"] == smoke.SmokeStatus.FAILED
+    assert status["reason"].startswith("the build left more than 100 MiB or 10,000 files")
+    assert not (tmp_path / "cache" / f"{version}-built").exists() and not list(
+        (tmp_path / "cache").glob(".*")
+    )

@@ -35,7 +35,7 @@ from typing import IO
 import redis
 
 from arena.queue import keys
-from arena.queue.archives import remove_tree
+from arena.queue.archives import ArchiveLimits, remove_tree
 from arena.referee import sandbox
 from arena.referee.processes import MIB, BotLimits
 
@@ -78,6 +78,7 @@ def built(
         shutil.copytree(folder, copy, symlinks=True)
         set_writable(copy, True)  # the unpacked tree is read-only (arena.queue.archives)
         run_build(argv, copy, limits, timeout)
+        check_size(copy, ArchiveLimits())
         set_writable(copy, False)
         try:
             os.rename(copy, final)
@@ -87,6 +88,20 @@ def built(
     finally:
         remove_tree(work)
     return final
+
+
+def check_size(folder: Path, limits: ArchiveLimits) -> None:
+    """Raises BuildError when the built tree holds more bytes or entries than an unpacked bot may
+    (the same limits as a submitted archive's), so a build cannot grow a bot past what was checked."""
+    total, entries = 0, 0
+    for root, dirs, files in os.walk(folder):
+        entries += len(dirs) + len(files)
+        total += sum(os.lstat(os.path.join(root, name)).st_size for name in files)
+        if total > limits.unpacked_bytes or entries > limits.files:
+            raise BuildError(
+                f"the build left more than {limits.unpacked_bytes // MIB} MiB or {limits.files:,} files "
+                "in the bot's folder: build less (caches belong in $HOME or /tmp, which are dropped)"
+            )
 
 
 def set_writable(folder: Path, writable: bool) -> None:
