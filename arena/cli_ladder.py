@@ -2,9 +2,9 @@
 
 It keeps a few matches queued among the bots' latest versions, chosen where the ranking is least
 certain (``arena.ratings.pairing``), runs local workers as ``arena tournament`` does, and shows the
-game's leaderboard when it stops: after ``--matches N``, or at Ctrl-C (exit code 130, as ``arena
-match``; the matches still queued stay queued, and the same command with the same ``--seed`` resumes
-the ladder). ``app`` holds the command; ``arena.cli`` adds it to its own app.
+game's leaderboard when it stops: after ``--matches N``, or at Ctrl-C or SIGTERM (exit code 130, as
+``arena match``; the matches still queued stay queued, and the same command with the same ``--seed``
+resumes the ladder). ``app`` holds the command; ``arena.cli`` adds it to its own app.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import signal
 import sys
 from typing import Annotated
 
@@ -87,6 +88,7 @@ def ladder_command(
     if not chosen:
         say(f"arena: seed {seed} (run the same command with --seed {seed} to resume this ladder)")
     say(f"arena: ladder {ladder.id}: {spec.game}, {', '.join(spec.bots)} on {shown_url(url)}")
+    signal.signal(signal.SIGTERM, _terminated)  # a service manager's stop: as Ctrl-C, workers stopped
     procs = [_start_worker(url, idle_timeout, no_sandbox) for _ in range(count)]
     before = None
     try:
@@ -101,6 +103,11 @@ def ladder_command(
     finally:
         _stop_workers(procs)
     _summary(ladder, url, before, as_json, interrupted=False)
+
+
+def _terminated(*_: object) -> None:
+    """Turns SIGTERM into KeyboardInterrupt, so that stopping the ladder stops its workers too."""
+    raise KeyboardInterrupt
 
 
 def _spec(game: str, bots: str, players: int, seed: int, deadline_ms: int, share: float) -> LadderSpec:
