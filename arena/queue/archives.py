@@ -186,8 +186,8 @@ def inspect_archive(archive: bytes, limits: ArchiveLimits = ArchiveLimits()) -> 
 
 def extract_archive(archive: bytes, folder: Path, limits: ArchiveLimits = ArchiveLimits()) -> ArchiveSummary:
     """Unpacks a tar.gz into ``folder`` (created if missing; it should be new, since a refusal
-    removes it) and makes the tree read-only
-    (files 0o444, or 0o555 when executable; folders 0o555); returns what it holds.
+    removes it) and makes the tree read-only (files 0o444, or 0o555 when executable; folders 0o555);
+    returns what it holds.
 
     Raises ArchiveError, with ``folder`` removed, for a member or a size past a limit. The archive is
     inspected whole before anything is written, so a refused archive writes nothing; the checks run
@@ -196,10 +196,10 @@ def extract_archive(archive: bytes, folder: Path, limits: ArchiveLimits = Archiv
     Design detail: the first pass costs a second decompression (under a second for a full 10,000
     file archive), paid once per version per worker; in exchange a hostile archive never creates
     the thousands of files it lists before it is refused."""
-    inspect_archive(archive, limits)
-    folder.mkdir(parents=True, exist_ok=True)
     checker = _Checker(limits)
     try:
+        inspect_archive(archive, limits)
+        folder.mkdir(parents=True, exist_ok=True)
         for tar, member, name in _members(archive, limits, checker):
             _write(tar, member, folder / name)
     except BaseException:
