@@ -300,7 +300,10 @@ def run_tournament(
     """Enqueues the plan, runs local workers and follows the progress until every match is done."""
     client = connect(url)
     tid = spec.tournament_id
-    total, new = retrying(url, lambda: tournaments.start(client, spec), say)
+    try:
+        total, new = retrying(url, lambda: tournaments.start(client, spec), say)
+    except tournaments.TournamentError as exc:  # a bot removed since its version was resolved
+        raise CliError(str(exc)) from None
     say(f"arena: tournament {tid}: {total} matches of {spec.game} ({new} newly queued) on {shown_url(url)}")
     if workers == 0:
         say("arena: --workers 0: the matches are queued; 'arena worker' plays them")

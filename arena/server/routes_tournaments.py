@@ -77,9 +77,9 @@ async def create_tournament(request: Request) -> Response:
                 p["deadline_ms"],
             )
             spec = tournaments.with_versions(app.client, spec)
+            total, new = tournaments.start(app.client, spec)
         except tournaments.TournamentError as exc:
             raise ApiError(422, str(exc)) from None
-        total, new = tournaments.start(app.client, spec)
         return {
             "id": spec.tournament_id,
             "game": spec.game,

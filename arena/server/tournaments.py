@@ -18,9 +18,9 @@ import redis
 
 from arena.bots import builtin_bots
 from arena.games import GameError, get_game
-from arena.queue import fits, keys, store, submissions
-from arena.queue.jobs import enqueue, ensure_group
-from arena.queue.plan import TournamentSpec, plan
+from arena.queue import fits, keys, plan, store, submissions
+from arena.queue.jobs import ensure_group
+from arena.queue.plan import TournamentSpec
 from arena.seeds import platform_key
 
 RESULTS_PAGE_MAX = 500  # results returned by one page at most
@@ -77,13 +77,11 @@ def start(client: redis.Redis, spec: TournamentSpec) -> tuple[int, int]:
 
     Queuing is idempotent: the same spec again queues nothing new (``arena.queue.plan``).
     """
-    jobs = plan(spec, platform_key())
-    ensure_group(client)
-    meta = {"game": spec.game, "format": spec.format, "bots": ",".join(spec.bots), "total": len(jobs)}
-    store.save_tournament(
-        client, spec.tournament_id, {**meta, "players": spec.players, "rounds": spec.rounds}
-    )
-    return len(jobs), sum(enqueue(client, job) for job in jobs)
+    try:
+        jobs, new = plan.queue(client, spec, platform_key())  # checks every seat's version first
+    except ValueError as exc:
+        raise TournamentError(str(exc)) from None
+    return len(jobs), new
 
 
 def progress(client: redis.Redis, tournament_id: str) -> dict[str, Any] | None:
