@@ -206,7 +206,7 @@ def test_unpacked_bytes_over_the_limit_are_never_written(
 
 def test_a_packed_archive_over_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
     archive = targz([member("weights.bin", os.urandom(64 * 1024))])
-    refused(archive, tmp_path, r"it is over 0 MiB packed", ArchiveLimits(packed_bytes=32 * 1024))
+    refused(archive, tmp_path, r"it is over 32 KiB packed", ArchiveLimits(packed_bytes=32 * 1024))
 
 
 def corrupt_crc(archive: bytes) -> bytes:

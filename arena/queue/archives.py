@@ -62,9 +62,23 @@ class ArchiveLimits:
     def describe(self) -> str:
         """Returns the limits in words, for error messages."""
         return (
-            f"at most {self.packed_bytes // MiB} MiB packed, {self.unpacked_bytes // MiB} MiB unpacked "
+            f"at most {size_text(self.packed_bytes)} packed, {size_text(self.unpacked_bytes)} unpacked "
             f"and {self.files:,} files and folders"
         )
+
+
+def size_text(n: int) -> str:
+    """Returns a byte count as a limit is written: "10 MiB", "64 KiB", "100 bytes".
+
+    >>> size_text(10 * MiB), size_text(65536), size_text(1000)
+    ('10 MiB', '64 KiB', '1000 bytes')
+    """
+    for unit, size in (("MiB", MiB), ("KiB", 1024)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}"
+        if n >= 10 * size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
 
 
 class SubmissionError(ValueError):
@@ -172,7 +186,7 @@ def read_upload(stream: BinaryIO, limits: ArchiveLimits = ArchiveLimits()) -> by
         parts.append(chunk)
         received += len(chunk)
         if received > limits.packed_bytes:
-            raise _too_big(limits, f"the upload is over {limits.packed_bytes // MiB} MiB")
+            raise _too_big(limits, f"the upload is over {size_text(limits.packed_bytes)}")
 
 
 def inspect_archive(archive: bytes, limits: ArchiveLimits = ArchiveLimits()) -> ArchiveSummary:
@@ -324,7 +338,7 @@ class _Checker:
             raise _too_big(self.limits, f"it holds more than {self.limits.files:,} files and folders")
         if member.isfile():
             if self.unpacked + member.size > self.limits.unpacked_bytes:
-                reason = f"its files add up to more than {self.limits.unpacked_bytes // MiB} MiB"
+                reason = f"its files add up to more than {size_text(self.limits.unpacked_bytes)}"
                 raise _too_big(self.limits, reason)
             self.unpacked += member.size
             self.files.add(name)
@@ -346,7 +360,7 @@ def _members(
     """Yields (tar, member, normalized name) of each accepted member, streaming the archive; while a
     member is yielded its contents can be read with ``tar.extractfile(member)``."""
     if len(archive) > limits.packed_bytes:
-        raise _too_big(limits, f"it is over {limits.packed_bytes // MiB} MiB packed")
+        raise _too_big(limits, f"it is over {size_text(limits.packed_bytes)} packed")
     inflater = _Inflater(archive, limits)
     try:
         with tarfile.open(fileobj=inflater, mode="r|", tarinfo=_CheckedInfo) as tar:
