@@ -25,7 +25,7 @@ import typer
 from arena.cli_common import CliError, JsonOption, RedisOption, on_redis
 from arena.client import ENV_SERVER, ServerClient, ServerError
 from arena.console import printable
-from arena.queue import submissions
+from arena.queue import smoke, submissions
 from arena.queue.submissions import Submission, SubmissionError
 
 T = TypeVar("T")
@@ -125,7 +125,7 @@ def submit_command(
     game_list = [g.strip() for g in games.split(",") if g.strip()]
     if server_:
         answer = submit_remote(server_, name, game_list, dir_, entry, build, builtin, secret)
-        submission, new_secret, smoke = (
+        submission, new_secret, smoke_state = (
             from_json(answer["bot"]),
             answer.get("secret"),
             answer["bot"].get("smoke"),
@@ -134,17 +134,17 @@ def submit_command(
         submission, new_secret = call(
             redis_, lambda c: submit_local(c, name, game_list, dir_, entry, build, builtin, secret)
         )
-        smoke = None
+        smoke_state = None
     if as_json:
-        typer.echo(json.dumps({**submission.to_json(), "secret": new_secret, "smoke": smoke}))
+        typer.echo(json.dumps({**submission.to_json(), "secret": new_secret, "smoke": smoke_state}))
         return
     typer.echo(f"{'submitted' if new_secret else 'updated'} {describe(submission)}")
     if new_secret:
         typer.echo(
             f"owner secret (shown only now; needed to update or remove {printable(name)}): {new_secret}"
         )
-    if smoke is not None:
-        typer.echo("\n".join(format_smoke(smoke)))
+    if smoke_state is not None:
+        typer.echo("\n".join(format_smoke(smoke_state)))
 
 
 def submit_local(
@@ -229,17 +229,17 @@ def show_command(
     """Show one submitted bot: games, kind, version, entry command, sizes, every version, smoke match."""
     if server_:
         answer = remote(server_, lambda c: c.call("GET", f"/api/v1/bots/{quote(name, safe='')}"))
-        found, smoke = from_json(answer), answer.get("smoke")
+        found, smoke_state = from_json(answer), answer.get("smoke")
     else:
-        found, smoke = call(redis_, lambda c: submissions.load(c, name)), None
+        found, smoke_state = call(redis_, lambda c: load_with_smoke(c, name))
     if found is None:
         raise CliError(f"no submitted bot {name!r}: see 'arena bots list'")
     if as_json:
-        typer.echo(json.dumps({**found.to_json(), "smoke": smoke}, indent=2))
+        typer.echo(json.dumps({**found.to_json(), "smoke": smoke_state}, indent=2))
         return
     typer.echo(format_show(found))
-    if smoke is not None:
-        typer.echo("\n".join(format_smoke(smoke)))
+    if smoke_state is not None:
+        typer.echo("\n".join(format_smoke(smoke_state)))
 
 
 @app.command("remove")
@@ -260,12 +260,20 @@ def remove_command(
     typer.echo(f"removed {printable(name)} ({gone} stored versions deleted)")
 
 
-def format_smoke(smoke: dict) -> list[str]:
-    """Returns the lines saying how a version's smoke match went (text from the server escaped)."""
-    lines = [f"smoke:    {printable(str(smoke.get('status', '?')))} (a match against random in the sandbox)"]
-    if smoke.get("reason"):
-        lines.append(f"reason:   {printable(str(smoke['reason']))}")
-    tail = smoke.get("log_tail") or smoke.get("log") or ""
+def load_with_smoke(client: redis.Redis, name: str) -> tuple[Submission | None, dict | None]:
+    """Returns the bot and the smoke match of its newest version (None when none was played)."""
+    found = submissions.load(client, name)
+    if found is None:
+        return None, None
+    return found, smoke.status(client, found.candidate or found.version) or None
+
+
+def format_smoke(state: dict) -> list[str]:
+    """Returns the lines saying how a version's smoke match went (``smoke.status``; text escaped)."""
+    lines = [f"smoke:    {printable(str(state.get('status', '?')))} (a match against random in the sandbox)"]
+    if state.get("reason"):
+        lines.append(f"reason:   {printable(str(state['reason']))}")
+    tail = state.get("log") or ""
     if tail:
         lines.append("log tail:")
         lines += [f"  {printable(line)}" for line in str(tail).splitlines()]
@@ -316,7 +324,12 @@ def format_show(s: Submission) -> str:
         [
             f"bot:      {printable(s.name)}",
             f"games:    {_names(s.games)}",
-            f"version:  {printable(s.version)}",
+            f"version:  {printable(s.version) or '(none active yet)'}",
+            *(
+                [f"candidate: {printable(s.candidate)} (active once its smoke match passes)"]
+                if s.candidate
+                else []
+            ),
             f"runs:     {_what(s)}",
             f"created:  {_when(s.created)}",
             f"updated:  {_when(s.updated)}",

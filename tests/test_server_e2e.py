@@ -172,9 +172,13 @@ def test_a_participant_without_redis_and_an_organiser_use_only_the_server(
     assert removed.returncode == 0 and "removed spare" in removed.stdout
     listed = run("bots", "list", "--json")
     assert [b["name"] for b in json.loads(listed.stdout)] == ["strong", "weak"]
+    check_a_bot_that_never_joins_stays_inactive(run, tmp_path)
 
     no_token = run("tournament", "ninjan", "--bots", "strong,weak,random")
     assert no_token.returncode == 2 and "--organiser-token-file" in no_token.stderr
+    token = ["--organiser-token-file", str(platform.token_file)]
+    inactive = run("tournament", "ninjan", "--bots", "strong,quitter", *token)
+    assert inactive.returncode == 2 and "no active version" in inactive.stderr, inactive.stderr
     args = ["tournament", "ninjan", "--bots", "weak,random,strong", "--rounds", "3", "--seed", "11"]
     proc = run(*args, "--organiser-token-file", str(platform.token_file), "--json")
     assert proc.returncode == 0, proc.stderr
@@ -189,6 +193,36 @@ def test_a_participant_without_redis_and_an_organiser_use_only_the_server(
     assert {row["bot"]: row["version"] for row in rows}["strong"] == second["candidate"]
     status = run("tournament", "status")
     assert status.returncode == 0 and "18/18 done (18 recorded, 0 dead)" in status.stdout
+
+
+def check_a_bot_that_never_joins_stays_inactive(run: Any, tmp_path: Path) -> None:
+    """A bot that exits at once fails its smoke match: it gets no active version, its owner sees the
+    reason, and no tournament can enter it."""
+    folder = tmp_path / "quitter"
+    folder.mkdir()
+    (folder / "bot.py").write_text("import sys\nprint('giving up')\nsys.exit(3)\n")
+    args = [
+        "bots",
+        "submit",
+        "quitter",
+        "--games",
+        "ninjan",
+        "--dir",
+        str(folder),
+        "--entry",
+        "python bot.py",
+    ]
+    assert run(*args).returncode == 0
+
+    def smoke_state() -> dict:
+        return json.loads(run("bots", "show", "quitter", "--json").stdout)["smoke"]
+
+    wait_until(
+        lambda: smoke_state()["status"] not in ("pending", "running"), "quitter's smoke match", SMOKE_LIMIT
+    )
+    shown = run("bots", "show", "quitter")
+    assert "smoke:    failed" in shown.stdout and "reason:" in shown.stdout, shown.stdout
+    assert "version:  (none active yet)" in shown.stdout
 
 
 def test_a_server_that_is_down_is_one_clear_line(tmp_path: Path) -> None:
