@@ -225,17 +225,11 @@ def extract_archive(archive: bytes, folder: Path, limits: ArchiveLimits = Archiv
 
 def remove_tree(folder: Path) -> None:
     """Removes a folder tree even where ``extract_archive`` made it read-only; missing is fine."""
-
-    def writable_again(function: object, path: str, _: object) -> None:
-        os.chmod(os.path.dirname(path), 0o755)
-        if os.path.isdir(path) and not os.path.islink(path):
-            os.chmod(path, 0o755)
-            shutil.rmtree(path, onerror=writable_again)
-        else:
-            os.unlink(path)
-
-    if folder.exists():
-        shutil.rmtree(folder, onerror=writable_again)
+    if not folder.is_dir() or folder.is_symlink():
+        return
+    for root, _, _ in os.walk(folder):  # top down: each folder writable before its entries go
+        os.chmod(root, 0o755)
+    shutil.rmtree(folder)
 
 
 class _Inflater(io.RawIOBase):
