@@ -61,8 +61,8 @@ class MatchJob:
 
 
 # Design detail: the existence check and the XADD run as one Lua script, so two clients enqueueing the
-# same match id at once still add one stream entry. A recorded match's job hash expires a day after it
-# is recorded (``store.finished_job_commands``): the recorded set keeps enqueueing it a no-op after that.
+# same match id at once still add one stream entry. A recorded match's job hash expires an hour after it
+# is recorded (``store.finish_job``): the recorded set keeps enqueueing it a no-op after that.
 _ENQUEUE = """
 if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('SISMEMBER', KEYS[3], ARGV[4]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'job', ARGV[1], 'status', ARGV[2], 'attempts', 0, 'tournament', ARGV[3])
