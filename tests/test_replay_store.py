@@ -138,7 +138,7 @@ def test_a_replay_staged_by_a_worker_that_died_is_committed_or_swept(
     job = MatchJob("died", "ninjan", 3, ("a", "b"))
     enqueue(client, job)
     sha = replays.digest(text)
-    assert store._stage(client, target, "died", text, sha)
+    assert store._stage(client, target, "died", {"replay": text.encode()}, sha)
     # recorded by the script, then the worker died: not yet readable, and pending
     monkeypatch.setattr(store, "commit_staged", lambda *a: None)
     assert store.record(client, job, record, text, "0-1")
@@ -147,7 +147,7 @@ def test_a_replay_staged_by_a_worker_that_died_is_committed_or_swept(
     assert store.replay_text(client, "died") is None and client.zcard(keys.STORE_PENDING) == 1
     # never recorded: another match staged and abandoned
     other, _ = replay_of_random_game("ninjan", 4, ["a", "b"], "orphan")
-    assert store._stage(client, target, "orphan", other, replays.digest(other))
+    assert store._stage(client, target, "orphan", {"replay": other.encode()}, replays.digest(other))
     assert retention.sweep(client).committed == 0  # younger than an hour: left alone
     report = retention.sweep(client, now=time.time() + retention.ORPHAN_AGE + 5)
     assert (report.committed, report.orphans) == (1, 1)
@@ -220,7 +220,9 @@ def test_two_runs_staged_together_commit_only_the_recorded_one(
     monkeypatch.setattr(
         store,
         "_stage",
-        lambda c, t, m, r, s: staged(c, t, m, second, replays.digest(second)) and staged(c, t, m, r, s),
+        lambda c, t, m, r, s: (
+            staged(c, t, m, {"replay": second.encode()}, replays.digest(second)) and staged(c, t, m, r, s)
+        ),
     )
     assert store.record(client, job, record, first, "0-1")  # the loser staged first, then the winner
     monkeypatch.setattr(store, "_stage", staged)
@@ -249,3 +251,15 @@ def test_redis_crashed_mid_run_with_the_folder_store_loses_no_replay(
         text = store.replay_text(client, match_id)
         assert text is not None and replays.digest(text) == store.recorded_digest(client, match_id)
     assert client.keys(keys.stored("*")) == [] and client.keys(keys.replay("*")) == []
+
+
+def test_bot_logs_recorded_with_the_replay_share_its_fate(client: redis.Redis, kind_of_store: str) -> None:
+    text, record = replay_of_random_game("ninjan", 8, ["a", "b"], "logged")
+    job = MatchJob("logged", "ninjan", 8, ("a", "b"))
+    enqueue(client, job)
+    logs = {"log-0": b"seat 0 thinks\n", "log-1": b"\xffbinary is fine"}
+    assert store.record_and_take(client, job, record, text, "0-1", extras=logs)[0]
+    target = replays.store_for(client)
+    assert [target.get("logged", k) for k in logs] == list(logs.values())
+    assert sorted(k for _, k, _ in target.entries()) == ["log-0", "log-1", "replay"]
+    assert target.delete("logged") == 3 and target.get("logged", "log-0") is None

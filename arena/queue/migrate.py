@@ -4,7 +4,8 @@ Before the store, recording kept each match's replay as plain text in ``arena:re
 expiry), a result JSON with ``replay_lines`` and no digest, and the job's whole hash. The migration
 moves each such replay into the configured store (``arena.queue.replays.store_for``), gives its result
 the new shape (``replay_sha256`` of the text, ``recorded_at`` the time of the migration, since the
-old record kept no time, and no ``replay_lines``), and trims recorded jobs' hashes to their status.
+old record kept no time, and no ``replay_lines``), and trims recorded jobs' hashes to their status
+(which then expires, as recording does now).
 
 Design detail: each match is moved in the order put, then one transaction that rewrites the result and
 deletes the old key. Interrupted anywhere, a rerun finds the old key still there and puts the same
@@ -88,12 +89,7 @@ def _move(client: redis.Redis, target: replays.ReplayStore, match_id: str, repor
 
 
 def _trim_job(client: redis.Redis, match_id: str) -> int:
-    """Trims a recorded job's hash to its status; returns 1 if it had more."""
-    key = keys.job(match_id)
-    if client.hlen(key) <= 1:
+    """Trims a recorded job's hash to its status (``store.finish_job``); returns 1 if it had more."""
+    if client.hlen(keys.job(match_id)) <= 1:
         return 0
-    with client.pipeline() as pipe:
-        for command in store.finished_job_commands(match_id):
-            pipe.execute_command(*command)
-        pipe.execute()
-    return 1
+    return int(store.finish_job(client, match_id))

@@ -36,7 +36,7 @@ import re
 import tempfile
 import weakref
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import redis
@@ -140,18 +140,19 @@ class FolderStore(ReplayStore):
         committed."""
         self._write(self.folder(match_id), f"{check_kind(kind)}~{_check_tag(tag)}{_SUFFIX}", data)
 
-    def commit(self, match_id: str, kind: str, tag: str) -> bool:
-        """Makes the candidate ``tag`` the entry and deletes the other candidates; returns False if no
-        candidate has that tag (committed already, or never staged)."""
+    def commit(self, match_id: str, tag: str) -> int:
+        """Makes every candidate staged under ``tag`` its kind's entry and deletes the other
+        candidates; returns how many were committed (0: committed already, or never staged)."""
         folder = self.folder(match_id)
-        staged = folder / f"{check_kind(kind)}~{_check_tag(tag)}{_SUFFIX}"
-        try:
-            os.replace(staged, folder / (kind + _SUFFIX))
-        except FileNotFoundError:
-            return False
-        for other in folder.glob(f"{kind}~*{_SUFFIX}"):
+        marker = f"~{_check_tag(tag)}{_SUFFIX}"
+        committed = 0
+        for staged in sorted(folder.glob(f"*{marker}")):
+            with contextlib.suppress(FileNotFoundError):
+                os.replace(staged, folder / (staged.name.removesuffix(marker) + _SUFFIX))
+                committed += 1
+        for other in folder.glob(f"*~*{_SUFFIX}"):
             other.unlink(missing_ok=True)
-        return True
+        return committed
 
     @staticmethod
     def _write(folder: Path, name: str, data: bytes) -> None:
@@ -250,13 +251,15 @@ class RedisStore(ReplayStore):
         self.client = redis.Redis(connection_pool=redis.ConnectionPool(pool.connection_class, **kwargs))
 
     @staticmethod
-    def put_command(match_id: str, kind: str, data: bytes) -> list[str | bytes]:
-        """Returns the Redis command that ``put`` sends, for a caller that runs it in a script
-        (``arena.queue.store`` stores the replay in the recording's own transaction)."""
-        return ["HSET", keys.stored(check_match_id(match_id)), check_kind(kind), compress(data)]
+    def put_command(match_id: str, entries: Mapping[str, bytes]) -> list[str | bytes]:
+        """Returns the Redis command that puts ``entries`` (kind -> plain bytes) at once, for a caller
+        that runs it in a script (``arena.queue.store`` stores a match's entries in the recording's
+        own transaction)."""
+        fields = [x for kind, data in entries.items() for x in (check_kind(kind), compress(data))]
+        return ["HSET", keys.stored(check_match_id(match_id)), *fields]
 
     def put(self, match_id: str, kind: str, data: bytes) -> None:
-        self.client.execute_command(*self.put_command(match_id, kind, data))
+        self.client.execute_command(*self.put_command(match_id, {kind: data}))
 
     def get(self, match_id: str, kind: str = REPLAY) -> bytes | None:
         stored = self.client.hget(keys.stored(check_match_id(match_id)), check_kind(kind))

@@ -147,7 +147,7 @@ def settle_pending(client: redis.Redis, now: float, report: SweepReport) -> None
             if isinstance(target, replays.FolderStore):
                 sha = store.recorded_digest(client, match_id)
                 if sha is not None:
-                    report.committed += target.commit(match_id, replays.REPLAY, store.staged_tag(sha))
+                    report.committed += bool(target.commit(match_id, store.staged_tag(sha)))
                 elif not client.sismember(keys.RECORDED_SET, match_id):
                     report.orphans += bool(target.discard_older(match_id, now - ORPHAN_AGE))
             removed += run_script(client, _UNPEND, (keys.STORE_PENDING,), (match_id, repr(score)))

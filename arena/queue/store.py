@@ -19,7 +19,7 @@ trip that notes the match as pending, unless it is recorded already) and committ
 that dies in between leaves a staged replay that the retention sweep commits (recorded) or deletes
 (never recorded, after an hour; ``arena.queue.retention``). A replay is never lost, never orphaned,
 and two workers that played the same match differently never leave the one that was not recorded.
-Once recorded, a job's hash keeps only its status: the job itself is not needed any more.
+Once recorded, a job's hash keeps only its status, for an hour (``finish_job``).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from arena.ratings import Placement
 from arena.ratings.pairs import match_fields, player_id
 from arena.referee.record import MatchRecord
 
-JOB_TTL = 86400  # seconds a recorded job's hash (its status alone) is kept
+JOB_TTL = 3600  # seconds a recorded job's hash (its status alone) is kept
 RESULTS_PAGE = 1000  # placements read per LRANGE when streaming a game's results
 
 
@@ -74,14 +74,29 @@ def record_json(record: MatchRecord, match_id: str, replay_sha256: str, recorded
 # ARGV: match id, group, entry id, then ``take``'s consumer ('' for none), job prefix and statuses;
 # then the writes, each as its length and its words. (Flat arguments, not JSON: decoding a replay
 # inside JSON cost the script more than all its writes.)
+# A recorded job's hash keeps its status alone, for JOB_TTL seconds (KEYS[1] the hash; ARGV status, TTL);
+# a job never enqueued (a benchmark recording directly) gets none.
+FINISH_JOB_FUNCTION = """
+local function finish_job(key, status, ttl)
+  if redis.call('EXISTS', key) == 0 then return 0 end
+  redis.call('DEL', key)
+  redis.call('HSET', key, 'status', status)
+  redis.call('EXPIRE', key, ttl)
+  return 1
+end
+"""
+_FINISH_JOB = FINISH_JOB_FUNCTION + "return finish_job(KEYS[1], ARGV[1], ARGV[2])"
+
 _RECORD = (
     TAKE_FUNCTION
+    + FINISH_JOB_FUNCTION
     + """
 if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then
   redis.call('XACK', KEYS[2], ARGV[2], ARGV[3])
   return {0, {}}
 end
-local i = 9
+finish_job(KEYS[3], ARGV[9], ARGV[10])
+local i = 11
 while i <= #ARGV do
   local length = tonumber(ARGV[i])
   redis.call(unpack(ARGV, i + 1, i + length))
@@ -105,9 +120,11 @@ def record_and_take(
     replay: str,
     message_id: str,
     take_as: str | None = None,
+    extras: Mapping[str, bytes] | None = None,
 ) -> tuple[bool, Taken | None]:
     """Records a played job and acknowledges it, atomically, in one round trip, and with ``take_as``
-    (a consumer) takes that consumer's next job in the same round trip.
+    (a consumer) takes that consumer's next job in the same round trip. ``extras`` (kind -> bytes,
+    e.g. ``log-0``: a seat's log) go into the replay store with the replay, the same way.
 
     Returns whether the match was new, and the next job (None if none was waiting or none was asked
     for).
@@ -116,14 +133,17 @@ def record_and_take(
     sha = replays.digest(replay)
     commands = _record_commands(job, match, sha)
     store = replays.store_for(client)
-    staged = isinstance(store, replays.FolderStore) and _stage(client, store, job.match_id, replay, sha)
+    entries = {replays.REPLAY: replay.encode(), **(extras or {})}
+    staged = isinstance(store, replays.FolderStore) and _stage(client, store, job.match_id, entries, sha)
     if isinstance(store, replays.RedisStore):
-        commands.append(store.put_command(job.match_id, replays.REPLAY, replay.encode()))
+        commands.append(store.put_command(job.match_id, entries))
     commands.append(["XACK", keys.JOBS_STREAM, keys.WORKERS_GROUP, message_id])
     args: list[str | int | bytes] = [job.match_id, keys.WORKERS_GROUP, message_id, *take]
+    args += (JobStatus.RECORDED.value, JOB_TTL)
     for command in commands:
         args += (len(command), *command)
-    outcome, reply = run_script(client, _RECORD, (keys.RECORDED_SET, keys.JOBS_STREAM), args)
+    script_keys = (keys.RECORDED_SET, keys.JOBS_STREAM, keys.job(job.match_id))
+    outcome, reply = run_script(client, _RECORD, script_keys, args)
     if staged and (outcome == 1 or recorded_digest(client, job.match_id) == sha):
         commit_staged(client, store, job.match_id, sha)
     return outcome == 1, taken_from(reply)
@@ -138,13 +158,16 @@ return 1
 """
 
 
-def _stage(client: redis.Redis, store: replays.FolderStore, match_id: str, replay: str, sha: str) -> bool:
-    """Stages a replay in a folder store, noted as pending first; returns False (nothing staged) if
-    the match is recorded already."""
+def _stage(
+    client: redis.Redis, store: replays.FolderStore, match_id: str, entries: Mapping[str, bytes], sha: str
+) -> bool:
+    """Stages a match's entries in a folder store under its replay's digest, the match noted as
+    pending first; returns False (nothing staged) if the match is recorded already."""
     args = (match_id, f"{time.time():.3f}")
     if not run_script(client, _STAGE, (keys.RECORDED_SET, keys.STORE_PENDING), args):
         return False
-    store.stage(match_id, replays.REPLAY, replay.encode(), staged_tag(sha))
+    for kind, data in entries.items():
+        store.stage(match_id, kind, data, staged_tag(sha))
     return True
 
 
@@ -156,7 +179,7 @@ def staged_tag(sha: str) -> str:
 def commit_staged(client: redis.Redis, store: replays.FolderStore, match_id: str, sha: str) -> None:
     """Commits the staged replay with digest ``sha`` (the recorded one) and drops the match from the
     pending set."""
-    store.commit(match_id, replays.REPLAY, staged_tag(sha))
+    store.commit(match_id, staged_tag(sha))
     client.zrem(keys.STORE_PENDING, match_id)
 
 
@@ -192,27 +215,23 @@ def _record_commands(job: MatchJob, match: MatchRecord, sha: str) -> list[list[s
             keys.played_versions(job.game),
             *(x for p in placements["players"] for x in (p["bot"], p["version"])),
         ],
-        *finished_job_commands(job.match_id),
     ]
     if job.tournament:
         commands += (["HINCRBY", keys.tournament_pairs(job.tournament), field, "1"] for field in fields)
     return commands + _finished(job, "recorded")
 
 
-def finished_job_commands(match_id: str) -> list[list[str]]:
-    """Returns the commands that leave a recorded job's hash with its status alone, for a day.
+def finish_job(client: redis.Redis, match_id: str) -> bool:
+    """Trims a recorded job's hash to its status, expiring in JOB_TTL seconds (as recording does);
+    returns False if it has no hash.
 
     Design detail: the job, its attempts and errors are never read again once it is recorded, and the
-    status only answers someone looking at a job just played: the hash expires after JOB_TTL seconds,
-    and from then on the recorded set alone keeps enqueueing the match id a no-op (``jobs.enqueue``)
-    and a stale stream entry of it unplayed (``jobs.begin_job`` finds no job to run).
+    status only answers someone looking at a job just played: from then on the recorded set alone
+    keeps enqueueing the match id a no-op (``jobs.enqueue``) and a stale stream entry of it unplayed
+    (``jobs.begin_job`` finds no job to run).
     """
-    key = keys.job(match_id)
-    return [
-        ["HDEL", key, "job", "attempts", "error", "tournament"],
-        ["HSET", key, "status", JobStatus.RECORDED.value],
-        ["EXPIRE", key, str(JOB_TTL)],
-    ]
+    args = (JobStatus.RECORDED.value, JOB_TTL)
+    return bool(run_script(client, _FINISH_JOB, (keys.job(match_id),), args))
 
 
 def fail(client: redis.Redis, job: MatchJob, message_id: str, error: str, attempts: int) -> JobStatus:
