@@ -163,7 +163,7 @@ def test_arena_ladder_plays_its_matches_and_the_leaderboard_counts_them(client, 
     assert json.loads(proc.stdout) == rows, "the ladder ends on the leaderboard, as it stands"
     # the same command again resumes the ladder: 6 more matches, numbered on
     proc = run_arena(
-        *args[:5], "--matches", "6", "--workers", "1", "--redis", redis_url, "--seed", "3", env=SEED_KEY_ENV
+        *args[:4], "--matches", "6", "--workers", "1", "--redis", redis_url, "--seed", "3", env=SEED_KEY_ENV
     )
     assert proc.returncode == 0, proc.stderr
     assert sum(r["games"] for r in leaderboard(redis_url)) == 36
