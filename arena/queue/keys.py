@@ -27,7 +27,9 @@ def result(match_id: str) -> str:
 
 
 def replay(match_id: str) -> str:
-    """Returns the key of a recorded match's replay (JSON Lines text)."""
+    """Returns the key where a match's replay (JSON Lines text) was kept before the replay store
+    (``arena.queue.replays``); read only by ``arena storage migrate``, which moves it, and as a
+    fallback until then (``store.replay_text``)."""
     return f"{PREFIX}replay:{match_id}"
 
 
