@@ -161,7 +161,7 @@ def limit(request: Request, default: int) -> int:
     text = request.query_params.get("limit", "")
     if not text:
         return default
-    if not text.isdigit() or not 1 <= int(text) <= data.MAX_LIMIT:
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= data.MAX_LIMIT:
         raise BadRequest(f"limit must be a whole number from 1 to {data.MAX_LIMIT}, not {text[:40]!r}")
     return int(text)
 

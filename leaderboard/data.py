@@ -26,8 +26,7 @@ from arena.games import GAMES
 from arena.queue import fits, keys, store
 
 MAX_LIMIT = 500  # most matches one page may ask for
-H2H_SCAN = 1000  # most match ids of the shorter bot's list one head-to-head page reads
-H2H_CHUNK = 200  # ids read (and results fetched) per round trip while walking it
+H2H_SCAN = 250  # most match ids of the shorter bot's list one head-to-head page reads
 
 
 def game_names() -> list[str]:
@@ -144,9 +143,15 @@ def _parse_list_cursor(cursor: str | None, chosen: list[str]) -> tuple[int, int 
     if not cursor:
         return 0, None
     name, _, end = cursor.rpartition(":")
-    if name not in chosen or not (end == "" or (end.isdigit() and len(end) < 19)):
+    if name not in chosen or not (end == "" or (_whole(end) and len(end) < 19)):
         raise CursorError(f"bad cursor {cursor!r}: pass the next_cursor of the previous page")
     return chosen.index(name), int(end) if end else None
+
+
+def _whole(text: str) -> bool:
+    """Returns whether ``text`` is a whole number written in ASCII digits (``str.isdigit`` also
+    accepts digits that ``int`` refuses, such as superscripts)."""
+    return text.isascii() and text.isdigit()
 
 
 def match(client: redis.Redis, match_id: str) -> dict[str, Any] | None:
@@ -228,28 +233,28 @@ def _meetings(
     client: redis.Redis, game: str, walked: str, other: str, end: int | None, limit: int
 ) -> tuple[list[dict[str, Any]], int, int]:
     """Returns the matches of ``walked``'s list before ``end`` in which ``other`` played too (newest
-    first, at most ``limit``, reading at most ``H2H_SCAN`` ids), the position where the walk stopped
-    and how many ids it read."""
+    first, at most ``limit``, among at most ``H2H_SCAN`` ids read in one round trip and their results
+    in another), the position where the walk stopped and how many ids it read.
+
+    Design detail: a result is parsed only if its text holds ``"bot":OTHER`` as the compact JSON of
+    the stored results writes it; most of the walked matches are against someone else."""
+    ids, start = _newest(client, keys.bot_matches(game, walked), end, H2H_SCAN)
+    needle = f'"bot":{json.dumps(other)}'
     found: list[dict[str, Any]] = []
-    scanned = 0
-    while len(found) < limit and scanned < H2H_SCAN:
-        ids, start = _newest(client, keys.bot_matches(game, walked), end, min(H2H_CHUNK, H2H_SCAN - scanned))
-        if not ids:
-            return found, 0, scanned
-        for offset, result in enumerate(match_results(client, ids)):
-            if result and any(p["bot"] == other for p in result["players"]):
-                found.append(result | {"number": start + len(ids) - offset})
-                if len(found) == limit:
-                    return found, start + len(ids) - offset - 1, scanned + offset + 1
-        scanned += len(ids)
-        end = start
-    return found, end or 0, scanned
+    texts = client.mget([keys.result(m) for m in ids]) if ids else []
+    for offset, text in enumerate(texts):
+        result = json.loads(text) if text and needle in text else None
+        if result and any(p["bot"] == other for p in result["players"]):
+            found.append(result | {"number": start + len(ids) - offset})
+            if len(found) == limit:
+                return found, start + len(ids) - offset - 1, offset + 1
+    return found, start, len(ids)
 
 
 def _parse_pair_cursor(cursor: str) -> tuple[int, int]:
     """Returns (side, end) of a head-to-head cursor ``SIDE:END``; raises CursorError otherwise."""
     side, _, end = cursor.partition(":")
-    if side not in ("0", "1") or not end.isdigit() or len(end) > 18:
+    if side not in ("0", "1") or not _whole(end) or len(end) > 18:
         raise CursorError(f"bad cursor {cursor!r}: pass the next_cursor of the previous page")
     return int(side), int(end)
 

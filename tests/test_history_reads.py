@@ -170,6 +170,8 @@ def test_head_to_head_walks_the_shorter_list_a_bounded_stretch_per_page(
         ("/api/matches", {"limit": "0"}, "limit must be a whole number from 1 to 500"),
         ("/api/matches", {"limit": "501"}, "limit must be"),
         ("/api/matches", {"limit": "ten"}, "limit must be"),
+        ("/api/matches", {"limit": "\u00b2"}, "limit must be"),
+        ("/api/matches", {"cursor": "ninjan:\u00b2"}, "bad cursor"),
         ("/api/matches", {"cursor": "garbage"}, "bad cursor 'garbage'"),
         ("/api/matches", {"game": "ninjan", "cursor": "pnrz:3"}, "bad cursor"),
         ("/api/matches", {"cursor": "ninjan:-1"}, "bad cursor"),
@@ -260,3 +262,12 @@ def test_storage_bench_reports_memory_store_bytes_and_every_page(
             "folder" in figures["replays"].lower()
             and figures["checkpoints"][-1]["store_bytes_per_match"]["disk"] > 0
         )
+
+
+def test_head_to_head_finds_bots_whose_names_need_escaping(client: redis.Redis, api: Any) -> None:
+    odd = 'q"uo\\te é <b>'
+    record(client, "ninjan", "odd-1", [odd, "ann"])
+    record(client, "ninjan", "odd-2", ["bob", odd])
+    record(client, "ninjan", "odd-3", ["ann", "bob", odd])
+    pair = api.get("/api/head-to-head/ninjan", params={"a": "ann", "b": odd}).json()
+    assert [m["match_id"] for m in pair["matches"]] == ["odd-3", "odd-1"] and pair["record"]["games"] == 2
