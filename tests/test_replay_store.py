@@ -263,3 +263,12 @@ def test_bot_logs_recorded_with_the_replay_share_its_fate(client: redis.Redis, k
     assert [target.get("logged", k) for k in logs] == list(logs.values())
     assert sorted(k for _, k, _ in target.entries()) == ["log-0", "log-1", "replay"]
     assert target.delete("logged") == 3 and target.get("logged", "log-0") is None
+
+
+def test_a_writer_that_died_mid_write_leaves_nothing_behind_a_delete(tmp_path: Path) -> None:
+    target = FolderStore(tmp_path)
+    target.put("m1", "replay", b"text")
+    (target.folder("m1") / ".put-abandoned").write_bytes(b"half")  # killed before its rename
+    assert target.get("m1") == b"text" and [k for _, k, _ in target.entries()] == ["replay"]
+    target.delete("m1")
+    assert list(tmp_path.iterdir()) == []

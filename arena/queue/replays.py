@@ -178,7 +178,7 @@ class FolderStore(ReplayStore):
 
     def delete(self, match_id: str, kind: str | None = None) -> int:
         folder = self.folder(match_id)
-        paths = [folder / (check_kind(kind) + _SUFFIX)] if kind else list(_files(folder))
+        paths = [folder / (check_kind(kind) + _SUFFIX)] if kind else list(_files(folder, everything=True))
         gone = 0
         for path in paths:
             try:
@@ -195,7 +195,7 @@ class FolderStore(ReplayStore):
         for a match never recorded; returns how many went. A rerun's fresh entries stay."""
         folder = self.folder(match_id)
         gone = 0
-        for path in _files(folder):
+        for path in _files(folder, everything=True):
             with contextlib.suppress(FileNotFoundError):
                 if path.stat().st_mtime < before:
                     path.unlink()
@@ -219,12 +219,14 @@ def _check_tag(tag: str) -> str:
     return tag
 
 
-def _files(folder: Path) -> Iterator[Path]:
-    """Yields the entry files of a match's folder (none if it does not exist)."""
+def _files(folder: Path, everything: bool = False) -> Iterator[Path]:
+    """Yields the entry files of a match's folder (none if it does not exist); ``everything``: the
+    temporary files a writer that died left behind too."""
     try:
-        yield from (p for p in folder.iterdir() if p.name.endswith(_SUFFIX) and not p.name.startswith("."))
+        found = list(folder.iterdir())
     except FileNotFoundError:
         return
+    yield from (p for p in found if everything or (p.name.endswith(_SUFFIX) and not p.name.startswith(".")))
 
 
 def _remove_empty(folder: Path) -> None:
