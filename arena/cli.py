@@ -11,6 +11,7 @@ feeds fishtest's pentanomial SPRT (``arena.ratings.sprt``).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import sys
 from datetime import timedelta
@@ -319,6 +320,9 @@ def match_command(
         on_wait=announce_wait,
         branch=branch,
     )
+    on_step = play_by_play(engine) if verbose else None
+    if on_step is not None:
+        config = dataclasses.replace(config, on_game_start=on_step.begin)
     from tqdm import tqdm
 
     bar = tqdm(total=games, unit="game", disable=None if games > 1 and not verbose else True, file=sys.stderr)
@@ -340,7 +344,6 @@ def match_command(
             if bar.disable and test.test.games % SPRT_REPORT_EVERY == 0:
                 typer.echo(f"sprt: {test.test.games} games, {test.progress()}", err=True)
 
-    on_step = play_by_play(engine) if verbose else None
     stop = (lambda: test.test.verdict is not None) if test is not None else None
     try:
         asyncio.run(run_series(engine, specs, config, on_result, on_step, stop=stop))
@@ -457,7 +460,10 @@ def replay_command(
     try:
         lines = read_lines(file)
         game = get_game(lines[0].get("game", ""))
-        reproduction = reproduce(lines, None if quiet else play_by_play(game))
+        on_step = None if quiet else play_by_play(game)
+        if on_step is not None:
+            on_step.begin([p["bot"] for p in lines[0].get("players", []) if isinstance(p, dict)])
+        reproduction = reproduce(lines, on_step)
     except (ReplayError, GameError) as exc:
         raise CliError(str(exc)) from None
     recorded = file.read_text(encoding="utf-8")

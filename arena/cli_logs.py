@@ -1,7 +1,7 @@
 """``arena logs``: a match's bot output, each line beside the decision step it was written during, and
 each seat's think times against the deadline.
 
-``arena match`` writes a match log (``arena.referee.botlog``) beside every replay: ``NAME.log.jsonl``
+``arena match`` writes a match log (``arena.referee.botlog``) beside every replay: ``NAME.log``
 for ``NAME.jsonl``. This command reads it, given the replay or the log itself. Everything a bot wrote
 is printed escaped (``console.printable``): a bot's text never drives the terminal.
 """
@@ -27,7 +27,7 @@ def logs_command(
     match: Annotated[
         Path,
         typer.Argument(
-            metavar="REPLAY", help="A replay written by arena match (or the .log.jsonl file beside it)."
+            metavar="REPLAY", help="A replay written by arena match (or the .log file beside it)."
         ),
     ],
     seat: Annotated[

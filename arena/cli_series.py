@@ -6,14 +6,15 @@ bots never connected or crashed, what a Ctrl-C leaves, and the running SPRT of `
 from __future__ import annotations
 
 import dataclasses
-import json
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from arena import codec
-from arena.console import say
+from arena.console import printable, say
 from arena.games.play import Step
 from arena.ratings.sprt import Sprt
 from arena.referee.record import MatchRecord
@@ -164,20 +165,110 @@ def format_summary(results: list[GameResult]) -> str:
     return "\n".join(lines)
 
 
-def play_by_play(game: Any) -> Any:
-    """Returns an on_step callback that prints each decision, event and the table after it."""
+def _pnrz_legend() -> str:
+    from arena.games.pnrz_board import LETTER
 
-    def on_step(step: Step) -> None:
+    return (
+        "grid: one letter per picture, "
+        + ", ".join(
+            f"{letter} {picture.name.lower().replace('_', ' ')}" for picture, letter in LETTER.items()
+        )
+        + ", . empty"
+    )
+
+
+def _ninjan_legend() -> str:
+    from arena.games.ninjan import SUIT_LETTER
+
+    suits = ", ".join(f"{letter} {suit.name.lower()}" for suit, letter in SUIT_LETTER.items())
+    return f"cards: suit letter and value ({suits}); piles left to right"
+
+
+# What the symbols of each game's table (its engine's ``render``) mean, printed once per game with -v.
+LEGENDS: dict[str, Callable[[], str]] = {
+    "pnrz": _pnrz_legend,
+    "ninjan": _ninjan_legend,
+    "ninja-master": lambda: (
+        "dice: the dice in play; held: the seat holding each ninja; sword and shuriken: their holders"
+    ),
+    "ninja-burger": lambda: "each seat: honor and money; active: the seat whose turn it is",
+}
+_SEAT = re.compile(r"\bseat ?(\d+)\b")
+
+
+def describe(value: Any, names: list[str], top: bool = True) -> str:
+    """Returns an action or event (its JSON form) in words: ``{"place_pile": {"pile": 2}}`` is
+    "place pile: pile 2", and a field named ``seat`` shows that seat's bot."""
+    if isinstance(value, list):
+        return "[" + "; ".join(describe(v, names, False) for v in value) + "]"
+    if not isinstance(value, dict):
+        return str(value)
+    if len(value) == 1:
+        ((key, inner),) = value.items()
+        if top and isinstance(inner, dict) and key.replace("_", "").isalpha() and key.islower():
+            return f"{key.replace('_', ' ')}: {describe(inner, names, False)}".rstrip(": ")
+    parts = []
+    for key, item in value.items():
+        if item is None:
+            continue
+        if key == "seat" and isinstance(item, int) and 0 <= item < len(names):
+            parts.append(f"{names[item]} (seat {item})")
+        elif isinstance(item, dict) and _flat(item):
+            parts.append(f"{key.replace('_', ' ')} " + " ".join(str(v) for v in item.values()))
+        else:
+            parts.append(f"{key.replace('_', ' ')} {describe(item, names, False)}")
+    return ", ".join(parts)
+
+
+def _flat(value: dict) -> bool:
+    """Returns whether a JSON object holds only plain values (shown as its values: "PAPER 5")."""
+    return all(not isinstance(v, dict | list) for v in value.values())
+
+
+class PlayByPlay:
+    """The -v play-by-play: who did what in words (bot names, not seat numbers), the public events,
+    and the game's table with its legend. ``begin`` names the seats of the next game; the table is
+    drawn after each step, except while one seat goes on with its own turn (a PNRZ turn is several
+    decisions: its grid is drawn once, when the turn passes)."""
+
+    def __init__(self, game: Any) -> None:
+        self.game = game
+        self.names: list[str] = []
+
+    def begin(self, names: list[str]) -> None:
+        """Starts a game: prints who sits where and the table's legend."""
+        self.names = list(names)
+        seats = ", ".join(f"seat {i}: {printable(name)}" for i, name in enumerate(names))
+        typer.echo(f"-- {self.game.spec.name}: {seats}")
+        legend = LEGENDS.get(self.game.spec.name)
+        if legend is not None:
+            typer.echo(f"   legend: {legend()}")
+
+    def name(self, seat: int) -> str:
+        return printable(self.names[seat]) if seat < len(self.names) else f"seat {seat}"
+
+    def __call__(self, step: Step) -> None:
+        game = self.game
         for decision in step.decisions:
-            shown = json.dumps(codec.to_json(decision.action, game.action_type), separators=(",", ":"))
-            typer.echo(
-                f"  seat {decision.seat}: {shown}" + ("  (fallback)" if decision.by == "fallback" else "")
-            )
+            action = describe(codec.to_json(decision.action, game.action_type), self.names)
+            by = "  (the referee's fallback move)" if decision.by == "fallback" else ""
+            typer.echo(f"  {step.number:>4}  {self.name(decision.seat)}: {printable(action)}{by}")
         for event in step.events:
-            typer.echo(f"  * {json.dumps(codec.to_json(event, game.event_type), separators=(',', ':'))}")
-        typer.echo(game.render(step.state))
+            typer.echo(f"        * {printable(describe(codec.to_json(event, game.event_type), self.names))}")
+        acted = {d.seat for d in step.decisions}
+        going_on = (
+            not game.is_terminal(step.state) and len(acted) == 1 and set(game.to_move(step.state)) == acted
+        )
+        if step.decisions and not going_on:
+            table = _SEAT.sub(lambda m: self.name(int(m.group(1))), game.render(step.state))
+            typer.echo(
+                "\n".join("        " + line for line in printable(table, keep_newlines=True).splitlines())
+            )
 
-    return on_step
+
+def play_by_play(game: Any) -> PlayByPlay:
+    """Returns the -v play-by-play of ``game``: call ``begin(names)`` before each game's steps."""
+    return PlayByPlay(game)
 
 
 def announce_wait(bot: str, address: str, token: str, seconds: float) -> None:

@@ -42,7 +42,7 @@ def replay_files(paths: list[Path]) -> dict[str, Path]:
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found.extend(sorted(p for p in path.glob("*.jsonl") if not p.name.endswith(".log.jsonl")))
+            found.extend(sorted(path.glob("*.jsonl")))
         elif path.is_file():
             found.append(path)
         else:

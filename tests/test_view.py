@@ -157,3 +157,34 @@ _has_talk = """async (i) => {
   const replay = await (await fetch(`/api/matches/${encodeURIComponent(id)}/replay`)).json();
   return replay.frames[i].decisions.some((d) => d.seat === 0);
 }"""
+
+
+def test_the_play_by_play_says_who_did_what_in_words_and_draws_pnrz_once_per_turn(tmp_path: Path) -> None:
+    proc = run_arena("match", "pnrz", "builder", "random", "--seed", "2", "-v", "--replay-dir", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.splitlines()
+    assert out[0] == "-- pnrz: seat 0: builder, seat 1: random"
+    assert out[1].startswith("   legend: grid: one letter per picture, P pirate, N ninja, R robot, Z zombie")
+    assert sum(line.startswith("   legend:") for line in out) == 1
+    assert "{" not in proc.stdout and "seat0=" not in proc.stdout  # no JSON, no seat numbers for names
+    assert any(line.strip().endswith("builder: select tile: tile id 55") for line in out)
+    heads = [line.split()[1] for line in out if line.strip().startswith("turn ") and " play " in line]
+    assert len(heads) > 20 and len(heads) == len(set(heads))  # each turn's grid drawn once
+    replayed = run_arena("replay", str(next(tmp_path.glob("pnrz-*.jsonl"))))
+    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.stdout.startswith(proc.stdout.split("\n", 2)[0] + "\n")
+
+
+def test_the_play_by_play_draws_every_step_of_a_simultaneous_game(tmp_path: Path) -> None:
+    proc = run_arena(
+        "match", "ninjan", "greedy", "random", "--seed", "4", "-v", "--replay-dir", str(tmp_path)
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.splitlines()
+    assert out[1].startswith("   legend: cards: suit letter and value (")
+    steps = {
+        line.split()[0] for line in out if line[:6].strip().isdigit()
+    }  # decision lines: "  12  bot: ..."
+    tables = [line for line in out if line.strip().startswith("round ")]
+    assert len(tables) == len(steps) > 5
+    assert all("scores: greedy=" in t and " random=" in t for t in tables)

@@ -158,8 +158,9 @@ class Think:
 
 
 def match_log_path(replay: Path) -> Path:
-    """Returns where a replay's match log is kept: beside it, ``NAME.log.jsonl`` for ``NAME.jsonl``."""
-    return replay.with_name(replay.name.removesuffix(".jsonl") + ".log.jsonl")
+    """Returns where a replay's match log is kept: beside it, ``NAME.log`` for ``NAME.jsonl`` (JSON Lines; not
+    ``*.jsonl``, so a folder's replays are still its ``*.jsonl`` files)."""
+    return replay.with_name(replay.name.removesuffix(".jsonl") + ".log")
 
 
 def match_log_text(header: dict, lines: dict[int, list[Line]], think: list[Think]) -> str:
@@ -199,7 +200,7 @@ class MatchLog:
 
 def find_match_log(path: Path) -> Path:
     """Returns the match log of ``path``: itself when it is one, else the one beside the replay."""
-    return path if path.name.endswith(".log.jsonl") else match_log_path(path)
+    return path if path.suffix == ".log" else match_log_path(path)
 
 
 def read_match_log(path: Path) -> MatchLog:

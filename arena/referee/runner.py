@@ -84,6 +84,7 @@ class SeriesConfig:
     duplicate: bool = False  # each seed played once per rotation of the seats (consecutive games)
     on_wait: WaitAnnouncer | None = None  # told where a ``@wait`` seat's bot connects, with which token
     branch: Branch | None = None  # start every game at a recorded position, its seed, seats unrotated
+    on_game_start: Callable[[list[str]], None] | None = None  # told each game's bots by seat first
 
 
 def unique_names(specs: list[BotSpec]) -> list[str]:
@@ -275,6 +276,8 @@ async def _play_one(
         seed = config.branch.seed
         name = f"{game.spec.name}-{seed}-from{config.branch.step}"
     match_id = _match_id(game, config, number)
+    if config.on_game_start is not None:
+        config.on_game_start([e.name for e in seated])
     path = config.replay_dir / f"{name}.jsonl" if config.replay_dir is not None else None
     return await play_match(game, seated, seed, match_id, config.match, path, on_step, config.branch)
 
