@@ -11,13 +11,21 @@ from __future__ import annotations
 import json
 import statistics
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from arena.cli_common import CliError
+from arena.cli_common import CliError, RedisOption, on_redis
 from arena.console import printable
-from arena.referee.botlog import MatchLog, MatchLogError, Think, read_match_log
+from arena.referee.botlog import (
+    STORE_KIND,
+    MatchLog,
+    MatchLogError,
+    Think,
+    find_match_log,
+    parse_match_log,
+    read_match_log,
+)
 
 app = typer.Typer()
 
@@ -25,9 +33,11 @@ app = typer.Typer()
 @app.command("logs")
 def logs_command(
     match: Annotated[
-        Path,
+        str,
         typer.Argument(
-            metavar="REPLAY", help="A replay written by arena match (or the .log file beside it)."
+            metavar="REPLAY|MATCH_ID",
+            help="A replay written by arena match (or the .log file beside it), or the id of a "
+            "tournament's match (its log is kept with its results).",
         ),
     ],
     seat: Annotated[
@@ -39,6 +49,7 @@ def logs_command(
             "--step", min=0, show_default="every step", help="Only the lines of this decision step."
         ),
     ] = None,
+    redis: RedisOption = None,
     think: Annotated[
         bool, typer.Option("--think", help="Also print each seat's think times against the deadline.")
     ] = False,
@@ -48,10 +59,7 @@ def logs_command(
 ) -> None:
     """Print what the bots of a match wrote (stdout and stderr), each line stamped with the decision
     step during which it was written ('start': before the seat's first decision)."""
-    try:
-        log = read_match_log(match)
-    except MatchLogError as exc:
-        raise CliError(str(exc)) from None
+    log = load_log(match, redis)
     players = len(log.header.get("players") or [])
     if seat is not None and seat >= players:
         raise CliError(f"--seat {seat}: the match has seats 0 to {players - 1}")
@@ -65,9 +73,41 @@ def logs_command(
                 typer.echo(
                     f"step {shown:>5}  seat {where} {printable(log.bot(where))}  | {printable(line.text)}"
                 )
+    if log.cut:
+        typer.echo(printable(log.cut), err=True)
     if think:
         for line in think_summary(log, seat):
             typer.echo(line, err=as_json)
+
+
+def load_log(match: str, redis: str | None) -> MatchLog:
+    """Returns the match log of a replay file, or of a tournament's match id from the replay store
+    (when no such file exists); raises CliError saying what is missing."""
+    path = Path(match)
+    if path.exists() or find_match_log(path).exists() or path.suffix in (".jsonl", ".log") or "/" in match:
+        try:
+            return read_match_log(path)
+        except MatchLogError as exc:
+            raise CliError(str(exc)) from None
+
+    def fetch(client: Any) -> bytes | None:
+        from arena.queue import replays
+
+        return replays.store_for(client).get(match, STORE_KIND)
+
+    try:
+        data = on_redis(redis, fetch)
+    except ValueError as exc:  # ReplayStoreError: not a name a match can have
+        raise CliError(f"{match!r} is neither a replay file nor a match id: {exc}") from None
+    if data is None:
+        raise CliError(
+            f"no replay file {match} here, and no log of a match {match!r} is stored: give a replay "
+            "written by arena match, or a match id from 'arena results GAME'"
+        )
+    try:
+        return parse_match_log(data.decode("utf-8", errors="replace"), f"the stored log of {match}")
+    except MatchLogError as exc:
+        raise CliError(str(exc)) from None
 
 
 def think_summary(log: MatchLog, seat: int | None) -> list[str]:

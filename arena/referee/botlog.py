@@ -24,6 +24,8 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
+STORE_KIND = "log"  # the kind of a match's log in the replay store (arena.queue.replays)
+STORED_BYTES = 256 * 1024  # the most of a match log kept with a tournament's results (for_store)
 LINE_CHARS = 2000  # a stamped line longer than this is cut (the log file keeps it whole, within its cap)
 
 
@@ -157,6 +159,37 @@ class Think:
     answered: bool
 
 
+def for_store(text: str, limit: int = STORED_BYTES) -> bytes:
+    """Returns a match log as kept with a tournament's results, in about ``limit`` bytes: the header
+    and every think time whole, each seat's first lines up to an equal share of the rest, and a line
+    saying how much was dropped (a local match's log file is not cut)."""
+    data = text.encode()
+    if len(data) <= limit:
+        return data
+    rows = data.splitlines(keepends=True)
+    lines: dict[int, list[bytes]] = {}
+    for row in rows:
+        if row.startswith(b'{"type": "line"'):
+            lines.setdefault(json.loads(row)["seat"], []).append(row)
+    others = [row for row in rows if not row.startswith(b'{"type": "line"')]
+    room = max(0, limit - sum(map(len, others)))
+    kept: dict[int, list[bytes]] = {}
+    # the quietest seats first: each takes at most an equal share of what is left, so what a quiet
+    # seat does not use goes to the noisy ones
+    for left, seat in enumerate(sorted(lines, key=lambda s: sum(map(len, lines[s]))), -len(lines)):
+        share, total = room // -left, 0
+        kept[seat] = []
+        for row in lines[seat]:
+            if total + len(row) > share:
+                break
+            total += len(row)
+            kept[seat].append(row)
+        room -= total
+    out = b"".join([others[0], *(row for seat in sorted(kept) for row in kept[seat]), *others[1:]])
+    note = {"type": "cut", "text": f"[arena: {len(data) - len(out)} of {len(data)} bytes of output dropped]"}
+    return out + json.dumps(note).encode() + b"\n"
+
+
 def match_log_path(replay: Path) -> Path:
     """Returns where a replay's match log is kept: beside it, ``NAME.log`` for ``NAME.jsonl`` (JSON Lines; not
     ``*.jsonl``, so a folder's replays are still its ``*.jsonl`` files)."""
@@ -191,6 +224,7 @@ class MatchLog:
     header: dict[str, Any]
     lines: tuple[tuple[int, Line], ...]  # (seat, line), by seat, in the order written
     think: tuple[Think, ...]
+    cut: str = ""  # what was dropped when it was stored (for_store), if anything
 
     def bot(self, seat: int) -> str:
         """Returns the name of the bot in ``seat``."""
@@ -215,6 +249,11 @@ def read_match_log(path: Path) -> MatchLog:
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise MatchLogError(f"cannot read {where}: {getattr(exc, 'strerror', None) or exc}") from None
+    return parse_match_log(text, str(where))
+
+
+def parse_match_log(text: str, where: str) -> MatchLog:
+    """Returns the match log in ``text``; raises MatchLogError naming ``where`` it came from."""
     try:
         rows = [json.loads(row) for row in text.splitlines() if row.strip()]
         header = rows[0] if rows and rows[0].get("type") == "log-header" else None
@@ -232,4 +271,5 @@ def read_match_log(path: Path) -> MatchLog:
         )
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
         raise MatchLogError(f"{where} is not a match log: {exc}") from None
-    return MatchLog(header, lines, think)
+    cut = next((str(r.get("text")) for r in rows if r.get("type") == "cut"), "")
+    return MatchLog(header, lines, think, cut)
