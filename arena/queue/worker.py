@@ -45,6 +45,7 @@ from arena.paths import state_dir
 from arena.queue import build, keys, retention, smoke, store, submissions
 from arena.queue.connection import retrying
 from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, Taken, begin_job, ensure_group, take_job
+from arena.referee import botlog
 from arena.referee.match import MatchConfig
 from arena.referee.pool import BotPool
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec, resolve_bot
@@ -220,8 +221,9 @@ class Worker:
         # The next job comes with the record unless stale jobs are due to be looked for first.
         take_as = self.consumer if take_next and time.monotonic() < self._claim_due else None
         match, replay = result.record, result.replay_text
+        logs = {botlog.STORE_KIND: botlog.for_store(result.match_log_text)}  # arena logs MATCH_ID
         new, following = self._retry(
-            lambda: store.record_and_take(self.client, job, match, replay, entry_id, take_as)
+            lambda: store.record_and_take(self.client, job, match, replay, entry_id, take_as, logs)
         )
         self._retry(lambda: retention.sweep_if_due(self.client, self.say))  # at most once an hour
         if self.verbose:
