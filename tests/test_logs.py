@@ -16,7 +16,16 @@ from pathlib import Path
 import pytest
 
 from arena.cli_view import view_data
-from arena.referee.botlog import Line, StampedLog, match_log_path, read_match_log
+from arena.referee.botlog import (
+    Line,
+    StampedLog,
+    Think,
+    for_store,
+    match_log_path,
+    match_log_text,
+    parse_match_log,
+    read_match_log,
+)
 from arena.referee.replay import parse_lines
 from tests.conftest import run_arena
 
@@ -199,3 +208,30 @@ def test_a_missing_or_broken_match_log_is_one_line(
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("arena: error: ") and message in lines[0], proc.stderr
+
+
+def test_a_tournaments_match_logs_are_kept_with_its_results(redis_url: str, tmp_path: Path) -> None:
+    env = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    args = ["tournament", "ninjan", "--bots", "random,greedy", "--rounds", "1", "--seed", "5"]
+    proc = run_arena(*args, "--workers", "1", "--idle-timeout", "10", "--redis", redis_url, env=env)
+    assert proc.returncode == 0, proc.stderr
+    results = run_arena("results", "ninjan", "--json", "--redis", redis_url, env=env)
+    match_ids = [json.loads(line)["match_id"] for line in results.stdout.splitlines()]
+    assert len(match_ids) == 2
+    shown = run_arena("logs", match_ids[0], "--think", "--redis", redis_url, env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert "think: seat 0 " in shown.stdout and "think: seat 1 " in shown.stdout
+    missing = run_arena("logs", "no-such-match", "--redis", redis_url, env=env)
+    assert missing.returncode == 2 and "no log of a match 'no-such-match' is stored" in missing.stderr
+
+
+def test_a_stored_log_is_capped_fairly_and_says_so() -> None:
+    header = {"match_id": "m", "game": "ninjan", "deadline_ms": 10, "players": [{"seat": 0, "bot": "a"}] * 2}
+    flood = {0: [Line(1, "x" * 100)] * 1000, 1: [Line(1, "quiet")]}
+    think = [Think(1, 0, 2.0, True), Think(1, 1, 3.0, True)]
+    stored = for_store(match_log_text(header, flood, think), limit=20_000)
+    assert len(stored) < 21_000
+    log = parse_match_log(stored.decode(), "stored")
+    assert (1, Line(1, "quiet")) in log.lines and log.think == tuple(think)
+    assert 120 < sum(seat == 0 for seat, _ in log.lines) < 140  # the room seat 1 left unused
+    assert log.cut.startswith("[arena: ") and "bytes of output dropped" in log.cut
