@@ -1,8 +1,8 @@
 """The ladder's efficiency: games until the ranking is right with 95% confidence, ladder pairing
 against plain round robin.
 
-    python bench/ladder_bench.py                      # 8 seeds, 2 players (about a minute)
-    python bench/ladder_bench.py --seeds 3 --quick    # a smoke run
+    python bench/ladder_bench.py                      # 8 seeds, 2 players (about 20 s of CPU)
+    python bench/ladder_bench.py --seeds 1            # a smoke run (tests/test_ladder.py)
     python bench/ladder_bench.py --players 3 --out /tmp/ladder.json
 
 The pool: Ninjan's fast built-in bots, ``random`` and ``greedy``, and between them bots that play
@@ -171,12 +171,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--ahead", type=int, default=2, help="ladder matches chosen before results [2]")
     parser.add_argument("--truth-games", type=int, default=400, help="long-run games per pair [400]")
     parser.add_argument("--max-games", type=int, default=20_000, help="a run gives up after this many")
-    parser.add_argument("--quick", action="store_true", help="a smoke run: a short long run")
     parser.add_argument("--out", type=Path, default=RESULTS, help=f"where to write the JSON [{RESULTS}]")
     args = parser.parse_args(argv)
     makers = pool()
     started = time.perf_counter()
-    truth, truth_los = true_order(makers, 100 if args.quick else args.truth_games, args.players)
+    truth, truth_los = true_order(makers, args.truth_games, args.players)
     print(f"true order ({GAME}, {args.players} players): {' > '.join(truth)}")
     print("adjacent LOS: " + ", ".join(f"{p:.4f}" for p in truth_los))
     rows = []
@@ -205,6 +204,8 @@ def main(argv: list[str]) -> int:
         "median_round_robin": median_rr,
         "median_ladder": median_ladder,
         "saving": round(saving, 4),
+        "mean_round_robin": statistics.mean(r["round_robin"]["games"] for r in rows),
+        "mean_ladder": statistics.mean(r["ladder"]["games"] for r in rows),
         "target": TARGET_SAVING,
         "ok": ok,
         "seconds": round(time.perf_counter() - started, 1),

@@ -213,3 +213,24 @@ def test_the_leaderboard_follows_a_running_ladder_until_ctrl_c(client, redis_url
     )
     finished = int(client.get(keys.rating_updates("ninjan")))
     assert finished <= queued <= finished + 2, "never more than --ahead (2) queued beyond the results"
+
+
+@pytest.mark.e2e
+def test_the_efficiency_benchmark_runs_and_writes_its_figures(tmp_path) -> None:
+    """One seed of bench/ladder_bench.py (figures come from its full run: docs/ladder.md); the run is
+    deterministic, so this seed's saving is always the same."""
+    out = tmp_path / "ladder.json"
+    proc = subprocess.run(
+        [sys.executable, "bench/ladder_bench.py", "--seeds", "1", "--out", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    figures = json.loads(out.read_text())
+    assert figures["truth"][0] == "greedy" and figures["truth"][-1] == "random"
+    (run,) = figures["runs"]
+    assert run["ladder"]["settled"] and run["round_robin"]["settled"]
+    assert set(run["ladder"]["reasons"]) == {"random", "new", "uncertain"}
+    assert figures["saving"] >= figures["target"] and figures["ok"] is True
