@@ -188,3 +188,25 @@ def test_the_play_by_play_draws_every_step_of_a_simultaneous_game(tmp_path: Path
     tables = [line for line in out if line.strip().startswith("round ")]
     assert len(tables) == len(steps) > 5
     assert all("scores: greedy=" in t and " random=" in t for t in tables)
+
+
+def test_match_view_serves_the_game_it_just_played(tmp_path: Path) -> None:
+    env = {**os.environ, "BROWSER": "true"}  # webbrowser then runs true(1): no browser is started
+    argv = ["match", "ninjan", "greedy", "random", "--seed", "8", "--view", "--replay-dir", str(tmp_path)]
+    view = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=REPO,
+        env=env,
+    )
+    try:
+        line = next(x for x in view.stdout if x.startswith("arena: viewing "))
+        url = line.split(" at ")[1].split()[0]
+        status, data = get(url.replace("/matches/", "/api/matches/") + "/replay")
+        assert status == 200 and data["game"] == "ninjan" and data["reproduces"]
+        assert [p["bot"] for p in data["header"]["players"]] == ["greedy", "random"]
+    finally:
+        view.kill()
+        view.wait(timeout=30)
