@@ -61,7 +61,7 @@ def parameters(body: dict[str, Any]) -> dict[str, Any]:
 async def create_tournament(request: Request) -> Response:
     """``POST /api/v1/tournaments``: queues a tournament (201), or says which parameter is wrong."""
     app = state(request)
-    app.config.organiser.check(bearer(request))
+    await run_in_threadpool(app.config.organiser.check, bearer(request))  # scrypt: off the event loop
     p = parameters(await read_json(request, app.config.json_bytes))
 
     def create() -> dict[str, Any]:
