@@ -123,8 +123,8 @@ def api_head_to_head(request: Request) -> Response:
     meetings, newest first (``?cursor=``, ``?limit=``; ``next_cursor``)."""
     game = game_name(request.path_params["game"])
     pair = (request.query_params.get("a", ""), request.query_params.get("b", ""))
-    if not all(pair):
-        raise BadRequest("name both bots: /api/head-to-head/GAME?a=BOT&b=OTHER")
+    if not all(pair) or pair[0] == pair[1]:
+        raise BadRequest("name two different bots: /api/head-to-head/GAME?a=BOT&b=OTHER")
     found = data.head_to_head(backend(request).client, game, pair, limit(request, 20), cursor(request))
     if found is None:
         raise NotFound(f"no recorded match of {game} has both bots {pair[0]!r} and {pair[1]!r}")
