@@ -66,8 +66,8 @@ def summary(lines: list[dict[str, Any]], match_id: str) -> dict[str, Any]:
     header = lines[0]
     result = next((x for x in reversed(lines) if x.get("type") == "result"), None)
     players = (result or {}).get("players") or [
-        {"seat": p["seat"], "bot": p["bot"], "score": 0, "rank": 0, "forfeit": False, "strikes": 0}
-        for p in header["players"]
+        {"seat": seat, "bot": p["bot"], "score": 0, "rank": 0, "forfeit": False, "strikes": 0}
+        for seat, p in enumerate(header["players"])
     ]
     return {
         "match_id": match_id,
