@@ -27,6 +27,7 @@ from arena.queue import fits, submissions
 from arena.queue.connection import connect, retrying, shown_url
 from arena.queue.ladder import Ladder, LadderError, LadderSpec, run
 from arena.ratings.pairing import RANDOM_SHARE
+from arena.ratings.pairs import split_player
 from arena.seeds import platform_key
 
 EXIT_INTERRUPTED = 130
@@ -160,6 +161,9 @@ def _summary(ladder: Ladder, url: str, before: int | None, as_json: bool, interr
         f"arena: ladder {ladder.id}{' interrupted' if interrupted else ''}: {ran}{finished} finished in "
         f"all, {max(queued, 0)} still queued (the same command with --seed {ladder.spec.seed} resumes it)"
     )
+    left_out = sorted(split_player(p)[0] for p in ladder.failing())
+    if left_out:
+        say(f"arena: left out of the pairing after failing matches: {', '.join(left_out)}")
     view = retrying(url, lambda: fits.view(ladder.client, fits.game_source(ladder.spec.game)), say)
     if as_json:
         typer.echo(json.dumps(view["rows"], indent=2))

@@ -19,7 +19,7 @@ import pytest
 from arena.games.rng import derive
 from arena.queue import fits, keys, submissions
 from arena.queue.jobs import load_job
-from arena.queue.ladder import Ladder, LadderSpec
+from arena.queue.ladder import Ladder, LadderError, LadderSpec
 from arena.ratings import Placement
 from arena.ratings.fit import Fit, fit
 from arena.ratings.pairing import NEW_GAMES, choose_group, ranking
@@ -234,3 +234,35 @@ def test_the_efficiency_benchmark_runs_and_writes_its_figures(tmp_path) -> None:
     assert run["ladder"]["settled"] and run["round_robin"]["settled"]
     assert set(run["ladder"]["reasons"]) == {"random", "new", "uncertain"}
     assert figures["saving"] >= figures["target"] and figures["ok"] is True
+
+
+def test_a_bot_whose_matches_keep_failing_is_left_out(client) -> None:
+    """A bot that cannot play never records a game: without a rule it would stay 'new' and be paired
+    first forever. Its dead-lettered matches drop it; when too few bots are left, the ladder stops."""
+    spec = LadderSpec("ninjan", ("random", "greedy", "search"), seed=2, random_share=0.0)
+    ladder = Ladder(client, spec, SEED_KEY, lambda bot: submissions.resolve(client, "ninjan", bot))
+    ladder.open()
+    broken = {"search"}
+
+    def finish_queued() -> None:
+        """Plays nothing: marks each queued match dead if a broken bot sits in it, else recorded."""
+        for match_id in list(ladder.pending):
+            job, _ = load_job(client, match_id)
+            status = "dead" if broken & set(job.bots) else "recorded"
+            client.hset(keys.job(match_id), "status", status)
+            client.hincrby(keys.tournament(ladder.id), status, 1)
+
+    for _ in range(12):
+        ladder.fill(ahead=2, until=None)
+        finish_queued()
+    assert [p.split("@")[0] for p in ladder.failing()] == ["search"]
+    last = [
+        load_job(client, f"{ladder.id}-m{n}")[0].bots
+        for n in range(ladder.scheduled - 4, ladder.scheduled + 1)
+    ]
+    assert all(set(bots) == {"random", "greedy"} for bots in last), last
+    broken.add("greedy")
+    with pytest.raises(LadderError, match="fewer than 2 bots left"):
+        for _ in range(12):
+            ladder.fill(ahead=2, until=None)
+            finish_queued()

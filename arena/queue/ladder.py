@@ -29,6 +29,7 @@ sure than the leaderboard's, so it stops refining a pair no earlier.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import hashlib
 import json
@@ -39,7 +40,7 @@ import redis
 
 from arena.games.rng import derive
 from arena.queue import keys, store
-from arena.queue.jobs import JobStatus, MatchJob, enqueue, ensure_group
+from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, enqueue, ensure_group
 from arena.ratings.fit import Fit, fit
 from arena.ratings.pairing import RANDOM_SHARE, Choice, choose_group
 from arena.ratings.pairs import PairTable, player_id
@@ -49,6 +50,8 @@ from arena.wire_limits import DEADLINE_MS_MAX, MAX_STRIKES_MAX
 FORMAT = "ladder"  # the ``format`` field of the ladder's tournament hash
 T = TypeVar("T")
 
+FAILURES_TO_DROP = 3  # dead-lettered matches (more than its recorded ones) that drop a player
+MAX_DEAD_IN_A_ROW = 10  # matches dead-lettered with none recorded between: the ladder stops
 WAKE_MS = 1000  # the longest the loop sleeps on the stream of finished matches before looking again
 
 
@@ -97,6 +100,8 @@ class Ladder:
         self.id = spec.ladder_id
         self.scheduled = 0  # matches scheduled so far, over every run of this ladder
         self.pending: dict[str, tuple[str, ...]] = {}  # match id -> players, scheduled by this process
+        self.recorded: collections.Counter[str] = collections.Counter()  # per player, of those matches
+        self.dead: collections.Counter[str] = collections.Counter()
         self.last: Choice | None = None
         self._fit: tuple[int, tuple[str, ...], Fit] | None = None  # (results counter, players, fit)
 
@@ -110,8 +115,12 @@ class Ladder:
 
     def finished(self) -> int:
         """Returns how many of the ladder's matches are recorded or dead-lettered (every run's)."""
+        return sum(self.counts())
+
+    def counts(self) -> tuple[int, int]:
+        """Returns how many of the ladder's matches are recorded, and how many dead-lettered."""
         recorded, dead = self.client.hmget(keys.tournament(self.id), ["recorded", "dead"])
-        return int(recorded or 0) + int(dead or 0)
+        return int(recorded or 0), int(dead or 0)
 
     def fill(self, ahead: int, until: int | None) -> int:
         """Schedules matches until ``ahead`` are queued or playing (or ``until`` are scheduled in all);
@@ -129,8 +138,15 @@ class Ladder:
     def schedule(self, versions: dict[str, str]) -> MatchJob:
         """Chooses and enqueues the next match among ``versions`` (bot -> version it plays)."""
         bot_of = {player_id(bot, version): bot for bot, version in versions.items()}
-        players = sorted(bot_of)
         self._forget_finished()
+        players = sorted(set(bot_of) - self.failing())
+        if len(players) < self.spec.players:
+            failing = ", ".join(sorted(bot_of[p] for p in self.failing() if p in bot_of))
+            raise LadderError(
+                f"bots {failing} failed in {FAILURES_TO_DROP} or more matches (each tried {MAX_ATTEMPTS} "
+                f"times), more than they finished: fewer than {self.spec.players} bots left to play; "
+                "see 'arena tournament status'"
+            )
         number = self.scheduled + 1
         draw = derive(self.spec.seed, self.id, "pairing", number)
         self.last = choose_group(
@@ -172,18 +188,26 @@ class Ladder:
         self._fit = (int(counter or 0), tuple(players), result)
         return result
 
+    def failing(self) -> set[str]:
+        """Returns the players left out of the pairing: seated in ``FAILURES_TO_DROP`` or more of this
+        process's dead-lettered matches, and in more of those than of its recorded ones.
+
+        Design detail: without this, a bot that cannot play would never record a game, so it would
+        stay a new player, paired first, forever; its opponents' recorded games keep them in."""
+        return {p for p, n in self.dead.items() if n >= FAILURES_TO_DROP and n > self.recorded[p]}
+
     def _forget_finished(self) -> None:
-        """Drops from ``pending`` the matches that are recorded or dead."""
+        """Drops from ``pending`` the matches that are recorded or dead, counting them per player."""
         if not self.pending:
             return
         with self.client.pipeline(transaction=False) as pipe:
             for match_id in self.pending:
                 pipe.hget(keys.job(match_id), "status")
             statuses = pipe.execute()
-        done = {JobStatus.RECORDED.value, JobStatus.DEAD.value}
+        tally = {JobStatus.RECORDED.value: self.recorded, JobStatus.DEAD.value: self.dead}
         for match_id, status in zip(list(self.pending), statuses, strict=True):
-            if status in done:
-                del self.pending[match_id]
+            if status in tally:
+                tally[status].update(self.pending.pop(match_id))
 
 
 def run(
@@ -198,14 +222,25 @@ def run(
     ``matches``, until that many more are scheduled and every match scheduled is finished.
 
     ``on_progress`` gets the number finished, every time the loop wakes; ``workers_gone`` is asked when
-    nothing finished for a while: True raises ``LadderError`` (no worker will ever play the queue).
+    nothing finished for a while: True raises ``LadderError`` (no worker will ever play the queue), as
+    do ``MAX_DEAD_IN_A_ROW`` matches dead-lettered with none recorded (a bot that cannot play would
+    otherwise fail forever).
     Every Redis exchange runs through ``guard`` (the CLI's retries while Redis is unreachable)."""
     before = guard(ladder.open)
     until = None if matches is None else before + matches
     stream, last = keys.tournament_done(ladder.id), "$"
+    recorded_then, dead_then = guard(ladder.counts)
     while True:
-        finished = guard(ladder.finished)
+        recorded, dead = guard(ladder.counts)
+        finished = recorded + dead
         on_progress(finished)
+        if recorded > recorded_then:
+            recorded_then, dead_then = recorded, dead
+        elif dead - dead_then >= MAX_DEAD_IN_A_ROW:
+            raise LadderError(
+                f"the last {dead - dead_then} matches failed {MAX_ATTEMPTS} times each and were "
+                "dead-lettered: a bot cannot play; see 'arena tournament status'"
+            )
         if until is not None and finished >= until:
             return
         guard(lambda: ladder.fill(ahead, until))
