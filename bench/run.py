@@ -29,7 +29,9 @@ Layers:
 6. sandbox: what the bot sandbox costs, sandboxed against unconfined, alternating in one run: the time
    from starting an SDK bot process to its Join, and the wall time per decision of real matches;
 7. ratings: adding a result to the pair table, and refitting at 1,000 and 100,000 recorded matches
-   (bench/ratings_bench.py).
+   (bench/ratings_bench.py);
+8. ladder: games until Ninjan's pool is ranked right with 95% confidence, the ladder's pairing against
+   round robin (bench/ladder_bench.py; not a time: the same on every machine).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
+import ladder_bench  # noqa: E402
 import queue_bench  # noqa: E402
 import ratings_bench  # noqa: E402
 import sdk_pingpong  # noqa: E402
@@ -547,6 +550,7 @@ def one_pass(counts: Counts, drain: int) -> tuple[list[Row], dict[str, Any]]:
     queue = queue_figures(counts.queued, drain)
     sandbox = sandbox_figures(*counts.sandbox)
     ratings = ratings_bench.figures(**counts.ratings)
+    ladder = ladder_bench.figures(**counts.ladder)
     rows = [
         *engine_rows(engines, floors["tcp"]),
         Row("tcp_round_trip_us", f"grpc bidi round trip over TCP, {payload} B request (us)", floors["tcp"]),
@@ -556,6 +560,13 @@ def one_pass(counts: Counts, drain: int) -> tuple[list[Row], dict[str, Any]]:
         *queue_rows(queue),
         *sandbox_rows(sandbox),
         *ratings_rows(ratings),
+        measured(
+            "ladder_games_ratio",
+            "ladder: games to a settled ranking (floor: round robin)",
+            ladder["median_ladder"],
+            ladder["median_round_robin"],
+            "<= 0.7",
+        ),
     ]
     raw = {
         "payload_bytes": payload,
@@ -572,6 +583,7 @@ def one_pass(counts: Counts, drain: int) -> tuple[list[Row], dict[str, Any]]:
         "queue": queue,
         "sandbox": sandbox,
         "ratings": ratings,
+        "ladder": ladder,
     }
     return rows, raw
 
@@ -587,9 +599,10 @@ class Counts:
     queued: int = 300
     sandbox: tuple[int, int, int] = (15, 40, 5)
     ratings: dict = dataclasses.field(default_factory=dict)
+    ladder: dict = dataclasses.field(default_factory=dict)
 
 
-QUICK = Counts(3, 300, 3, (1, 2), 6, (2, 2, 1), {"sizes": (100, 1000), "repeats": 1})
+QUICK = Counts(3, 300, 3, (1, 2), 6, (2, 2, 1), {"sizes": (100, 1000), "repeats": 1}, {"seeds": 1})
 
 
 def main(argv: list[str]) -> int:
