@@ -164,40 +164,40 @@ def run(
     return {"games": max_games, "settled": False, "reasons": dict(reasons)}
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=8, help="runs per policy [8]")
-    parser.add_argument("--players", type=int, default=2, help="bots per match [2]")
-    parser.add_argument("--ahead", type=int, default=2, help="ladder matches chosen before results [2]")
-    parser.add_argument("--truth-games", type=int, default=400, help="long-run games per pair [400]")
-    parser.add_argument("--max-games", type=int, default=20_000, help="a run gives up after this many")
-    parser.add_argument("--out", type=Path, default=RESULTS, help=f"where to write the JSON [{RESULTS}]")
-    args = parser.parse_args(argv)
+def figures(
+    seeds: int = 8,
+    players: int = 2,
+    ahead: int = 2,
+    truth_games: int = 400,
+    max_games: int = 20_000,
+    report: Callable[[str], None] = lambda line: None,
+) -> dict:
+    """Returns the benchmark's figures (the JSON it writes); ``report`` gets the table's lines."""
     makers = pool()
     started = time.perf_counter()
-    truth, truth_los = true_order(makers, args.truth_games, args.players)
-    print(f"true order ({GAME}, {args.players} players): {' > '.join(truth)}")
-    print("adjacent LOS: " + ", ".join(f"{p:.4f}" for p in truth_los))
+    truth, truth_los = true_order(makers, truth_games, players)
+    report(f"true order ({GAME}, {players} players): {' > '.join(truth)}")
+    report("adjacent LOS: " + ", ".join(f"{p:.4f}" for p in truth_los))
     rows = []
-    print(f"{'seed':>4} {'round robin':>12} {'ladder':>8} {'saving':>7}   ladder's reasons")
-    for seed in range(1, args.seeds + 1):
-        rr = run(makers, truth, "round-robin", seed, args.players, args.ahead, args.max_games)
-        ladder = run(makers, truth, "ladder", seed, args.players, args.ahead, args.max_games)
+    report(f"{'seed':>4} {'round robin':>12} {'ladder':>8} {'saving':>7}   ladder's reasons")
+    for seed in range(1, seeds + 1):
+        rr = run(makers, truth, "round-robin", seed, players, ahead, max_games)
+        ladder = run(makers, truth, "ladder", seed, players, ahead, max_games)
         saving = 1 - ladder["games"] / rr["games"]
         rows.append({"seed": seed, "round_robin": rr, "ladder": ladder, "saving": round(saving, 3)})
-        print(f"{seed:>4} {rr['games']:>12} {ladder['games']:>8} {saving:>7.1%}   {ladder['reasons']}")
+        report(f"{seed:>4} {rr['games']:>12} {ladder['games']:>8} {saving:>7.1%}   {ladder['reasons']}")
     median_rr = statistics.median(r["round_robin"]["games"] for r in rows)
     median_ladder = statistics.median(r["ladder"]["games"] for r in rows)
     saving = 1 - median_ladder / median_rr
     ok = saving >= TARGET_SAVING and all(r["ladder"]["settled"] for r in rows)
-    print(
+    report(
         f"median: round robin {median_rr:g}, ladder {median_ladder:g}: {saving:.1%} fewer "
         f"(target: at least {TARGET_SAVING:.0%}) {'yes' if ok else 'NO'}"
     )
-    summary = {
+    return {
         "game": GAME,
-        "players": args.players,
-        "ahead": args.ahead,
+        "players": players,
+        "ahead": ahead,
         "truth": truth,
         "truth_los": [round(x, 5) for x in truth_los],
         "runs": rows,
@@ -210,9 +210,21 @@ def main(argv: list[str]) -> int:
         "ok": ok,
         "seconds": round(time.perf_counter() - started, 1),
     }
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=8, help="runs per policy [8]")
+    parser.add_argument("--players", type=int, default=2, help="bots per match [2]")
+    parser.add_argument("--ahead", type=int, default=2, help="ladder matches chosen before results [2]")
+    parser.add_argument("--truth-games", type=int, default=400, help="long-run games per pair [400]")
+    parser.add_argument("--max-games", type=int, default=20_000, help="a run gives up after this many")
+    parser.add_argument("--out", type=Path, default=RESULTS, help=f"where to write the JSON [{RESULTS}]")
+    args = parser.parse_args(argv)
+    summary = figures(args.seeds, args.players, args.ahead, args.truth_games, args.max_games, print)
     args.out.write_text(json.dumps(summary, indent=2) + "\n")
     print(f"wrote {args.out}")
-    return 0 if ok else 1
+    return 0 if summary["ok"] else 1
 
 
 if __name__ == "__main__":
