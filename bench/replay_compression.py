@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.games import GAMES  # noqa: E402
-from tests.conftest import replay_of_random_game  # noqa: E402
+from arena.games import GAMES
+from tests.conftest import replay_of_random_game
 
 Codec = tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]]
 
