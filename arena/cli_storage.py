@@ -66,7 +66,12 @@ def replay_command(
 def retention_command(
     replay_days: Annotated[
         int | None,
-        typer.Option(min=0, max=retention.MAX_LIMIT, help="Keep replays this many days; 0: no limit."),
+        typer.Option(
+            min=0,
+            max=retention.MAX_LIMIT,
+            help="Keep replays this many days; 0: no limit.",
+            show_default="unchanged",
+        ),
     ] = None,
     replays_per_bot: Annotated[
         int | None,
@@ -74,6 +79,7 @@ def retention_command(
             min=0,
             max=retention.MAX_LIMIT,
             help="Keep a replay while it is among the last N matches of one of its bots; 0: no limit.",
+            show_default="unchanged",
         ),
     ] = None,
     redis_: RedisOption = None,
