@@ -12,13 +12,22 @@ again (a failed version never becomes active: its smoke match fails, see ``arena
 Design detail: the copy is built under a temporary name beside the final folder and renamed into
 place, so two workers sharing a cache never run a half-built bot; the loser of the race throws its
 copy away.
+
+Design detail, disk: the copy is the one writable place a build has on the worker's own disk, so what
+it may write there is bounded while it runs, not only checked afterwards (a build writing without end
+would fill the worker's disk before any check): ``RLIMIT_FSIZE`` stops each file at the unpacked limit
+(the write fails with ``EFBIG``), and a watcher measures the copy every ``WATCH_SECONDS`` and ends the
+build once it holds more than a bot may, so the disk a build can take is about the limit plus what it
+writes in one interval.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
+import resource
 import shlex
 import shutil
 import signal
@@ -39,14 +48,27 @@ from arena.queue.archives import ArchiveLimits, remove_tree
 from arena.referee import sandbox
 from arena.referee.processes import MIB, BotLimits
 
+LIMITS = ArchiveLimits()  # what a built folder may hold, as a submitted archive (the workers' defaults)
+
 DEFAULT_BUILD_TIMEOUT = timedelta(seconds=120)
 OUTPUT_KEPT = 64 * 1024  # bytes of the build's output kept (its end) for the error message
 BUILD_DISK_MB = 512  # the build's private /tmp (and HOME: compilers' caches), a tmpfs
 PYTHON_WORDS = frozenset({"python", "python3"})
+WATCH_SECONDS = 0.1  # how often a running build's folder is measured
 
 
 class BuildError(Exception):
     """A build command that failed or ran out of time; the message ends with its output's tail."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _BuildLimits(BotLimits):
+    """The bot limits plus ``RLIMIT_FSIZE``: no file a build writes grows past ``file_bytes``."""
+
+    file_bytes: int = ArchiveLimits().unpacked_bytes
+
+    def rlimits(self) -> list[tuple[int, int]]:
+        return [*super().rlimits(), (resource.RLIMIT_FSIZE, self.file_bytes)]
 
 
 def build_command(client: redis.Redis, version: str) -> tuple[str, ...] | None:
@@ -78,7 +100,7 @@ def built(
         shutil.copytree(folder, copy, symlinks=True)
         set_writable(copy, True)  # the unpacked tree is read-only (arena.queue.archives)
         run_build(argv, copy, limits, timeout)
-        check_size(copy, ArchiveLimits())
+        check_size(copy, LIMITS)
         set_writable(copy, False)
         try:
             os.rename(copy, final)
@@ -93,15 +115,30 @@ def built(
 def check_size(folder: Path, limits: ArchiveLimits) -> None:
     """Raises BuildError when the built tree holds more bytes or entries than an unpacked bot may
     (the same limits as a submitted archive's), so a build cannot grow a bot past what was checked."""
+    if over_size(folder, limits):
+        raise BuildError(f"the build left {_too_much(limits)}")
+
+
+def _too_much(limits: ArchiveLimits) -> str:
+    return (
+        f"more than {limits.unpacked_bytes // MIB} MiB or {limits.files:,} files in the bot's folder: "
+        "build less (caches belong in $HOME or /tmp, which are dropped)"
+    )
+
+
+def over_size(folder: Path, limits: ArchiveLimits) -> bool:
+    """Returns True as soon as the tree is found to hold more bytes or entries than ``limits`` allow
+    (it stops counting there, so a tree of a million files costs no more than one at the limit).
+    Entries that vanish while it counts (a build still running) are skipped."""
     total, entries = 0, 0
     for root, dirs, files in os.walk(folder):
         entries += len(dirs) + len(files)
-        total += sum(os.lstat(os.path.join(root, name)).st_size for name in files)
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(root, name)).st_size
         if total > limits.unpacked_bytes or entries > limits.files:
-            raise BuildError(
-                f"the build left more than {limits.unpacked_bytes // MIB} MiB or {limits.files:,} files "
-                "in the bot's folder: build less (caches belong in $HOME or /tmp, which are dropped)"
-            )
+            return True
+    return False
 
 
 def set_writable(folder: Path, writable: bool) -> None:
@@ -119,8 +156,9 @@ def run_build(argv: Sequence[str], folder: Path, limits: BotLimits, timeout: tim
     """Runs ``argv`` in ``folder`` (writable), sandboxed unless ``limits.sandbox`` is off; raises
     BuildError with the output's tail when it exits non-zero or outlives ``timeout``."""
     command, cwd, env = _confined(argv, folder, limits)
+    build_limits = _BuildLimits(**dataclasses.asdict(limits), file_bytes=LIMITS.unpacked_bytes)
     proc = subprocess.Popen(
-        limits.wrap(command),
+        build_limits.wrap(command),
         cwd=cwd,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -131,6 +169,9 @@ def run_build(argv: Sequence[str], folder: Path, limits: BotLimits, timeout: tim
     kept = bytearray()
     reader = threading.Thread(target=_keep_tail, args=(proc.stdout, kept), daemon=True)
     reader.start()
+    done, overflowed = threading.Event(), threading.Event()
+    watcher = threading.Thread(target=_watch_size, args=(proc, folder, done, overflowed), daemon=True)
+    watcher.start()
     try:
         code: int | None = proc.wait(timeout=timeout.total_seconds())
     except subprocess.TimeoutExpired:
@@ -139,11 +180,29 @@ def run_build(argv: Sequence[str], folder: Path, limits: BotLimits, timeout: tim
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)  # the build's whole session, finished or not
         proc.wait()
+        done.set()
         reader.join(timeout=5)
+        watcher.join()
+    if overflowed.is_set():
+        stopped = f"the build command {shlex.join(argv)!r} was stopped while it ran: it wrote "
+        raise BuildError(stopped + _too_much(LIMITS) + _tail(bytes(kept)))
     if code == 0:
         return
     why = f"ran longer than {timeout.total_seconds():g} s" if code is None else f"exited with code {code}"
     raise BuildError(f"the build command {shlex.join(argv)!r} {why}" + _tail(bytes(kept)))
+
+
+def _watch_size(
+    proc: subprocess.Popen, folder: Path, done: threading.Event, overflowed: threading.Event
+) -> None:
+    """Measures the build's folder until ``done``; past the limits, sets ``overflowed`` and kills the
+    build's session (see the module docstring)."""
+    while not done.wait(WATCH_SECONDS):
+        if over_size(folder, LIMITS):
+            overflowed.set()
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            return
 
 
 def _confined(

@@ -1,0 +1,169 @@
+"""Red team of the worker's side of a submission (issue 16): a hostile participant's build command and
+stored versions, run by the real code with the real sandbox (bubblewrap) and a real private Redis.
+
+Each test is an attack and asserts the platform's answer: a build cannot fill the worker's disk
+through the one folder it may write (each file stops at the unpacked limit, the whole folder is
+measured while the build runs), cannot write anywhere else on the host, and leaves no process behind;
+a name removed and registered again inherits neither the old secret nor the old bot's versions.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+import redis
+
+from arena.queue import build, keys, submissions
+from arena.queue.archives import extract_archive, pack
+from arena.referee.processes import BotLimits
+from tests.conftest import processes_named
+from tests.test_forfeits import pytestmark  # noqa: F401  (needs redis-server and a working sandbox)
+
+MIB = 2**20
+LIMIT_MIB = build.LIMITS.unpacked_bytes // MIB  # what a built folder may hold (100 MiB)
+
+
+def unpacked_bot(tmp_path: Path, files: dict[str, str]) -> Path:
+    """Returns a bot folder unpacked as a worker unpacks a stored version: read-only, in a cache."""
+    source = tmp_path / "src"
+    source.mkdir()
+    for name, text in files.items():
+        (source / name).write_text(text)
+    folder = tmp_path / "cache" / "0123456789ab"
+    extract_archive(pack(source).archive, folder)
+    return folder
+
+
+def python_build(code: str) -> tuple[str, ...]:
+    """Returns the build argv running ``code`` with the worker's Python (as ``python -c`` would)."""
+    return ("python", "-c", code)
+
+
+def run(tmp_path: Path, argv: tuple[str, ...], folder: Path | None = None) -> Path:
+    """Builds a bot (``folder``, else a new one) with ``argv`` in the sandbox; returns the built
+    folder (raises BuildError)."""
+    folder = folder or unpacked_bot(tmp_path, {"bot.py": "print('bot')\n"})
+    return build.built(folder, "0123456789ab", argv, BotLimits(), timedelta(seconds=120))
+
+
+def leftovers(tmp_path: Path) -> list[str]:
+    """Returns what a refused build left in the cache beside the unpacked version."""
+    return sorted(p.name for p in (tmp_path / "cache").iterdir() if p.name != "0123456789ab")
+
+
+# Writes 1 MiB at a time into one file of the build's folder, up to 300 MiB, and says where it stopped.
+ONE_BIG_FILE = """
+import sys
+written = 0
+try:
+    with open("big", "wb") as out:
+        for _ in range(300):
+            out.write(b"x" * 2**20)
+            out.flush()
+            written += 1
+except OSError as exc:
+    print(f"stopped at {written} MiB: {exc.strerror}", flush=True)
+    sys.exit(1)
+print(f"wrote {written} MiB", flush=True)
+"""
+
+
+def test_a_build_cannot_write_one_file_past_the_unpacked_limit(tmp_path: Path) -> None:
+    with pytest.raises(build.BuildError) as refused:
+        run(tmp_path, python_build(ONE_BIG_FILE))
+    message = str(refused.value)
+    assert f"stopped at {LIMIT_MIB} MiB: File too large" in message, message  # never a byte past it
+    assert leftovers(tmp_path) == []
+
+
+# Writes files of 50 MiB each (each under the per-file limit) up to 4 GiB in all, printing the total.
+MANY_BIG_FILES = """
+total = 0
+for n in range(80):
+    with open(f"part{n}", "wb") as out:
+        for _ in range(50):
+            out.write(b"x" * 2**20)
+    total += 50
+    print(f"total {total} MiB", flush=True)
+"""
+
+
+def test_a_build_filling_its_folder_with_many_files_is_stopped_while_it_runs(tmp_path: Path) -> None:
+    with pytest.raises(build.BuildError) as refused:
+        run(tmp_path, python_build(MANY_BIG_FILES))
+    message = str(refused.value)
+    assert "was stopped while it ran: it wrote more than 100 MiB" in message, message
+    totals = [int(word) for word in message.replace("|", " ").split() if word.isdigit()]
+    assert max(totals) < 4000, "stopped long before its 4 GiB: measured while it ran, not after"
+    assert leftovers(tmp_path) == []
+
+
+# Tries to write into the host's folders it can see, and reports each attempt on a line of its own.
+ESCAPES = """
+import os
+for path in ["/usr/escape", "/usr/bin/escape", "/proc/1/escape", "/proc/sys/kernel/escape",
+             "/tmp/ok", "inside", "/bot/inside-too"]:
+    try:
+        with open(path, "w") as f:
+            f.write("x")
+        outcome = "written"
+    except OSError as exc:
+        outcome = exc.strerror
+    print(f"ESCAPE {path} -> {outcome}", flush=True)
+raise SystemExit(3)
+"""
+
+
+def test_a_build_writes_nowhere_on_the_host_but_its_own_copy(tmp_path: Path) -> None:
+    folder = unpacked_bot(tmp_path, {"bot.py": "print('bot')\n"})
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    with pytest.raises(build.BuildError) as refused:
+        run(tmp_path, python_build(ESCAPES), folder)
+    output = str(refused.value).split("exited with code 3: ", 1)[1]
+    report = dict(re.findall(r"ESCAPE (\S+) -> ([^|]+?)(?: \||$)", output))
+    assert len(report) == 7, report
+    written = sorted(path for path, outcome in report.items() if outcome == "written")
+    assert written == ["/bot/inside-too", "/tmp/ok", "inside"], report  # its tmpfs and its own copy
+    assert sorted(str(p) for p in tmp_path.rglob("*")) == before  # and the failed copy is gone
+    assert not Path("/usr/escape").exists() and not Path("/usr/bin/escape").exists()
+
+
+def test_a_build_leaves_no_process_behind_even_one_that_left_its_session(tmp_path: Path) -> None:
+    tag = f"arena-build-orphan-{os.getpid()}"
+    code = (
+        "import os, subprocess\n"
+        f"subprocess.Popen(['sh', '-c', 'exec -a {tag} sleep 600'], start_new_session=True)\n"
+        f"os.system('setsid sh -c \"exec -a {tag}-2 sleep 600\" &')\n"
+        "open('bot.bin', 'w').write('built')\n"
+    )
+    built = run(tmp_path, python_build(code))
+    assert (built / "bot.bin").read_text() == "built"
+    assert processes_named(tag) == []  # the sandbox's PID namespace ended with the build
+
+
+def test_a_name_removed_and_registered_again_gets_no_old_secret_or_version(client: redis.Redis) -> None:
+    first, old_secret = submissions.submit(client, "phoenix", ["ninjan"], builtin="greedy")
+    assert old_secret is not None
+    submissions.remove(client, "phoenix", old_secret)
+    second, new_secret = submissions.submit(client, "phoenix", ["ninjan"], builtin="greedy")
+    assert new_secret not in (None, old_secret)
+    assert second.version != first.version and second.versions == (second.version,)
+    before = client.hgetall(keys.bot("phoenix"))
+    with pytest.raises(submissions.SubmissionError, match="wrong owner secret"):
+        submissions.submit(client, "phoenix", ["ninjan"], builtin="random", secret=old_secret)
+    with pytest.raises(submissions.SubmissionError, match="wrong owner secret"):
+        submissions.remove(client, "phoenix", old_secret)
+    assert client.hgetall(keys.bot("phoenix")) == before
+    assert player_retired(client, "phoenix", first.version)
+    assert not player_retired(client, "phoenix", second.version)
+
+
+def player_retired(client: redis.Redis, name: str, version: str) -> bool:
+    """Returns whether the leaderboard leaves bot ``name`` at ``version`` out (a removed name)."""
+    from arena.ratings.pairs import player_id
+
+    return bool(client.sismember(keys.retired_players("ninjan"), player_id(name, version)))
