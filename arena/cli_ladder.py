@@ -90,7 +90,7 @@ def ladder_command(
         say(f"arena: seed {seed} (run the same command with --seed {seed} to resume this ladder)")
     say(f"arena: ladder {ladder.id}: {spec.game}, {', '.join(spec.bots)} on {shown_url(url)}")
     signal.signal(signal.SIGTERM, _terminated)  # a service manager's stop: as Ctrl-C, workers stopped
-    procs = [_start_worker(url, idle_timeout, no_sandbox) for _ in range(count)]
+    procs = _start_workers(count, url, idle_timeout, no_sandbox)
     before = None
     try:
         before = retrying(url, ladder.open, say)
@@ -104,6 +104,17 @@ def ladder_command(
     finally:
         _stop_workers(procs)
     _summary(ladder, url, before, as_json, interrupted=False)
+
+
+def _start_workers(count: int, url: str, idle_timeout: float, no_sandbox: bool) -> list:
+    """Starts the local workers with Ctrl-C ignored (they inherit it), so that the terminal's Ctrl-C
+    reaches the ladder alone, which then stops them with SIGTERM, their clean exit, instead of every
+    worker dying mid-match with a traceback."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return [_start_worker(url, idle_timeout, no_sandbox) for _ in range(count)]
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _terminated(*_: object) -> None:
