@@ -419,4 +419,6 @@ def format_status(status: dict, where: str) -> str:
         for d in status["dead"]:
             d = {k: printable(str(v)) for k, v in d.items()}
             lines.append(f"  {d['match_id']}: failed {d['attempts']} times: {d['error']}")
+    if "retention" in status:  # a server of an older version does not say
+        lines.append(printable(status["retention"]))
     return "\n".join(lines)

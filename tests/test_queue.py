@@ -206,6 +206,7 @@ def test_a_job_failing_three_times_goes_to_the_dead_letter_stream(
     proc = run_arena("tournament", "status", "--redis", redis_url)
     assert proc.returncode == 0, proc.stderr
     assert "bad: failed 3 times: JobError: 'rm -rf' is not a built-in bot" in proc.stdout
+    assert "Replays are kept forever" in proc.stdout and "results are kept forever" in proc.stdout
 
 
 def pending_of(client: redis.Redis, pid: int) -> int:

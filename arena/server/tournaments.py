@@ -18,7 +18,7 @@ import redis
 
 from arena.bots import builtin_bots
 from arena.games import GameError, get_game
-from arena.queue import fits, keys, plan, store, submissions
+from arena.queue import fits, keys, plan, retention, store, submissions
 from arena.queue.jobs import ensure_group
 from arena.queue.plan import TournamentSpec
 from arena.seeds import platform_key
@@ -118,7 +118,8 @@ def results_page(client: redis.Redis, tournament_id: str, after: str, limit: int
 
 
 def queue_status(client: redis.Redis) -> dict[str, Any]:
-    """Returns the queue's state: waiting and running jobs, recent tournaments, newest dead letters."""
+    """Returns the queue's state: waiting and running jobs, recent tournaments, newest dead letters,
+    and what the platform keeps (``retention.describe``)."""
     ensure_group(client)
     pending = client.xpending(keys.JOBS_STREAM, keys.WORKERS_GROUP)["pending"]
     group = next(g for g in client.xinfo_groups(keys.JOBS_STREAM) if g["name"] == keys.WORKERS_GROUP)
@@ -127,4 +128,5 @@ def queue_status(client: redis.Redis) -> dict[str, Any]:
         "running": int(pending),
         "tournaments": store.tournaments(client),
         "dead": store.dead_letters(client),
+        "retention": retention.describe(client),
     }
