@@ -192,6 +192,7 @@ def test_the_leaderboard_follows_a_running_ladder_until_ctrl_c(client, redis_url
         text=True,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
     )
     source = fits.game_source("ninjan")
     seen = []
@@ -202,7 +203,7 @@ def test_the_leaderboard_follows_a_running_ladder_until_ctrl_c(client, redis_url
             seen.append(view["matches"])  # each read refits: the board moves as results arrive
         time.sleep(0.05)
     workers = psutil.Process(ladder.pid).children()
-    ladder.send_signal(signal.SIGINT)
+    os.killpg(ladder.pid, signal.SIGINT)  # Ctrl-C: the whole group, its workers too
     out, err = ladder.communicate(timeout=120)
     assert len(seen) == 3 and seen == sorted(seen), (seen, err)
     assert ladder.returncode == 130, err
@@ -266,3 +267,25 @@ def test_a_bot_whose_matches_keep_failing_is_left_out(client) -> None:
         for _ in range(12):
             ladder.fill(ahead=2, until=None)
             finish_queued()
+
+
+def test_a_version_submitted_while_the_ladder_runs_is_played_first(client) -> None:
+    """Each refill re-resolves the bots: a new version is a new player, paired before anything else."""
+    table = PairTable()
+    for a, b in itertools.combinations(["a@v1", "b@v1", "c@v1"], 2):
+        for _ in range(NEW_GAMES):
+            table.add_match([Placement(a, 1), Placement(b, 2)])
+    client.hset(keys.pairs("ninjan"), mapping=table.to_fields())
+    client.set(keys.rating_updates("ninjan"), 3 * NEW_GAMES)
+    versions = {"a": "v1", "b": "v1", "c": "v1"}
+    spec = LadderSpec("ninjan", ("a", "b", "c"), seed=5, random_share=0.0)
+    ladder = Ladder(client, spec, SEED_KEY, versions.__getitem__)
+    ladder.open()
+    ladder.fill(ahead=1, until=None)
+    assert ladder.last is not None and ladder.last.reason == "uncertain"
+    client.hset(keys.tournament(ladder.id), "recorded", 1)
+    versions["b"] = "v2"  # resubmitted
+    ladder.fill(ahead=1, until=None)
+    assert ladder.last.reason == "new" and "b@v2" in ladder.last.seats
+    job = load_job(client, f"{ladder.id}-m2")[0]
+    assert dict(zip(job.bots, job.versions, strict=True))["b"] == "v2"
