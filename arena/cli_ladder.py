@@ -151,7 +151,7 @@ def _play(ladder: Ladder, url: str, ahead: int, matches: int | None, procs: list
     """Runs the ladder's loop with a progress bar (a count when it never stops)."""
     from tqdm import tqdm
 
-    start = ladder.finished()
+    start = retrying(url, ladder.finished, say)
     gone = (lambda: all(p.poll() is not None for p in procs)) if procs else (lambda: False)
     with tqdm(total=matches, unit="match", file=sys.stderr, disable=None) as bar:
 
