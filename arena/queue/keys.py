@@ -119,6 +119,13 @@ def smoke(version: str) -> str:
     return f"{PREFIX}smoke:{version}"
 
 
+def regression(version: str) -> str:
+    """Returns the key of a version's regression series against the version it replaced
+    (``arena.queue.regression``): bot, game, new, old, the SPRT's bounds and budget, state, the
+    pentanomial counts ``p0``..``p4``, each game's score and, once decided, the verdict."""
+    return f"{PREFIX}regression:{version}"
+
+
 def stored(match_id: str) -> str:
     """Returns the key of a match's hash in the Redis replay store: kind (``replay``, ``log-0``...) ->
     compressed bytes (``arena.queue.replays.RedisStore``)."""
