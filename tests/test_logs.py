@@ -17,6 +17,7 @@ import pytest
 
 from arena.cli_view import view_data
 from arena.referee.botlog import (
+    LINE_CHARS,
     Line,
     StampedLog,
     Think,
@@ -170,6 +171,18 @@ def test_a_flood_is_capped_in_memory_and_on_disk(tmp_path: Path) -> None:
     text = path.read_bytes()
     assert text.startswith(b"line 0000\n") and text.endswith(b"the rest of the output is dropped]\n")
     assert len(text) < 200
+
+
+def test_output_without_newlines_is_cut_into_bounded_lines(tmp_path: Path) -> None:
+    log, pipe, _ = pipe_log(tmp_path, cap=1 << 16)
+    log.mark(2)
+    for _ in range(100):
+        os.write(pipe, b"x" * 1000)  # 100 kB, never a newline
+    lines = log.take()
+    assert len(lines) == 65536 // (LINE_CHARS + 1) + 1 and all(len(x.text) <= LINE_CHARS for x in lines)
+    assert lines[-1].text.startswith("[arena: more than 65536 bytes this match")
+    os.close(pipe)
+    log.join(5)
 
 
 def test_arena_logs_shows_a_bots_text_escaped(tmp_path: Path) -> None:

@@ -134,10 +134,14 @@ class StampedLog:
             self._keep(self._partial_step if number == 0 else self._step, line)
         if complete:
             self._partial_step = self._step
+        while len(self._partial) > LINE_CHARS:  # no newline in sight: cut into lines of their own
+            self._keep(self._partial_step, self._partial[:LINE_CHARS])
+            self._partial, self._partial_step = self._partial[LINE_CHARS:], self._step
 
     def _keep(self, step: int | None, line: bytes) -> None:
         if self._kept > self._cap:
             return
+        line = line[: 4 * LINE_CHARS]  # what a line may hold once decoded and cut to LINE_CHARS
         self._kept += len(line) + 1
         if self._kept > self._cap:
             self._lines.append(
