@@ -23,7 +23,7 @@ from pathlib import Path
 
 import redis
 
-from arena.queue import keys, submissions
+from arena.queue import keys, regression, submissions
 from arena.queue.jobs import JobStatus, MatchJob, enqueue, ensure_group, run_script
 from arena.referee.runner import GameResult
 
@@ -138,6 +138,8 @@ def finish(
             entry_id,
         ),
     )
+    if passed:  # active now unless superseded: a regression series requested for it starts
+        regression.activated(client, bot, version)
 
 
 def could_not_play(client: redis.Redis, job: MatchJob, error: str) -> None:
