@@ -18,7 +18,8 @@ before the bot's own program starts, is ``READY_LINE``: a seat that never joined
 it never got as far as its own code (bwrap failed, or the process could not be spawned). A match in
 which no seat joined is counted as the platform's failure too: every bot failing at once points at the
 worker, not at the bots. Smoke matches (``arena.queue.smoke``) are played the same way and stored as
-the candidate version's verdict instead of a result.
+the candidate version's verdict instead of a result; games of a regression series
+(``arena.queue.regression``) as a score in their series.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from arena.bots import builtin_bots
 from arena.console import say
 from arena.games import get_game
 from arena.paths import state_dir
-from arena.queue import build, keys, retention, smoke, store, submissions
+from arena.queue import build, keys, regression, retention, smoke, store, submissions
 from arena.queue.connection import retrying
 from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, Taken, begin_job, ensure_group, take_job
 from arena.referee import botlog
@@ -218,6 +219,9 @@ class Worker:
         if job.smoke:
             self._retry(lambda: self._finish_smoke(job, result, broken, entry_id))
             return None
+        if regression.series_of(job) is not None:  # a game of a regression series: scored, not rated
+            self._retry(lambda: regression.finish_game(self.client, job, result.record, entry_id))
+            return None
         # The next job comes with the record unless stale jobs are due to be looked for first.
         take_as = self.consumer if take_next and time.monotonic() < self._claim_due else None
         match, replay = result.record, result.replay_text
@@ -237,6 +241,8 @@ class Worker:
         self.say(f"arena: worker: {job.match_id}: attempt {attempts} failed ({error}); job is {status.value}")
         if job.smoke and status is JobStatus.DEAD:
             self._retry(lambda: smoke.could_not_play(self.client, job, error))
+        if status is JobStatus.DEAD and regression.series_of(job) is not None:
+            self._retry(lambda: regression.void_game(self.client, job))
 
     def _finish_smoke(self, job: MatchJob, result: GameResult, broken: dict[int, str], entry_id: str) -> None:
         """Stores a smoke match's verdict for its candidate version (seat 0); a failed build is the
