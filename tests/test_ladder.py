@@ -289,3 +289,11 @@ def test_a_version_submitted_while_the_ladder_runs_is_played_first(client) -> No
     assert ladder.last.reason == "new" and "b@v2" in ladder.last.seats
     job = load_job(client, f"{ladder.id}-m2")[0]
     assert dict(zip(job.bots, job.versions, strict=True))["b"] == "v2"
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import arena.ratings.pairing
+
+    assert doctest.testmod(arena.ratings.pairing).failed == 0

@@ -59,7 +59,18 @@ def choose_group(
     random_share: float = RANDOM_SHARE,
 ) -> Choice:
     """Returns the next group of ``size`` of ``players`` to play, seats shuffled (see the module
-    docstring); ``result`` may lack players that never played (they count as new, rated 1500)."""
+    docstring); ``result`` may lack players that never played (they count as new, rated 1500).
+
+    >>> from arena.games.rng import derive
+    >>> from arena.ratings.fit import fit
+    >>> from arena.ratings.pairs import PairTable
+    >>> nobody = fit(PairTable())  # no results yet: everyone is new, the first by name goes first
+    >>> choice = choose_group(nobody, ["b", "a", "c"], 2, derive(1, "ladder", 1), random_share=0.0)
+    >>> choice.reason, sorted(choice.seats)
+    ('new', ['a', 'b'])
+    >>> choice == choose_group(nobody, ["b", "a", "c"], 2, derive(1, "ladder", 1), random_share=0.0)
+    True
+    """
     _check(players, size, random_share)
     if draw.below(SHARE_RESOLUTION) < random_share * SHARE_RESOLUTION:
         group, reason = _random_group(players, size, draw), "random"
