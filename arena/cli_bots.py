@@ -22,6 +22,7 @@ from urllib.parse import quote
 import redis
 import typer
 
+from arena.cli_builtin import builtin_command
 from arena.cli_common import CliError, JsonOption, RedisOption, on_redis
 from arena.client import ENV_SERVER, ServerClient, ServerError
 from arena.console import printable
@@ -50,6 +51,7 @@ ServerOption = Annotated[
 
 
 app = typer.Typer(help="Submit, list, show and remove bots that tournaments can enter.", no_args_is_help=True)
+app.command("builtin")(builtin_command)  # the built-in bots' ladder (arena.cli_builtin)
 
 
 def server(url: str) -> ServerClient:
