@@ -130,6 +130,7 @@ def record_and_take(
     for).
     """
     take = take_args(take_as)[1:] if take_as else ("", "", "", "", "")
+    replays.check_match_id(job.match_id)  # before a folder store's pending note: never a poison entry
     sha = replays.digest(replay)
     commands = _record_commands(job, match, sha)
     store = replays.store_for(client)
