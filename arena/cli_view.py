@@ -26,7 +26,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from arena.cli_common import CliError
-from arena.referee.botlog import MatchLog, MatchLogError, find_match_log, read_match_log
+from arena.referee.botlog import MatchLogError, find_match_log, read_match_log
 from arena.referee.replay import ReplayError, opening, read_lines
 from leaderboard import frames
 from leaderboard.app import SECURITY_HEADERS, STATIC
@@ -91,28 +91,7 @@ def view_data(path: Path) -> dict[str, Any]:
         replay["match_log"] = {"found": False, "problem": str(exc)}
         return replay
     replay["match_log"] = {"found": True, "path": str(find_match_log(path))}
-    return with_match_log(replay, log)
-
-
-def with_match_log(replay: dict[str, Any], log: MatchLog) -> dict[str, Any]:
-    """Returns the frames of ``leaderboard.frames.frames`` with the match log attached: per frame its
-    step's output lines (``logs``) and think times (``think``), in all ``think`` and ``deadline_ms``.
-    What view.js draws; the leaderboard can attach a stored log (``botlog.STORE_KIND``) the same way."""
-    by_step: dict[int | None, list[dict[str, Any]]] = {}
-    for seat, line in log.lines:
-        by_step.setdefault(line.step, []).append({"seat": seat, "text": line.text})
-    think: dict[int, list[dict[str, Any]]] = {}
-    for t in log.think:
-        think.setdefault(t.step, []).append({"seat": t.seat, "ms": t.ms, "answered": t.answered})
-    for index, frame in enumerate(replay["frames"]):
-        step = None if index == 0 else frame["step"] if frame["decisions"] else -1
-        frame["logs"] = by_step.get(step, [])
-        frame["think"] = think.get(step, []) if step is not None else []
-    replay["think"] = [
-        {"step": t.step, "seat": t.seat, "ms": t.ms, "answered": t.answered} for t in log.think
-    ]
-    replay["deadline_ms"] = log.header.get("deadline_ms")
-    return replay
+    return frames.with_match_log(replay, log)
 
 
 def create_view_app(files: dict[str, Path]) -> Starlette:

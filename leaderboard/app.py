@@ -13,6 +13,7 @@ up without a reload.
 from __future__ import annotations
 
 import collections
+import contextlib
 import threading
 from pathlib import Path
 from typing import Any
@@ -27,12 +28,16 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+import arena
 from arena.games import GameError, get_game
+from arena.queue import replays
 from arena.queue.connection import connect
+from arena.referee import botlog
 from arena.referee.replay import ReplayError
 from leaderboard import data, frames
 
 STATIC = Path(__file__).with_name("static")
+VIEW_STATIC = Path(arena.__file__).with_name("view_static")
 FRAME_CACHE_SIZE = 16  # re-run replays kept in memory (a replay never changes once recorded)
 SECURITY_HEADERS = {
     # Design detail: no inline script or style is allowed, so even markup that slipped into the page
@@ -68,6 +73,11 @@ class Backend:
         if text is None:
             raise NotFound(f"no replay of match {match_id!r}")
         replay = frames.frames(text)
+        stored_log = replays.store_for(self.client).get(match_id, botlog.STORE_KIND)
+        if stored_log is not None:  # the bots' output per step and think times (arena/view_static/view.js)
+            with contextlib.suppress(botlog.MatchLogError):
+                log = botlog.parse_match_log(stored_log.decode("utf-8", errors="replace"), match_id)
+                replay = frames.with_match_log(replay, log) | {"match_log": {"found": True}}
         with self._lock:
             self._frames[match_id] = replay
             while len(self._frames) > FRAME_CACHE_SIZE:
@@ -224,6 +234,7 @@ def create_app(redis_url: str, client: redis.Redis | None = None) -> Starlette:
         Route("/api/matches/{match_id}", api_match),
         Route("/api/matches/{match_id}/replay", api_replay),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        Mount("/local", StaticFiles(directory=VIEW_STATIC), name="local"),  # the log panel and think chart
         Route("/", page),
         Route("/games/{game}", page),
         Route("/games/{game}/bots/{bot:path}", page),

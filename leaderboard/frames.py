@@ -21,6 +21,7 @@ from arena import codec
 from arena.games import get_game
 from arena.games.base import Game
 from arena.games.play import Decision, Step
+from arena.referee.botlog import MatchLog
 from arena.referee.replay import ReplayError, reproduce
 
 
@@ -86,3 +87,25 @@ def frames(text: str) -> dict[str, Any]:
         "catalogue": catalogue(game),
         "frames": out,
     }
+
+
+def with_match_log(replay: dict[str, Any], log: MatchLog) -> dict[str, Any]:
+    """Returns ``frames(...)``'s replay with a match log (``arena.referee.botlog``) attached: per
+    frame the bots' output lines written during its step (``logs``; the start frame: before a seat's
+    first decision) and its decisions' think times (``think``), in all ``think`` and ``deadline_ms``.
+    What ``arena/view_static/view.js`` draws, for ``arena view`` and for a tournament's stored log."""
+    by_step: dict[int | None, list[dict[str, Any]]] = {}
+    for seat, line in log.lines:
+        by_step.setdefault(line.step, []).append({"seat": seat, "text": line.text})
+    think: dict[int, list[dict[str, Any]]] = {}
+    for t in log.think:
+        think.setdefault(t.step, []).append({"seat": t.seat, "ms": t.ms, "answered": t.answered})
+    for index, frame in enumerate(replay["frames"]):
+        step = None if index == 0 else frame["step"] if frame["decisions"] else -1
+        frame["logs"] = by_step.get(step, [])
+        frame["think"] = think.get(step, []) if step is not None else []
+    replay["think"] = [
+        {"step": t.step, "seat": t.seat, "ms": t.ms, "answered": t.answered} for t in log.think
+    ]
+    replay["deadline_ms"] = log.header.get("deadline_ms")
+    return replay

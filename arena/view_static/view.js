@@ -86,6 +86,7 @@
   async function attach(viewer) {
     const id = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "");
     const replay = await window.Arena.api(`/api/matches/${encodeURIComponent(id)}/replay`);
+    if (!replay.match_log) return; // a leaderboard replay stored without its log: nothing to add
     const graph = chart(replay);
     let current = panel(replay, replay.frames[0], 0);
     viewer.append(current, graph);
