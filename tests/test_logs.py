@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 import pytest
+from starlette.testclient import TestClient
 
 from arena.cli_view import view_data
 from arena.referee.botlog import (
@@ -28,6 +29,7 @@ from arena.referee.botlog import (
     read_match_log,
 )
 from arena.referee.replay import parse_lines
+from leaderboard.app import create_app
 from tests.conftest import run_arena
 
 # Writes "call N" on stderr while deciding its N-th decision (and one line before its first).
@@ -234,6 +236,9 @@ def test_a_tournaments_match_logs_are_kept_with_its_results(redis_url: str, tmp_
     shown = run_arena("logs", match_ids[0], "--think", "--redis", redis_url, env=env)
     assert shown.returncode == 0, shown.stderr
     assert "think: seat 0 " in shown.stdout and "think: seat 1 " in shown.stdout
+    replay = TestClient(create_app(redis_url)).get(f"/api/matches/{match_ids[0]}/replay").json()
+    assert replay["match_log"]["found"] and replay["deadline_ms"] == 2000
+    assert len(replay["think"]) == sum(len(f["think"]) for f in replay["frames"]) > 10
     missing = run_arena("logs", "no-such-match", "--redis", redis_url, env=env)
     assert missing.returncode == 2 and "no log of a match 'no-such-match' is stored" in missing.stderr
 

@@ -171,7 +171,7 @@ def test_the_play_by_play_says_who_did_what_in_words_and_draws_pnrz_once_per_tur
     heads = [line.split()[1] for line in out if line.strip().startswith("turn ") and " play " in line]
     assert len(heads) > 20 and len(heads) == len(set(heads))  # each turn's grid drawn once
     replayed = run_arena("replay", str(next(tmp_path.glob("pnrz-*.jsonl"))))
-    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.returncode == 0, replayed.stderr + replayed.stdout[-300:]
     assert replayed.stdout.startswith(proc.stdout.split("\n", 2)[0] + "\n")
 
 
