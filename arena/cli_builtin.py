@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.bots.ladder import LadderError, load, rows
+from arena.bots.ladder import LadderError, load, missing, rows
 from arena.cli_common import CliError, JsonOption
 from arena.cli_tables import METHOD
 from arena.games import GameError, get_game
@@ -32,12 +32,15 @@ def builtin_command(
         name = get_game(game).spec.name
         found = rows(name, players)
         ladder = load(name, players)
+        absent = missing(name, players)
     except (GameError, LadderError) as exc:
         raise CliError(str(exc)) from None
     if as_json:
         typer.echo(json.dumps(found, indent=2))
-        return
-    typer.echo(format_builtin(name, players, ladder.games, ladder.command, found))
+    else:
+        typer.echo(format_builtin(name, players, ladder.games, ladder.command, found))
+    if absent:
+        typer.echo(f"not in the stored table yet: {', '.join(absent)}; run '{ladder.command}'", err=True)
 
 
 def format_builtin(

@@ -108,6 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, nargs="+", default=[2], help="player counts (one table each)")
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=2, help="processes (the file does not depend on it)")
+    parser.add_argument("--out", type=Path, help="where to write (default: the stored ladder of the game)")
     args = parser.parse_args(argv)
     name = get_game(args.game).spec.name
     bots, best = sorted(ladder_bots(name)), aliases(name).get("best", "")
@@ -121,13 +122,14 @@ def main(argv: list[str] | None = None) -> None:
         print(report(name, tables[-1]), flush=True)
     command = shlex.join(["python", BENCH, name, *_options(args)])
     data = {"game": name, "command": command, "first_seed": args.first_seed, "bots": bots, "tables": tables}
-    ladder_path(name).parent.mkdir(parents=True, exist_ok=True)
-    ladder_path(name).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {ladder_path(name)}", flush=True)
+    out = args.out or ladder_path(name)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {out}", flush=True)
 
 
 def _options(args: argparse.Namespace) -> list[str]:
-    """Returns the options that decide the file's contents (``--jobs`` does not), as typed."""
+    """Returns the options that decide the file's contents (``--jobs`` and ``--out`` do not)."""
     players = [str(p) for p in args.players]
     return [
         *("--games", str(args.games), "--best-games", str(args.best_games)),

@@ -119,6 +119,12 @@ def _ladder(game: str, data: dict[str, Any], entry: dict[str, Any]) -> Ladder:
     )
 
 
+def missing(game: str, players: int = 2) -> list[str]:
+    """Returns the built-in bots of ``game`` that its stored table lacks (added since it was played)."""
+    stored = set(load(game, players).table.players())
+    return [name for name in ladder_bots(game) if name not in stored]
+
+
 def rows(game: str, players: int = 2) -> list[dict[str, Any]]:
     """Returns the rows ``arena bots builtin GAME --json`` prints: each bot's standing
     (``Standing.to_json``), its other names and what it is (its docstring's first line)."""
