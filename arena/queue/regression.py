@@ -30,13 +30,14 @@ import dataclasses
 import enum
 import re
 import time
+from collections.abc import Callable
 
 import redis
 
 from arena.queue import keys
 from arena.queue.jobs import JobStatus, MatchJob, enqueue, ensure_group, run_script
 from arena.queue.store import FINISH_JOB_FUNCTION, JOB_TTL
-from arena.queue.submissions import SubmissionError
+from arena.queue.submissions import Submission, SubmissionError
 from arena.ratings.sprt import PENTANOMIAL, Sprt, SprtParams, SprtSpecError
 from arena.referee.record import MatchRecord
 from arena.seeds import fresh_seed, keyed_seed, platform_key
@@ -263,18 +264,15 @@ def half_points(record: MatchRecord, seat: int) -> int:
     return 2 if mine < theirs else 1 if mine == theirs else 0
 
 
-# KEYS: recorded set, job stream, job hash, series hash. ARGV: match id, group, entry id, recorded
-# status, job TTL, pair, half, half points of the new version, running state.
+# KEYS: recorded set, job stream, job hash, series hash. ARGV: match id, group, entry id ('' for
+# none), recorded status, job TTL, pair, half, half points of the new version, running state.
 _FINISH_GAME = (
     FINISH_JOB_FUNCTION
     + """
-if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then
-  redis.call('XACK', KEYS[2], ARGV[2], ARGV[3])
-  return 0
-end
+if ARGV[3] ~= '' then redis.call('XACK', KEYS[2], ARGV[2], ARGV[3]) end
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 0 end
 redis.call('SADD', KEYS[1], ARGV[1])
 finish_job(KEYS[3], ARGV[4], ARGV[5])
-redis.call('XACK', KEYS[2], ARGV[2], ARGV[3])
 if redis.call('HGET', KEYS[4], 'state') ~= ARGV[9] then return 1 end
 if redis.call('HEXISTS', KEYS[4], 'v' .. ARGV[6]) == 1 then return 1 end
 redis.call('HSET', KEYS[4], 's' .. ARGV[6] .. ARGV[7], ARGV[8])
@@ -389,3 +387,28 @@ def format_lines(state: dict) -> list[str]:
         f"  pairs scoring 0, 0.5, 1, 1.5, 2: {', '.join(map(str, state['pentanomial']))}",
     ]
     return lines + ([f"  stopped: {state['reason']}"] if state["reason"] else [])
+
+
+def submit_tested(
+    client: redis.Redis, bot: str, wanted: Request | None, store: Callable[[], tuple[Submission, str | None]]
+) -> tuple[Submission, str | None]:
+    """Returns what ``store`` (a call of ``submissions.submit``) returns; with ``wanted``, the new
+    version is first checked to have a version to regress from (the bot's active one, noted before the
+    store), then its series is requested, and started at once if the version is active already (no
+    smoke match on this machine; on a server it starts when the smoke match passes)."""
+    old = previous(client, bot) if wanted is not None else ""
+    found, secret = store()
+    if wanted is not None:
+        new = found.candidate or found.version
+        request(client, bot, new, old, wanted)
+        if not found.candidate:
+            activated(client, bot, new)
+    return found, secret
+
+
+def for_name(client: redis.Redis, bot: str, game: str) -> dict | None:
+    """Returns the regression series of a submitted bot's newest version (``for_bot``) when it is
+    played in ``game``, or None (a built-in or unknown bot has none)."""
+    candidate, version = client.hmget(keys.bot(bot), ["candidate", "version"])
+    found = for_bot(client, candidate or "", version or "")
+    return found if found is not None and found["game"] == game else None
