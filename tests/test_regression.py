@@ -1,0 +1,252 @@
+"""Regression tests of a new version against the version it replaced (issue 17, item 3), on a real Redis:
+the series' bookkeeping fed with made-up games (pairs counted once, the budget, dead games, removed
+versions), then end to end with a real worker and the sandbox: a far stronger new version gets H1 and
+an equal one uses its budget without a verdict, as ``arena bots show`` tells.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import redis
+
+from arena.games.base import Termination
+from arena.queue import keys, regression, smoke, submissions
+from arena.queue.jobs import MatchJob, load_job
+from arena.queue.submissions import SubmissionError
+from arena.ratings.sprt import SprtParams
+from arena.referee.record import MatchRecord
+from arena.results import PlayerResult
+from tests.conftest import SEED_KEY_ENV, run_arena
+from tests.test_forfeits import sandbox_works, worker
+
+needs_redis = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+needs_sandbox = pytest.mark.skipif(not sandbox_works(), reason="needs a working bubblewrap sandbox")
+BOTS = Path(__file__).parent / "bots" / "submitted"
+
+
+@pytest.fixture(autouse=True)
+def seed_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Series seeds are keyed with the tests' platform key, never one in the user's state folder."""
+    for name, value in SEED_KEY_ENV.items():
+        monkeypatch.setenv(name, value)
+
+
+def two_versions(client: redis.Redis, name: str = "twin") -> tuple[str, str]:
+    """Submits built-in ``random`` under ``name``, then ``greedy`` as its new active version; returns
+    (old, new)."""
+    old, secret = submissions.submit(client, name, ["ninjan"], builtin="random")
+    new, _ = submissions.submit(client, name, ["ninjan"], builtin="greedy", secret=secret)
+    return old.version, new.version
+
+
+def started(client: redis.Redis, wanted: regression.Request, name: str = "twin") -> str:
+    """Returns the new version of a bot whose regression series has started."""
+    old, new = two_versions(client, name)
+    assert regression.request(client, name, new, old, wanted)
+    assert regression.status(client, new)["state"] == "waiting"
+    assert regression.activated(client, name, new)
+    return new
+
+
+def record_for(job: MatchJob, new_points: int) -> MatchRecord:
+    """Returns a made-up record of a series game that the new version scored ``new_points`` half points."""
+    new_seat = 0 if job.match_id.endswith("a") else 1  # as regression.game_job seats it
+    ranks = {2: (1, 2), 1: (1, 1), 0: (2, 1)}[new_points]
+    players = tuple(
+        PlayerResult(seat, bot, 0, ranks[0] if seat == new_seat else ranks[1], False, 0)
+        for seat, bot in enumerate(job.bots)
+    )
+    return MatchRecord(job.match_id, job.game, job.seed, players, Termination.NORMAL, 10)
+
+
+def queued_job(client: redis.Redis, new: str, pair: int, half: str) -> MatchJob:
+    """Returns the queued job of one game of a series (it must have been queued)."""
+    job, _ = load_job(client, f"regression-{new}-p{pair}{half}")
+    assert job is not None, f"pair {pair}{half} was not queued"
+    return job
+
+
+def play_pair(client: redis.Redis, new: str, pair: int, points: tuple[int, int]) -> None:
+    """Records both games of a queued pair with the new version's half points in each."""
+    for half, scored in zip("ab", points, strict=True):
+        job = queued_job(client, new, pair, half)
+        assert regression.finish_game(client, job, record_for(job, scored))
+
+
+def test_options_are_checked_before_anything_is_stored() -> None:
+    assert regression.parse_request(None, None) is None
+    assert regression.parse_request("previous", None) == regression.Request()
+    assert regression.parse_request("previous", "elo0=0,elo1=5", 100).params == SprtParams(0, 5)
+    for args, words in [
+        (("latest", None), "the only choice is 'previous'"),
+        ((None, "elo0=0,elo1=5"), "add --test-against previous"),
+        (("previous", "elo0=5,elo1=0"), "--sprt: elo1 (0) must be greater than elo0 (5)"),
+        (("previous", None, 1), "plays 2 to 20,000 games, not 1"),
+    ]:
+        with pytest.raises(SubmissionError, match=words.replace("(", r"\(").replace(")", r"\)")):
+            regression.parse_request(*args)
+
+
+@needs_redis
+def test_a_first_submission_has_nothing_to_test_against(client: redis.Redis) -> None:
+    with pytest.raises(SubmissionError, match="no active version to test against"):
+        regression.previous(client, "newcomer")
+    _, new = two_versions(client)
+    assert regression.previous(client, "twin") == new
+    with pytest.raises(SubmissionError, match="is the active one already"):
+        regression.request(client, "twin", new, new, regression.Request())
+
+
+@needs_redis
+def test_games_are_paired_on_one_deal_with_seats_swapped_and_a_few_pairs_ahead(client: redis.Redis) -> None:
+    new = started(client, regression.Request())
+    old = regression.status(client, new)["old"]
+    assert client.hget(keys.regression(new), "queued") == str(regression.AHEAD)
+    a, b = queued_job(client, new, 0, "a"), queued_job(client, new, 0, "b")
+    assert (a.bots, a.versions) == (("twin", "twin~previous"), (new, old))
+    assert (b.bots, b.versions) == (("twin~previous", "twin"), (old, new))
+    assert a.seed == b.seed != queued_job(client, new, 1, "a").seed and a.fresh_bots and b.fresh_bots
+    assert load_job(client, f"regression-{new}-p{regression.AHEAD}a")[0] is None
+    play_pair(client, new, 0, (2, 1))  # a win and a draw: the pair scores 1.5
+    state = regression.status(client, new)
+    assert state["pentanomial"] == [0, 0, 0, 1, 0] and (state["wins"], state["draws"]) == (1, 1)
+    assert state["games"] == 2 and state["verdict"] is None
+    assert client.hget(keys.regression(new), "queued") == str(regression.AHEAD + 1)  # one more in flight
+
+
+@needs_redis
+def test_a_game_recorded_twice_counts_once(client: redis.Redis) -> None:
+    new = started(client, regression.Request())
+    job = queued_job(client, new, 0, "a")
+    assert regression.finish_game(client, job, record_for(job, 2))
+    assert not regression.finish_game(client, job, record_for(job, 0))  # a rerun's other outcome
+    other = queued_job(client, new, 0, "b")
+    assert regression.finish_game(client, other, record_for(other, 2))
+    assert not regression.finish_game(client, other, record_for(other, 2))
+    state = regression.status(client, new)
+    assert state["pentanomial"] == [0, 0, 0, 0, 1] and state["games"] == 2 and state["wins"] == 2
+    assert not client.exists(keys.results("ninjan"), keys.pairs("ninjan"))  # scored, not rated
+
+
+@needs_redis
+def test_default_bounds_accept_h1_for_clean_wins_and_h0_for_clean_losses(client: redis.Redis) -> None:
+    for name, points, verdict in [("winner", (2, 2), "H1"), ("loser", (0, 0), "H0")]:
+        new = started(client, regression.Request(), name)
+        pair = 0
+        while regression.status(client, new)["verdict"] is None:
+            play_pair(client, new, pair, points)
+            queued = int(client.hget(keys.regression(new), "queued"))
+            assert queued <= pair + 1 + regression.AHEAD  # never more than AHEAD pairs in flight
+            pair += 1
+        state = regression.status(client, new)
+        assert state["verdict"] == verdict and state["state"] == "done" and state["games"] == 2 * pair
+        assert 60 < pair < 140, pair  # elo0=-10, elo1=0 needs about a hundred games of clean results
+        assert abs(state["llr"]) >= state["upper"] == pytest.approx(2.9444, abs=1e-4)
+        late = queued_job(client, new, pair, "a")  # queued before the verdict, played after: not counted
+        assert regression.finish_game(client, late, record_for(late, 2))
+        assert regression.status(client, new)["games"] == 2 * pair
+
+
+@needs_redis
+def test_the_budget_ends_a_series_without_a_verdict(client: redis.Redis) -> None:
+    new = started(client, regression.Request(max_games=6))
+    for pair in range(3):
+        play_pair(client, new, pair, (2, 0))
+    state = regression.status(client, new)
+    assert (state["verdict"], state["games"], state["pentanomial"]) == ("none", 6, [0, 0, 3, 0, 0])
+    assert "budget of 6 games ran out" in state["reason"]
+    assert load_job(client, f"regression-{new}-p3a")[0] is None  # nothing queued past the budget
+
+
+@needs_redis
+def test_dead_games_void_their_pair_and_stop_the_series_after_a_few(client: redis.Redis) -> None:
+    new = started(client, regression.Request())
+    play_pair(client, new, 0, (2, 2))
+    half_played = queued_job(client, new, 1, "a")
+    regression.finish_game(client, half_played, record_for(half_played, 2))
+    regression.void_game(client, queued_job(client, new, 1, "b"))  # dead-lettered
+    state = regression.status(client, new)
+    assert state["pentanomial"] == [0, 0, 0, 0, 1] and state["verdict"] is None
+    assert client.hget(keys.regression(new), "queued") == str(
+        2 + regression.AHEAD
+    )  # pair 1 void: one more queued
+    for pair in (2, 3):
+        regression.void_game(client, queued_job(client, new, pair, "a"))
+    state = regression.status(client, new)
+    assert state["verdict"] == "none" and "3 pairs of games could not be played" in state["reason"]
+
+
+@needs_redis
+def test_a_removed_version_stops_the_series(client: redis.Redis) -> None:
+    old, secret = submissions.submit(client, "gone", ["ninjan"], builtin="random")
+    new, _ = submissions.submit(client, "gone", ["ninjan"], builtin="greedy", secret=secret)
+    regression.request(client, "gone", new.version, old.version, regression.Request())
+    regression.activated(client, "gone", new.version)
+    submissions.remove(client, "gone", secret)
+    job = queued_job(client, new.version, 0, "a")
+    regression.finish_game(client, job, record_for(job, 2))
+    state = regression.status(client, new.version)
+    assert state["verdict"] == "none" and "was removed before the test decided" in state["reason"]
+
+
+def submit_dir(
+    client: redis.Redis, name: str, folder: Path, secret: str | None = None, **options: object
+) -> str:
+    """Submits a bot folder of tests/bots/submitted; returns its secret."""
+    _, new_secret = submissions.submit(
+        client, name, ["ninjan"], directory=folder, entry="python bot.py", secret=secret, **options
+    )
+    return new_secret or secret or ""
+
+
+@needs_redis
+@needs_sandbox
+def test_a_far_stronger_new_version_passes_after_its_smoke_match(
+    client: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
+    secret = submit_dir(client, "climber", BOTS / "weak")
+    old = regression.previous(client, "climber")
+    submit_dir(client, "climber", BOTS / "greedy", secret, activate=False)  # the server's path
+    new = client.hget(keys.bot("climber"), "candidate")
+    wanted = regression.parse_request("previous", "elo0=0,elo1=100", 60)
+    assert regression.request(client, "climber", new, old, wanted)
+    smoke.request_smoke(client, "climber", new)
+    worker(client, redis_url, tmp_path / "cache").run(burst=True)
+    state = regression.status(client, new)
+    assert state["state"] == "done" and state["verdict"] == "H1", state
+    assert 10 <= state["games"] < 60 and state["wins"] > 0.9 * state["games"]
+    shown = run_arena("bots", "show", "climber", "--redis", redis_url, env=SEED_KEY_ENV)
+    assert f"regression: {new} against {old} in ninjan" in shown.stdout
+    assert "no regression (H1 accepted)" in shown.stdout
+    as_json = json.loads(
+        run_arena("bots", "show", "climber", "--json", "--redis", redis_url, env=SEED_KEY_ENV).stdout
+    )
+    assert as_json["regression"]["verdict"] == "H1"
+
+
+@needs_redis
+@needs_sandbox
+def test_an_equal_new_version_uses_its_budget_without_h1(
+    client: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "same"
+    shutil.copytree(BOTS / "random", folder)
+    secret = submit_dir(client, "steady", folder)
+    (folder / "bot.py").write_text("# version 2, same play\n" + (folder / "bot.py").read_text())
+    proc = run_arena(
+        *("bots", "submit", "steady", "--games", "ninjan", "--dir", str(folder), "--entry", "python bot.py"),
+        *("--secret", secret, "--test-against", "previous", "--redis", redis_url),
+        env=SEED_KEY_ENV,
+    )
+    assert proc.returncode == 0, proc.stderr
+    new = client.hget(keys.bot("steady"), "version")
+    client.hset(keys.regression(new), "max_games", "8")  # a small budget for the test
+    worker(client, redis_url, tmp_path / "cache").run(burst=True)
+    state = regression.status(client, new)
+    assert state["verdict"] in ("none", "H0") and state["verdict"] != "H1", state
+    assert state["games"] == 8 if state["verdict"] == "none" else state["games"] < 8
+    assert state["wins"] + state["draws"] + state["losses"] == state["games"] == 2 * sum(state["pentanomial"])
