@@ -26,7 +26,7 @@ from arena.cli_builtin import builtin_command
 from arena.cli_common import CliError, JsonOption, RedisOption, on_redis
 from arena.client import ENV_SERVER, ServerClient, ServerError
 from arena.console import printable
-from arena.queue import smoke, submissions
+from arena.queue import regression, smoke, submissions
 from arena.queue.submissions import Submission, SubmissionError
 
 T = TypeVar("T")
@@ -119,26 +119,52 @@ def submit_command(
         typer.Option(show_default="none", help="Submit a built-in bot under NAME; or --dir."),
     ] = None,
     secret: SecretOption = None,
+    test_against: Annotated[
+        str | None,
+        typer.Option(
+            show_default="none",
+            help="'previous': play the bot's active version, paired games until an SPRT decides whether "
+            "this version is a regression; the verdict shows in 'arena bots show' and on the bot's page.",
+        ),
+    ] = None,
+    sprt: Annotated[
+        str | None,
+        typer.Option(
+            show_default="elo0=-10,elo1=0,alpha=0.05,beta=0.05",
+            help="The regression test's hypotheses (Elo of this version over the previous one).",
+        ),
+    ] = None,
     as_json: JsonOption = False,
     server_: ServerOption = None,
     redis_: RedisOption = None,
 ) -> None:
     """Submit a bot (a folder with an entry command, or a built-in bot), or a new version of one."""
     game_list = [g.strip() for g in games.split(",") if g.strip()]
+    try:
+        wanted = regression.parse_request(test_against, sprt)
+    except SubmissionError as exc:
+        raise CliError(str(exc)) from None
     if server_:
-        answer = submit_remote(server_, name, game_list, dir_, entry, build, builtin, secret)
+        tested = {"test_against": test_against, "sprt": sprt} if wanted else {}
+        answer = submit_remote(server_, name, game_list, dir_, entry, build, builtin, secret, tested)
         submission, new_secret, smoke_state = (
             from_json(answer["bot"]),
             answer.get("secret"),
             answer["bot"].get("smoke"),
         )
+        series = answer["bot"].get("regression")
     else:
         submission, new_secret = call(
-            redis_, lambda c: submit_local(c, name, game_list, dir_, entry, build, builtin, secret)
+            redis_,
+            lambda c: regression.submit_tested(
+                c, name, wanted, lambda: submit_local(c, name, game_list, dir_, entry, build, builtin, secret)
+            ),
         )
         smoke_state = None
+        series = wanted and call(redis_, lambda c: regression.status(c, submission.version))
     if as_json:
-        typer.echo(json.dumps({**submission.to_json(), "secret": new_secret, "smoke": smoke_state}))
+        extra = {"secret": new_secret, "smoke": smoke_state, "regression": series}
+        typer.echo(json.dumps({**submission.to_json(), **extra}))
         return
     typer.echo(f"{'submitted' if new_secret else 'updated'} {describe(submission)}")
     if new_secret:
@@ -147,6 +173,8 @@ def submit_command(
         )
     if smoke_state is not None:
         typer.echo("\n".join(format_smoke(smoke_state)))
+    if series:
+        typer.echo("\n".join(regression.format_lines(series)))
 
 
 def submit_local(
@@ -174,9 +202,10 @@ def submit_remote(
     build: str | None,
     builtin: str | None,
     secret: str | None,
+    tested: dict[str, str | None] | None = None,
 ) -> dict:
     """Packs the folder here and uploads it to the server; returns the server's answer."""
-    query = {"games": ",".join(games)}
+    query = {"games": ",".join(games)} | {k: v for k, v in (tested or {}).items() if v is not None}
     body = None
     if (dir_ is None) == (builtin is None):
         raise CliError("give either --dir (with --entry) or --builtin")
@@ -231,17 +260,20 @@ def show_command(
     """Show one submitted bot: games, kind, version, entry command, sizes, every version, smoke match."""
     if server_:
         answer = remote(server_, lambda c: c.call("GET", f"/api/v1/bots/{quote(name, safe='')}"))
-        found, smoke_state = from_json(answer), answer.get("smoke")
+        found, smoke_state, series = from_json(answer), answer.get("smoke"), answer.get("regression")
     else:
         found, smoke_state = call(redis_, lambda c: load_with_smoke(c, name))
+        series = found and call(redis_, lambda c: regression.for_bot(c, found.candidate, found.version))
     if found is None:
         raise CliError(f"no submitted bot {name!r}: see 'arena bots list'")
     if as_json:
-        typer.echo(json.dumps({**found.to_json(), "smoke": smoke_state}, indent=2))
+        typer.echo(json.dumps({**found.to_json(), "smoke": smoke_state, "regression": series}, indent=2))
         return
     typer.echo(format_show(found))
     if smoke_state is not None:
         typer.echo("\n".join(format_smoke(smoke_state)))
+    if series:
+        typer.echo("\n".join(regression.format_lines(series)))
 
 
 @app.command("remove")
