@@ -6,6 +6,9 @@ registers a built-in bot under the name. A new name answers 201 with its owner s
 then; a new version of an existing bot needs that secret as ``Authorization: Bearer``. A new version
 of a folder bot plays a smoke match against ``random`` and becomes the one tournaments use only if it
 passes; ``GET /api/v1/bots/{name}`` shows how that went (status, reason, the log's tail).
+``&test_against=previous[&sprt=elo0=-10,elo1=0]`` asks for a regression test against the bot's active
+version, started when the new one becomes active; ``regression`` in the bot's JSON has its verdict
+(``arena.queue.regression``).
 
 Design detail: the owner is checked before the body is read, so an upload to someone else's name costs
 the server a hash, not 10 MiB.
@@ -19,7 +22,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from arena.queue import smoke, submissions
+from arena.queue import regression, smoke, submissions
 from arena.queue.archives import ArchiveError
 from arena.server.auth import check_owner
 from arena.server.http import ApiError, bearer, declared_length, read_body
@@ -48,7 +51,8 @@ def refused(exc: Exception) -> ApiError:
 def bot_json(client: Any, found: submissions.Submission) -> dict[str, Any]:
     """Returns a bot as the API shows it: the stored submission and its newest version's smoke match."""
     newest = found.candidate or found.version
-    return {**found.to_json(), "smoke": smoke.status(client, newest) or None}
+    series = regression.for_bot(client, found.candidate, found.version)
+    return {**found.to_json(), "smoke": smoke.status(client, newest) or None, "regression": series}
 
 
 async def list_bots(request: Request) -> Response:
@@ -99,16 +103,23 @@ async def submit_bot(request: Request) -> Response:
 
     def store() -> dict[str, Any]:
         games = params.pop("games")
+        query = request.query_params
         try:
-            found, secret = submissions.submit(
+            wanted = regression.parse_request(query.get("test_against"), query.get("sprt"))
+            found, secret = regression.submit_tested(
                 app.client,
                 name,
-                games,
-                archive=archive or None,
-                limits=limits,
-                activate=params["builtin"] is not None,  # a built-in bot needs no smoke match
-                secret=token if exists else None,
-                **params,
+                wanted,
+                lambda: submissions.submit(
+                    app.client,
+                    name,
+                    games,
+                    archive=archive or None,
+                    limits=limits,
+                    activate=params["builtin"] is not None,  # a built-in bot needs no smoke match
+                    secret=token if exists else None,
+                    **params,
+                ),
             )
             if found.candidate:
                 smoke.request_smoke(app.client, name, found.candidate)
