@@ -23,7 +23,7 @@ from typing import Any
 import redis
 
 from arena.games import GAMES
-from arena.queue import fits, keys, store
+from arena.queue import fits, keys, regression, store
 
 MAX_LIMIT = 500  # most matches one page may ask for
 H2H_SCAN = 250  # most match ids of the shorter bot's list one head-to-head page reads
@@ -182,6 +182,7 @@ def bot_page(client: redis.Redis, game: str, bot: str, limit: int = 20) -> dict[
         **mine,
         "recent": recent.items,
         "recent_next": recent.next_cursor,
+        "regression": regression.for_name(client, bot, game),  # its newest version's test, if any
     }
 
 
