@@ -300,6 +300,7 @@ async function botPage(main, game, bot) {
       h("dt", {}, "Elo"), h("dd", {}, `${row.elo.toFixed(1)} (95%: ${row.low.toFixed(0)} – ${row.high.toFixed(0)})`),
       h("dt", {}, "games"), h("dd", {}, String(row.games)),
       h("dt", {}, "LOS over the next"), h("dd", {}, row.los_next === null ? "–" : pct(row.los_next))) : null,
+    ...(page.regression ? regressionSection(page.regression) : []),
     h("h2", {}, "Every version"),
     h("p", { class: "muted" }, "Each version is rated on its own results; LOS compares it with the next version listed."),
     versionBox,
@@ -317,6 +318,18 @@ async function botPage(main, game, bot) {
       h("a", { class: "small", href: `/matches?game=${enc(page.game)}&bot=${enc(page.bot)}` }, "all")),
     pagedMatches(page.recent, page.recent_next,
       `/api/matches?game=${enc(page.game)}&bot=${enc(page.bot)}&limit=20`, false));
+}
+
+// The newest version's regression test against the previous one (arena bots submit --test-against previous).
+function regressionSection(r) {
+  const words = { H1: "no regression (H1 accepted)", H0: "a regression (H0 accepted)", none: "no verdict" };
+  const state = r.state === "waiting" ? "waiting for this version to become active" : (words[r.verdict] || "running");
+  return [h("h2", {}, "Regression test"),
+    h("p", { id: "regression" }, `version ${r.new} against ${r.old}: ${state} · ${r.games} of at most `,
+      `${r.max_games} games · W/D/L ${r.wins}/${r.draws}/${r.losses} · LLR ${r.llr.toFixed(2)} `,
+      `(${r.lower.toFixed(2)}, ${r.upper.toFixed(2)}) · pairs scoring 0, ½, 1, 1½, 2: ${r.pentanomial.join(", ")}`),
+    h("p", { class: "muted" }, `SPRT H0: elo ${r.elo0}, H1: elo ${r.elo1}, alpha ${r.alpha}, beta ${r.beta}`,
+      r.reason ? ` · stopped: ${r.reason}` : "")];
 }
 
 // A tournament's standings (fitted on its results only) and its crosstable, as cutechess-cli prints it.
