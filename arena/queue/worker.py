@@ -43,7 +43,7 @@ from arena.bots import builtin_bots
 from arena.console import say
 from arena.games import get_game
 from arena.paths import state_dir
-from arena.queue import build, keys, regression, retention, smoke, store, submissions
+from arena.queue import build, keys, regression, replays, retention, smoke, store, submissions
 from arena.queue.connection import retrying
 from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, Taken, begin_job, ensure_group, take_job
 from arena.referee import botlog
@@ -226,9 +226,16 @@ class Worker:
         take_as = self.consumer if take_next and time.monotonic() < self._claim_due else None
         match, replay = result.record, result.replay_text
         logs = {botlog.STORE_KIND: botlog.for_store(result.match_log_text)}  # arena logs MATCH_ID
-        new, following = self._retry(
-            lambda: store.record_and_take(self.client, job, match, replay, entry_id, take_as, logs)
-        )
+        try:
+            new, following = self._retry(
+                lambda: store.record_and_take(self.client, job, match, replay, entry_id, take_as, logs)
+            )
+        except (OSError, replays.ReplayStoreError) as exc:  # a full disk is retried; a refused id is dead
+            refused = isinstance(exc, replays.ReplayStoreError)
+            why = f"{exc.strerror}: {exc.filename}" if getattr(exc, "filename", None) else str(exc)
+            error = f"the replay store ({replays.store_for(self.client).describe()}) failed: {why}"
+            self._fail(job, entry_id, error, MAX_ATTEMPTS if refused else attempts)
+            return None
         self._retry(lambda: retention.sweep_if_due(self.client, self.say))  # at most once an hour
         if self.verbose:
             self.say(f"arena: worker: {match_id}: {'recorded' if new else 'already recorded'}")
