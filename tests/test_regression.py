@@ -14,13 +14,15 @@ import pytest
 import redis
 
 from arena.games.base import Termination
-from arena.queue import keys, regression, smoke, submissions
+from arena.queue import keys, regression, smoke, store, submissions
 from arena.queue.jobs import MatchJob, load_job
 from arena.queue.submissions import SubmissionError
 from arena.ratings.sprt import SprtParams
 from arena.referee.record import MatchRecord
 from arena.results import PlayerResult
-from tests.conftest import SEED_KEY_ENV, run_arena
+from leaderboard import browser, data
+from leaderboard.app import create_app
+from tests.conftest import SEED_KEY_ENV, replay_of_random_game, run_arena
 from tests.test_forfeits import sandbox_works, worker
 
 needs_redis = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
@@ -191,6 +193,24 @@ def test_a_removed_version_stops_the_series(client: redis.Redis) -> None:
     regression.finish_game(client, job, record_for(job, 2))
     state = regression.status(client, new.version)
     assert state["verdict"] == "none" and "was removed before the test decided" in state["reason"]
+
+
+@needs_redis
+def test_the_bot_page_shows_the_newest_versions_test(client: redis.Redis, redis_url: str) -> None:
+    new = started(client, regression.Request(max_games=2))
+    play_pair(client, new, 0, (2, 1))
+    text, record = replay_of_random_game("ninjan", 5, ["twin", "random"], "rated-1")  # a rated match
+    assert store.record(client, MatchJob("rated-1", "ninjan", 5, ("twin", "random")), record, text, "0-1")
+    page = data.bot_page(client, "ninjan", "twin")
+    assert page is not None and page["regression"] == regression.status(client, new)
+    assert page["regression"]["verdict"] == "none"  # the budget of one pair is spent
+    assert data.bot_page(client, "ninjan", "random")["regression"] is None  # a built-in bot has none
+    if not Path(browser.CHROMIUM).exists():
+        return
+    with browser.serving(create_app(redis_url)) as base, browser.chromium() as chrome:
+        shown = browser.open_page(chrome, f"{base}/games/ninjan/bots/twin").text_content("#regression")
+    assert f"version {new} against " in shown and ": no verdict · 2 of at most 2 games" in shown
+    assert "W/D/L 1/1/0" in shown and "0, 0, 0, 1, 0" in shown
 
 
 def submit_dir(
