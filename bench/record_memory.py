@@ -6,7 +6,7 @@ enqueued first, in a tournament, as the CLI does) into a fresh private redis-ser
 and the folder store's bytes on disk per match. "old" writes what recording wrote before the store
 (plain replay, full job hash; the copy in tests/test_storage_migration.py).
 
-    .venv/bin/python bench/record_memory.py [--matches 2000] [--games ninjan,pnrz]
+    .venv/bin/python bench/record_memory.py [--matches 1000] [--games ninjan,pnrz] [--players 2,4]
 """
 
 from __future__ import annotations
@@ -28,16 +28,19 @@ from tests.conftest import RedisServer, replay_of_random_game
 from tests.test_storage_migration import old_record
 
 SAMPLES = 20  # distinct games played per game name; each is recorded under many match ids
+BOTS = ("alpha", "beta", "gamma", "delta")
 
 
-def record_all(client: redis.Redis, game: str, matches: int, way: str) -> None:
-    """Records ``matches`` matches of ``game`` the ``way`` given ("old", or through the store)."""
-    samples = [replay_of_random_game(game, 500 + i, ["alpha", "beta"], "SAMPLE") for i in range(SAMPLES)]
+def record_all(client: redis.Redis, game: str, players: int, matches: int, way: str) -> None:
+    """Records ``matches`` matches of ``game`` between ``players`` bots the ``way`` given ("old", or
+    through the store)."""
+    bots = BOTS[:players]
+    samples = [replay_of_random_game(game, 500 + i, list(bots), "SAMPLE") for i in range(SAMPLES)]
     for i in range(matches):
         match_id = f"t1-r{i // 2 + 1}-g{i % 2 + 1}-s1"
         text, record = samples[i % SAMPLES]
         text = text.replace('"match_id":"SAMPLE"', f'"match_id":"{match_id}"', 1)
-        job = MatchJob(match_id, game, 500 + i % SAMPLES, ("alpha", "beta"), tournament="t1")
+        job = MatchJob(match_id, game, 500 + i % SAMPLES, bots, tournament="t1")
         enqueue(client, job)
         if way == "old":
             old_record(client, job, text)
@@ -52,7 +55,7 @@ def own_keys(client: redis.Redis, match_id: str) -> dict[str, int]:
     return {name: client.memory_usage(key) or 0 for name, key in named.items() if client.exists(key)}
 
 
-def shared_keys(client: redis.Redis, game: str) -> dict[str, int]:
+def shared_keys(client: redis.Redis, game: str, players: int) -> dict[str, int]:
     """Returns the MEMORY USAGE of the keys all matches share (divide by the matches for a share)."""
     named = {
         "recorded set": keys.RECORDED_SET,
@@ -62,7 +65,7 @@ def shared_keys(client: redis.Redis, game: str) -> dict[str, int]:
         "jobs stream": keys.JOBS_STREAM,
     }
     usage = {name: client.memory_usage(key, samples=0) or 0 for name, key in named.items()}
-    usage["per-bot lists"] *= 2
+    usage["per-bot lists"] *= players
     return usage
 
 
@@ -75,26 +78,26 @@ def expire_jobs(client: redis.Redis) -> bool:
     return True
 
 
-def measure(game: str, matches: int, way: str, folder: Path) -> str:
-    """Returns one line of figures for one game and one way of recording."""
-    server = RedisServer(folder / f"redis-{game}-{way}")
+def measure(game: str, players: int, matches: int, way: str, folder: Path) -> str:
+    """Returns one line of figures for one game, player count and way of recording."""
+    server = RedisServer(folder / f"redis-{game}-{players}-{way}")
     server.folder.mkdir()
     server.start()
     try:
         os.environ.pop(replays.ENV_STORE, None)
         if way == "folder":
-            os.environ[replays.ENV_STORE] = str(folder / f"store-{game}")
+            os.environ[replays.ENV_STORE] = str(folder / f"store-{game}-{players}")
         client = connect(server.url)
         before = client.info("memory")["used_memory"]
-        record_all(client, game, matches, way)
+        record_all(client, game, players, matches, way)
         per_match = (client.info("memory")["used_memory"] - before) / matches
-        disk = sum(p.stat().st_size for p in (folder / f"store-{game}").rglob("*.z"))
+        disk = sum(p.stat().st_size for p in (folder / f"store-{game}-{players}").rglob("*.z"))
         mine = ", ".join(f"{k} {v}" for k, v in own_keys(client, "t1-r1-g1-s1").items())
-        shared = ", ".join(f"{k} {v / matches:.0f}" for k, v in shared_keys(client, game).items())
+        shared = ", ".join(f"{k} {v / matches:.0f}" for k, v in shared_keys(client, game, players).items())
         expired = expire_jobs(client) and (client.info("memory")["used_memory"] - before) / matches
         figures = f"{per_match:>5.0f} B/match in Redis ({expired:.0f} once the job hashes expired)"
         figures += f", {disk / matches:>5.0f} B/match in the folder"
-        return f"{game:<13}{way:<7}{figures}; own keys: {mine}; shares: {shared}"
+        return f"{game:<13}{players}p {way:<7}{figures}; own keys: {mine}; shares: {shared}"
     finally:
         server.kill()
         os.environ.pop(replays.ENV_STORE, None)
@@ -102,13 +105,15 @@ def measure(game: str, matches: int, way: str, folder: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=2000)
+    parser.add_argument("--matches", type=int, default=1000)
+    parser.add_argument("--players", default="2,4", help="player counts, comma-separated")
     parser.add_argument("--games", default="ninjan,pnrz,ninja-burger,ninja-master")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         for game in args.games.split(","):
-            for way in ("old", "redis", "folder"):
-                print(measure(game, args.matches, way, Path(tmp)), flush=True)
+            for players in map(int, args.players.split(",")):
+                for way in ("old", "redis", "folder"):
+                    print(measure(game, players, args.matches, way, Path(tmp)), flush=True)
 
 
 if __name__ == "__main__":

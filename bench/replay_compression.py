@@ -2,7 +2,8 @@
 
 Each of the four games is played by seeded random policies through the referee's replay writer (the
 very bytes a worker stores), at every player count; the table gives each codec's bytes per replay and
-its compress/decompress time. ``arena.queue.replays`` quotes the figures behind its choice.
+its compress/decompress time, ``store`` being what the replay store keeps (zstd with the game's
+trained dictionary, ``arena.queue.dictionaries``). ``arena.queue.replays`` quotes the figures.
 
     .venv/bin/python bench/replay_compression.py [--games-per-count 10]
 """
@@ -19,25 +20,25 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import zstandard
+
 from arena.games import GAMES
+from arena.queue import replays as replay_store
 from tests.conftest import replay_of_random_game
 
 Codec = tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]]
 
 
 def codecs() -> dict[str, Codec]:
-    """Returns the codecs to compare, by name (zstd ones only when ``zstandard`` is importable)."""
+    """Returns the codecs to compare, by name; ``store`` is the replay store's own (zstd at its level
+    with the game's newest dictionary, the tag byte counted)."""
     found: dict[str, Codec] = {
         f"zlib-{level}": (lambda b, lv=level: zlib.compress(b, lv), zlib.decompress) for level in (6, 9)
     }
-    try:
-        import zstandard
-    except ImportError:
-        print("zstandard is not installed: zlib only", file=sys.stderr)
-        return found
     for level in (3, 9, 19):
         compressor, decompressor = zstandard.ZstdCompressor(level=level), zstandard.ZstdDecompressor()
         found[f"zstd-{level}"] = (compressor.compress, decompressor.decompress)
+    found["store"] = (replay_store.compress, replay_store.decompress)
     return found
 
 

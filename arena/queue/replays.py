@@ -31,21 +31,28 @@ from __future__ import annotations
 import abc
 import contextlib
 import hashlib
+import json
 import os
 import re
 import tempfile
+import threading
 import weakref
 import zlib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 import redis
+import zstandard
 
-from arena.queue import keys
+from arena.queue import dictionaries, keys
 
 ENV_STORE = "ARENA_REPLAY_STORE"  # a folder path: FolderStore there; unset or empty: RedisStore
 REPLAY = "replay"  # the kind of a match's replay (JSON Lines); bot logs use e.g. "log-0"
-LEVEL = 9  # zlib level: see the module docstring
+LEVEL = 19  # zstd level: see the module docstring
+MAX_PLAIN = 32 * 1024 * 1024  # bytes of one entry, plain: more is refused (put) or corrupt (get)
+PLAIN = 0x00  # tag of a zstd entry without a dictionary
+ZLIB = 0x78  # first byte of a zlib entry: the stored format before tags
 MAX_ID = 200  # characters of a match id (a file name is at most 255 bytes)
 _KIND = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _SUFFIX = ".z"
@@ -72,17 +79,86 @@ def check_kind(kind: str) -> str:
     return kind
 
 
-def compress(data: bytes) -> bytes:
-    """Returns ``data`` as stored: a zlib stream (see the module docstring for why zlib)."""
-    return zlib.compress(data, LEVEL)
+def compress(data: bytes, game: str | None = None) -> bytes:
+    """Returns ``data`` as stored: its tag byte, then a zstd frame made with ``game``'s newest
+    dictionary (``game`` defaults to the one a replay's header names), or with none (tag 0) for a game
+    without one and for anything that is not a replay. Raises ReplayStoreError past MAX_PLAIN bytes."""
+    if len(data) > MAX_PLAIN:
+        raise ReplayStoreError(f"an entry of {len(data)} bytes is more than the store keeps ({MAX_PLAIN})")
+    tag = dictionaries.newest(game or header_game(data) or "") or PLAIN
+    return bytes([tag]) + _codec(tag).compressor.compress(data)
 
 
 def decompress(stored: bytes) -> bytes:
-    """Returns the plain bytes of a stored value; raises ReplayStoreError if it is corrupt."""
+    """Returns the plain bytes of a stored value, read as its first byte says (zlib, zstd, zstd with
+    dictionary N), never more than MAX_PLAIN of them; raises ReplayStoreError if it is corrupt."""
+    if not stored:
+        raise ReplayStoreError("a stored entry is corrupt: it is empty")
+    if stored[0] == ZLIB:
+        return _inflate(stored)
     try:
-        return zlib.decompress(stored)
+        codec = _codec(stored[0])
+        size = zstandard.frame_content_size(stored[1:])
+        if not 0 <= size <= MAX_PLAIN:
+            raise ReplayStoreError(f"a stored entry is corrupt: it claims {size} bytes (at most {MAX_PLAIN})")
+        return codec.decompressor.decompress(stored[1:], max_output_size=MAX_PLAIN)
+    except (zstandard.ZstdError, dictionaries.DictionaryError) as exc:
+        raise ReplayStoreError(f"a stored entry is corrupt or unreadable: {exc}") from None
+
+
+def _inflate(stored: bytes) -> bytes:
+    """Returns the plain bytes of a zlib entry (written before tags), at most MAX_PLAIN of them."""
+    inflater = zlib.decompressobj()
+    try:
+        plain = inflater.decompress(stored, MAX_PLAIN)
     except zlib.error as exc:
         raise ReplayStoreError(f"a stored entry is corrupt: {exc}") from None
+    if inflater.unconsumed_tail:
+        raise ReplayStoreError(f"a stored entry is corrupt: it inflates past {MAX_PLAIN} bytes")
+    if not inflater.eof:
+        raise ReplayStoreError("a stored entry is corrupt: its zlib stream is cut short")
+    return plain
+
+
+def header_game(data: bytes) -> str | None:
+    """Returns the game a replay's header line names, or None if ``data`` does not start with one."""
+    if not data.startswith(b'{"type":"header"'):
+        return None
+    end = data.find(b"\n", 0, 65536)
+    try:
+        game = json.loads(data[: end if end >= 0 else 65536]).get("game")
+    except ValueError:
+        return None
+    return game if isinstance(game, str) else None
+
+
+def zstd_compressor(
+    dictionary: zstandard.ZstdCompressionDict | None, level: int = LEVEL
+) -> zstandard.ZstdCompressor:
+    """Returns a compressor of the stored frames: content size (to bound reading), checksum (to catch
+    corruption), no dictionary id (the tag byte says which)."""
+    return zstandard.ZstdCompressor(
+        level=level, dict_data=dictionary, write_checksum=True, write_content_size=True, write_dict_id=False
+    )
+
+
+class _Codec(NamedTuple):
+    compressor: zstandard.ZstdCompressor
+    decompressor: zstandard.ZstdDecompressor
+
+
+_CODECS = threading.local()  # zstandard's (de)compressors are not thread safe: one set per thread
+
+
+def _codec(tag: int) -> _Codec:
+    """Returns this thread's compressor and decompressor for ``tag`` (0: no dictionary); raises
+    DictionaryError for a tag no shipped dictionary has."""
+    cache: dict[int, _Codec] = _CODECS.__dict__.setdefault("by_tag", {})
+    if tag not in cache:
+        dictionary = None if tag == PLAIN else dictionaries.load(tag)
+        reader = zstandard.ZstdDecompressor(dict_data=dictionary, max_window_size=MAX_PLAIN)
+        cache[tag] = _Codec(zstd_compressor(dictionary), reader)
+    return cache[tag]
 
 
 def digest(text: str) -> str:
@@ -157,11 +233,12 @@ class FolderStore(ReplayStore):
     @staticmethod
     def _write(folder: Path, name: str, data: bytes) -> None:
         """Writes ``folder/name`` atomically (temporary file, fsync, rename)."""
+        packed = compress(data)  # first: an entry the store refuses leaves no folder behind
         folder.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=".put-")
         try:
             with os.fdopen(handle, "wb") as out:
-                out.write(compress(data))
+                out.write(packed)
                 out.flush()
                 os.fsync(out.fileno())
             os.replace(temporary, folder / name)
