@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from starlette.testclient import TestClient
 
 from arena.games.base import Termination
 from arena.queue import keys, regression, smoke, store, submissions
@@ -20,10 +21,14 @@ from arena.queue.submissions import SubmissionError
 from arena.ratings.sprt import SprtParams
 from arena.referee.record import MatchRecord
 from arena.results import PlayerResult
+from arena.server.app import ServerConfig
+from arena.server.app import create_app as server_app
 from leaderboard import browser, data
 from leaderboard.app import create_app
 from tests.conftest import SEED_KEY_ENV, replay_of_random_game, run_arena
 from tests.test_forfeits import sandbox_works, worker
+from tests.test_server import bot_archive, member, refused
+from tests.test_server import submit as upload
 
 needs_redis = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 needs_sandbox = pytest.mark.skipif(not sandbox_works(), reason="needs a working bubblewrap sandbox")
@@ -211,6 +216,30 @@ def test_the_bot_page_shows_the_newest_versions_test(client: redis.Redis, redis_
         shown = browser.open_page(chrome, f"{base}/games/ninjan/bots/twin").text_content("#regression")
     assert f"version {new} against " in shown and ": no verdict · 2 of at most 2 games" in shown
     assert "W/D/L 1/1/0" in shown and "0, 0, 0, 1, 0" in shown
+
+
+@needs_redis
+def test_the_server_notes_the_request_until_the_smoke_match_passes(
+    client: redis.Redis, redis_url: str
+) -> None:
+    with TestClient(server_app(redis_url, ServerConfig(write_burst=1000), client)) as api:
+        secret = upload(api, "remote", bot_archive()).json()["secret"]
+        again = upload(api, "remote", bot_archive([member("v2", b"2")]), secret, test_against="previous")
+        assert again.status_code == 422 and "no active version to test against" in again.json()["error"]
+        first = client.hget(keys.bot("remote"), "candidate")
+        client.hset(keys.bot("remote"), "version", first)  # as if its smoke match passed
+        bad = bot_archive([member("v3", b"3")])
+        for query, words in [
+            ({"test_against": "previous", "sprt": "elo0=1"}, "missing elo1"),
+            ({"sprt": "elo0=0,elo1=5"}, "add --test-against previous"),
+            ({"test_against": "latest"}, "the only choice is 'previous'"),
+        ]:
+            refused(api, client, lambda q=query: upload(api, "remote", bad, secret, **q), 422, words)
+        answer = upload(api, "remote", bad, secret, test_against="previous", sprt="elo0=0,elo1=5").json()
+        series = answer["bot"]["regression"]
+        assert (series["state"], series["old"], series["elo1"]) == ("waiting", first, 5.0)
+        assert series["new"] == answer["bot"]["candidate"] != first
+        assert api.get("/api/v1/bots/remote").json()["regression"] == series
 
 
 def submit_dir(
