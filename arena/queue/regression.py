@@ -109,7 +109,8 @@ return 1
 
 def request(client: redis.Redis, bot: str, new: str, old: str, wanted: Request) -> bool:
     """Notes that version ``new`` of ``bot`` is to be tested against ``old`` (its active version when
-    it was submitted), in the bot's first game; returns False if the version has a series already."""
+    it was submitted), in the bot's first game; returns False if the version has a series already.
+    Raises SubmissionError for an unknown bot, or when ``new`` is ``old`` (nothing to test)."""
     if new == old:
         raise SubmissionError(f"bot {bot}: version {new} is the active one already; nothing to test")
     games = client.hget(keys.bot(bot), "games")
@@ -178,11 +179,12 @@ def advance(client: redis.Redis, version: str) -> str | None:
                 if fields.get("state") != State.RUNNING:
                     return fields.get("verdict") or None
                 verdict, reason = _decide(client, fields)
-                pipe.multi()
                 if verdict is not None:
-                    pipe.hset(key, mapping=_verdict_fields(fields, verdict, reason))
-                else:
-                    pipe.hset(key, "queued", str(_queue_pairs(client, version, fields)))
+                    update = _verdict_fields(fields, verdict, reason)
+                else:  # enqueueing is idempotent: a retry after a WatchError queues nothing twice
+                    update = {"queued": str(_queue_pairs(client, version, fields))}
+                pipe.multi()
+                pipe.hset(key, mapping=update)
                 pipe.execute()
                 return verdict
             except redis.WatchError:
