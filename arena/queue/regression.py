@@ -16,7 +16,8 @@ Then ``advance`` recomputes the LLR from the counts and either stores the verdic
 no regression, ``none`` when the budget ran out or the games could not be played) or queues the next
 pairs, keeping ``AHEAD`` pairs queued or playing. ``advance`` reads everything from Redis and may run
 any number of times, from any worker, in any order: a worker killed between recording and advancing
-leaves the work to the next recorded game of the series.
+leaves the work to the next recorded game of the series. (Only if that game was the last one in
+flight does the series wait, running with nothing queued, until ``advance`` is called for it again.)
 
 Design detail, not rated: both seats are the same bot (``NAME`` and ``NAME~previous``), and the
 leaderboard's tables per bot name (its latest version, its recent matches) cannot hold two versions of
