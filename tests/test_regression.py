@@ -182,9 +182,10 @@ def test_dead_games_void_their_pair_and_stop_the_series_after_a_few(client: redi
         2 + regression.AHEAD
     )  # pair 1 void: one more queued
     for pair in (2, 3):
-        regression.void_game(client, queued_job(client, new, pair, "a"))
+        regression.void_game(client, queued_job(client, new, pair, "a"), f"JobError: pair {pair} failed")
     state = regression.status(client, new)
-    assert state["verdict"] == "none" and "3 pairs of games could not be played" in state["reason"]
+    assert state["verdict"] == "none"
+    assert state["reason"] == "3 pairs of games could not be played; the last error: JobError: pair 3 failed"
 
 
 @needs_redis

@@ -203,7 +203,8 @@ def _decide(client: redis.Redis, fields: dict[str, str]) -> tuple[str | None, st
         return "none", f"version {gone[0]} was removed before the test decided"
     void = int(fields["void"])
     if void >= MAX_VOID:
-        return "none", f"{void} pairs of games could not be played (see arena status for dead jobs)"
+        why = fields.get("error") or "no error given"
+        return "none", f"{void} pairs of games could not be played; the last error: {why}"
     if test.games + 2 * void >= int(fields["max_games"]):
         return "none", f"the budget of {fields['max_games']} games ran out before the test decided"
     return None, ""
@@ -307,27 +308,28 @@ def finish_game(client: redis.Redis, job: MatchJob, record: MatchRecord, entry_i
     return new
 
 
-# KEYS: series hash. ARGV: pair, running state.
+# KEYS: series hash. ARGV: pair, running state, error.
 _VOID = """
 if redis.call('HGET', KEYS[1], 'state') ~= ARGV[2] then return 0 end
 local pair = ARGV[1]
 if redis.call('HEXISTS', KEYS[1], 'v' .. pair) == 1 then return 0 end
 local played = redis.call('HMGET', KEYS[1], 's' .. pair .. 'a', 's' .. pair .. 'b')
 if played[1] and played[2] then return 0 end
-redis.call('HSET', KEYS[1], 'v' .. pair, 1)
+redis.call('HSET', KEYS[1], 'v' .. pair, 1, 'error', ARGV[3])
 redis.call('HINCRBY', KEYS[1], 'void', 1)
 return 1
 """
 
 
-def void_game(client: redis.Redis, job: MatchJob) -> None:
-    """Voids the pair of a series game that could not be played (dead-lettered), so it never counts,
-    and advances the series (which queues another pair in its place, or stops after ``MAX_VOID``)."""
+def void_game(client: redis.Redis, job: MatchJob, error: str = "") -> None:
+    """Voids the pair of a series game that could not be played (dead-lettered with ``error``), so it
+    never counts, and advances the series (which queues another pair in its place, or stops after
+    ``MAX_VOID``, saying the last error)."""
     found = series_of(job)
     if found is None:
         return
     version, pair, _ = found
-    run_script(client, _VOID, (keys.regression(version),), (str(pair), State.RUNNING.value))
+    run_script(client, _VOID, (keys.regression(version),), (str(pair), State.RUNNING.value, error[:500]))
     advance(client, version)
 
 
