@@ -249,7 +249,7 @@ class Worker:
         if job.smoke and status is JobStatus.DEAD:
             self._retry(lambda: smoke.could_not_play(self.client, job, error))
         if status is JobStatus.DEAD and regression.series_of(job) is not None:
-            self._retry(lambda: regression.void_game(self.client, job))
+            self._retry(lambda: regression.void_game(self.client, job, error))
 
     def _finish_smoke(self, job: MatchJob, result: GameResult, broken: dict[int, str], entry_id: str) -> None:
         """Stores a smoke match's verdict for its candidate version (seat 0); a failed build is the
