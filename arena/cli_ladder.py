@@ -20,7 +20,7 @@ import typer
 
 from arena.cli_common import CliError, JsonOption, NoSandboxOption, RedisOption, redis_url, worker_limits
 from arena.cli_tables import format_leaderboard
-from arena.cli_tournament import IDLE_DEFAULT, IdleOption, _start_worker, _stop_workers
+from arena.cli_tournament import IDLE_DEFAULT, IdleOption, start_worker, stop_workers
 from arena.console import say
 from arena.games import GameError, get_game
 from arena.queue import fits, submissions
@@ -96,13 +96,13 @@ def ladder_command(
         before = retrying(url, ladder.open, say)
         _play(ladder, url, ahead or max(2, 2 * count), matches, procs)
     except KeyboardInterrupt:
-        _stop_workers(procs)
+        stop_workers(procs)
         _summary(ladder, url, before, as_json, interrupted=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     except LadderError as exc:
         raise CliError(str(exc)) from None
     finally:
-        _stop_workers(procs)
+        stop_workers(procs)
     _summary(ladder, url, before, as_json, interrupted=False)
 
 
@@ -112,7 +112,7 @@ def _start_workers(count: int, url: str, idle_timeout: float, no_sandbox: bool) 
     worker dying mid-match with a traceback."""
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        return [_start_worker(url, idle_timeout, no_sandbox) for _ in range(count)]
+        return [start_worker(url, idle_timeout, no_sandbox) for _ in range(count)]
     finally:
         signal.signal(signal.SIGINT, previous)
 

@@ -308,14 +308,14 @@ def run_tournament(
     if workers == 0:
         say("arena: --workers 0: the matches are queued; 'arena worker' plays them")
         return
-    procs = [_start_worker(url, idle_timeout, no_sandbox) for _ in range(workers)]
+    procs = [start_worker(url, idle_timeout, no_sandbox) for _ in range(workers)]
     try:
         _follow(client, url, tid, total, lambda: all(p.poll() is not None for p in procs))
     except KeyboardInterrupt:
         say("arena: interrupted: unplayed matches stay queued; run the same command again to resume")
         raise
     finally:
-        _stop_workers(procs)
+        stop_workers(procs)
     dead = int(retrying(url, lambda: client.hget(keys.tournament(tid), "dead") or 0, say))
     if dead:
         say(
@@ -324,7 +324,7 @@ def run_tournament(
         )
 
 
-def _start_worker(url: str, idle_timeout: float, no_sandbox: bool) -> subprocess.Popen:
+def start_worker(url: str, idle_timeout: float, no_sandbox: bool) -> subprocess.Popen:
     """Starts a local worker; the Redis URL (and its password) goes in its environment, not its argv,
     which every user of the machine can read."""
     argv = [sys.executable, "-m", "arena.cli", "worker", "--idle-timeout", str(idle_timeout)]
@@ -333,7 +333,9 @@ def _start_worker(url: str, idle_timeout: float, no_sandbox: bool) -> subprocess
     return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env)
 
 
-def _stop_workers(procs: list[subprocess.Popen]) -> None:
+def stop_workers(procs: list[subprocess.Popen]) -> None:
+    """Stops local workers with SIGTERM (their clean exit: the match in hand is left to be rerun),
+    killing any still running after 10 s."""
     for proc in procs:
         if proc.poll() is None:
             proc.terminate()
