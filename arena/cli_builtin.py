@@ -30,16 +30,15 @@ def builtin_command(
     superiority over the next bot, from the stored round robin among them, and what each bot is."""
     try:
         name = get_game(game).spec.name
-        found = rows(name, players)
         ladder = load(name, players)
-        absent = missing(name, players)
     except (GameError, LadderError) as exc:
         raise CliError(str(exc)) from None
+    found = rows(ladder)
     if as_json:
         typer.echo(json.dumps(found, indent=2))
     else:
         typer.echo(format_builtin(name, players, ladder.games, ladder.command, found))
-    if absent:
+    if absent := missing(ladder):
         typer.echo(f"not in the stored table yet: {', '.join(absent)}; run '{ladder.command}'", err=True)
 
 

@@ -119,18 +119,17 @@ def _ladder(game: str, data: dict[str, Any], entry: dict[str, Any]) -> Ladder:
     )
 
 
-def missing(game: str, players: int = 2) -> list[str]:
-    """Returns the built-in bots of ``game`` that its stored table lacks (added since it was played)."""
-    stored = set(load(game, players).table.players())
-    return [name for name in ladder_bots(game) if name not in stored]
+def missing(ladder: Ladder) -> list[str]:
+    """Returns the built-in bots of the ladder's game that its table lacks (added since it was played)."""
+    stored = set(ladder.table.players())
+    return [name for name in ladder_bots(ladder.game) if name not in stored]
 
 
-def rows(game: str, players: int = 2) -> list[dict[str, Any]]:
+def rows(ladder: Ladder) -> list[dict[str, Any]]:
     """Returns the rows ``arena bots builtin GAME --json`` prints: each bot's standing
-    (``Standing.to_json``), its other names and what it is (its docstring's first line)."""
-    ladder = load(game, players)
-    bots = ladder_bots(game)
-    other_names = aliases(game)
+    (``Standing.to_json``), its other names and what it is (its docstring's first sentence)."""
+    bots = ladder_bots(ladder.game)
+    other_names = aliases(ladder.game)
     out = []
     for row in ladder.standings():
         cls = bots.get(row.bot)
