@@ -33,14 +33,14 @@ FIELDS = {  # the body's fields: name -> (type, default)
 }
 
 
-def parameters(body: dict[str, Any]) -> dict[str, Any]:
+def parameters(body: dict[str, Any], fields: dict[str, tuple[type, Any]] = FIELDS) -> dict[str, Any]:
     """Returns the body's fields with defaults filled in; raises 400 for an unknown, missing or
-    mistyped field."""
-    unknown = sorted(set(body) - set(FIELDS))
+    mistyped field (``fields``: name -> (type, default), as ``FIELDS``; ladders have their own)."""
+    unknown = sorted(set(body) - set(fields))
     if unknown:
-        raise ApiError(400, f"unknown field {unknown[0]!r}: the fields are {', '.join(FIELDS)}")
+        raise ApiError(400, f"unknown field {unknown[0]!r}: the fields are {', '.join(fields)}")
     values = {}
-    for name, (kind, default) in FIELDS.items():
+    for name, (kind, default) in fields.items():
         value = body.get(name, default)
         if value is None and name != "seed":
             raise ApiError(400, f"the field {name!r} is missing")
