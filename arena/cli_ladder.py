@@ -5,6 +5,12 @@ certain (``arena.ratings.pairing``), runs local workers as ``arena tournament`` 
 game's leaderboard when it stops: after ``--matches N``, or at Ctrl-C or SIGTERM (exit code 130, as
 ``arena match``; the matches still queued stay queued, and the same command with the same ``--seed``
 resumes the ladder). ``app`` holds the command; ``arena.cli`` adds it to its own app.
+
+With ``--server URL`` (or ``$ARENA_SERVER``) and ``--organiser-token-file`` it asks that ``arena
+server`` to start (or resume) the ladder instead, and returns: the server keeps it fed and its workers
+play it, until ``arena ladder stop ID --server URL`` (``arena.server.ladders``); ``arena ladder status
+--server URL`` lists the server's ladders with their match counts. As with ``arena tournament``,
+``stop`` and ``status`` are values of the GAME argument (no game has those names).
 """
 
 from __future__ import annotations
@@ -14,18 +20,27 @@ import os
 import secrets
 import signal
 import sys
+from pathlib import Path
 from typing import Annotated
+from urllib.parse import quote
 
 import typer
 
+from arena.cli_bots import ServerOption, remote
 from arena.cli_common import CliError, JsonOption, NoSandboxOption, RedisOption, redis_url, worker_limits
 from arena.cli_tables import format_leaderboard
-from arena.cli_tournament import IDLE_DEFAULT, IdleOption, start_worker, stop_workers
-from arena.console import say
-from arena.games import GameError, get_game
+from arena.cli_tournament import (
+    IDLE_DEFAULT,
+    IdleOption,
+    OrganiserTokenOption,
+    organiser_token,
+    start_worker,
+    stop_workers,
+)
+from arena.console import printable, say
 from arena.queue import fits, submissions
 from arena.queue.connection import connect, retrying, shown_url
-from arena.queue.ladder import Ladder, LadderError, LadderSpec, run
+from arena.queue.ladder import Ladder, LadderError, LadderSpec, make_spec, run
 from arena.ratings.pairing import RANDOM_SHARE
 from arena.ratings.pairs import split_player
 from arena.seeds import platform_key
@@ -36,13 +51,23 @@ app = typer.Typer()
 
 @app.command("ladder")
 def ladder_command(
-    game: Annotated[str, typer.Argument(help="Game name: see 'arena games'.")],
-    bots: Annotated[
+    game: Annotated[
         str,
-        typer.Option(
-            help="Comma-separated bot names, submitted ('arena bots list') or built-in; at least two."
+        typer.Argument(
+            help="Game name: see 'arena games'; with --server also 'status' (the server's ladders) or "
+            "'stop' followed by a ladder's id."
         ),
     ],
+    ladder_id: Annotated[
+        str | None, typer.Argument(help="With 'stop': the ladder's id (see 'arena ladder status').")
+    ] = None,
+    bots: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated bot names, submitted ('arena bots list') or built-in; at least two.",
+            show_default="none, needed to start a ladder",
+        ),
+    ] = None,
     players: Annotated[int, typer.Option(min=2, help="Bots per match.")] = 2,
     matches: Annotated[
         int | None,
@@ -73,9 +98,31 @@ def ladder_command(
     redis_: RedisOption = None,
     no_sandbox: NoSandboxOption = False,
     as_json: JsonOption = False,
+    server_: ServerOption = None,
+    organiser_token_file: OrganiserTokenOption = None,
 ) -> None:
     """Keep playing matches among the bots where their ranking is least certain, until stopped;
-    the leaderboard ('arena leaderboard GAME', 'arena web') follows live."""
+    the leaderboard ('arena leaderboard GAME', 'arena web') follows live. With --server, the server
+    runs the ladder until 'arena ladder stop ID --server URL'."""
+    if ladder_id is not None and game != "stop":
+        raise CliError(f"unexpected argument {ladder_id!r} (only 'stop' takes a ladder id)")
+    if server_:
+        local = {"--redis": redis_, "--no-sandbox": no_sandbox, "--workers": workers, "--matches": matches}
+        given = [name for name, value in local.items() if value]
+        if given:
+            raise CliError(f"--server runs the ladder on the server, with its workers: leave out {given[0]}")
+        body = {"players": players, "deadline_ms": deadline_ms, "random_share": random_share}
+        body |= {} if seed is None else {"seed": seed}
+        body |= {} if ahead is None else {"ahead": ahead}
+        on_server(server_, game, ladder_id, bots, body, organiser_token_file, as_json)
+        return
+    if game in ("stop", "status"):
+        raise CliError(
+            f"'arena ladder {game}' is for a server's ladders: add --server URL (a local ladder stops "
+            "with Ctrl-C and shows in 'arena tournament status')"
+        )
+    if bots is None:
+        raise CliError("--bots needs at least two comma-separated bot names, e.g. --bots greedy,random")
     chosen = seed is not None
     seed = seed if seed is not None else secrets.randbits(40)
     spec = _spec(game, bots, players, seed, deadline_ms, random_share)
@@ -106,6 +153,69 @@ def ladder_command(
     _summary(ladder, url, before, as_json, interrupted=False)
 
 
+def on_server(
+    url: str,
+    game: str,
+    ladder_id: str | None,
+    bots: str | None,
+    body: dict,
+    token_file: Path | None,
+    as_json: bool,
+) -> None:
+    """Runs ``ladder status|stop ID|GAME`` against the server at ``url`` (``body``: the ladder's other
+    parameters, as the API takes them; the server checks each)."""
+    if game == "status":
+        ladders = remote(url, lambda c: c.call("GET", "/api/v1/ladders"))["ladders"]
+        typer.echo(json.dumps(ladders, indent=2) if as_json else format_ladders(ladders, url))
+        return
+    if token_file is None:
+        raise CliError(
+            f"{'stopping' if game == 'stop' else 'starting'} a ladder on a server needs "
+            "--organiser-token-file (the organiser's token)"
+        )
+    token = organiser_token(token_file)
+    if game == "stop":
+        if ladder_id is None:
+            raise CliError("'arena ladder stop' needs a ladder's id: see 'arena ladder status --server URL'")
+        path = f"/api/v1/ladders/{quote(ladder_id, safe='')}"
+        shown = remote(url, lambda c: c.call("DELETE", path, token=token))
+        say(f"arena: ladder {shown['id']} stopped: {_counts(shown)}; the queued ones are still played")
+    else:
+        if len(bot_names(bots)) < 2:
+            raise CliError("--bots needs at least two comma-separated bot names, e.g. --bots greedy,random")
+        request = {"game": game, "bots": bot_names(bots), **body}
+        shown = remote(url, lambda c: c.json("POST", "/api/v1/ladders", request, token=token))
+        lid = shown["id"]
+        say(
+            f"arena: ladder {lid} runs on {url}: {shown['game']}, {', '.join(shown['bots'])}, seed "
+            f"{shown['seed']} ({_counts(shown)}); stop it with 'arena ladder stop {lid} --server {url}'"
+        )
+    typer.echo(json.dumps(shown, indent=2) if as_json else shown["id"])
+
+
+def _counts(ladder: dict) -> str:
+    """Returns a ladder's match counts as one phrase."""
+    return (
+        f"{ladder['total']} matches scheduled, {ladder['recorded']} recorded, {ladder['dead']} dead, "
+        f"{ladder['queued']} queued"
+    )
+
+
+def format_ladders(ladders: list[dict], url: str) -> str:
+    """Returns the text of ``ladder status``: one line per ladder of the server (its texts escaped:
+    a failure's reason can quote a bot's name)."""
+    if not ladders:
+        return f"no ladders run on {url}"
+    lines = []
+    for ladder in ladders:
+        error = f": {printable(str(ladder['error']))}" if ladder.get("error") else ""
+        bots = printable(",".join(ladder.get("bots") or []))
+        lines.append(
+            f"{ladder['id']}: {ladder.get('game')} {bots} — {ladder['state']}{error}; {_counts(ladder)}"
+        )
+    return "\n".join(lines)
+
+
 def _start_workers(count: int, url: str, idle_timeout: float, no_sandbox: bool) -> list:
     """Starts the local workers with Ctrl-C ignored (they inherit it), so that the terminal's Ctrl-C
     reaches the ladder alone, which then stops them with SIGTERM, their clean exit, instead of every
@@ -124,26 +234,24 @@ def _terminated(*_: object) -> None:
 
 def _spec(game: str, bots: str, players: int, seed: int, deadline_ms: int, share: float) -> LadderSpec:
     """Returns the validated ladder spec; raises ``CliError`` for bad input."""
-    try:
-        name = get_game(game).spec.name
-        get_game(name).check_players(players)
-    except GameError as exc:
-        raise CliError(str(exc)) from None
-    names = tuple(b.strip() for b in bots.split(",") if b.strip())
-    if len(names) < 2:
+    if len(bot_names(bots)) < 2:
         raise CliError("--bots needs at least two comma-separated bot names, e.g. --bots greedy,random")
     try:
-        return LadderSpec(name, names, players, seed, deadline_ms, random_share=share)
+        return make_spec(game, bot_names(bots), players, seed, deadline_ms, share)
     except ValueError as exc:
         raise CliError(str(exc)) from None
+
+
+def bot_names(bots: str | None) -> list[str]:
+    """Returns the names of a comma-separated ``--bots``, blanks left out."""
+    return [b.strip() for b in (bots or "").split(",") if b.strip()]
 
 
 def _check_bots(ladder: Ladder) -> None:
     """Raises ``CliError`` unless every bot of the ladder is submitted for its game or built in."""
     try:
-        for bot in ladder.spec.bots:
-            ladder.resolve(bot)
-    except submissions.SubmissionError as exc:
+        ladder.check_bots()
+    except LadderError as exc:
         raise CliError(str(exc)) from None
 
 

@@ -38,8 +38,11 @@ from typing import TypeVar
 
 import redis
 
+from arena.bots import builtin_bots
+from arena.games import get_game
 from arena.games.rng import derive
 from arena.queue import keys, store
+from arena.queue.archives import SubmissionError
 from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, enqueue, ensure_group
 from arena.ratings.fit import Fit, fit
 from arena.ratings.pairing import RANDOM_SHARE, Choice, choose_group
@@ -83,11 +86,30 @@ class LadderSpec:
         if not 0.0 <= self.random_share <= 1.0:
             raise ValueError(f"--random-share must be from 0 to 1, not {self.random_share}")
 
+    @classmethod
+    def from_json(cls, value: dict) -> LadderSpec:
+        """Returns the spec stored as ``dataclasses.asdict`` JSON (bots as a list); raises ValueError
+        (TypeError for a field it does not know) as the constructor does."""
+        return cls(**{**value, "bots": tuple(value["bots"])})
+
     @property
     def ladder_id(self) -> str:
         """Returns the id that names this ladder (game, ``ladder`` and a hash of the spec)."""
         text = json.dumps(dataclasses.asdict(self), sort_keys=True)
         return f"{self.game}-{FORMAT}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
+
+
+def make_spec(
+    game: str, bots: Sequence[str], players: int, seed: int, deadline_ms: int, random_share: float
+) -> LadderSpec:
+    """Returns the checked spec (the game's own name, bot names stripped); raises ValueError saying
+    which parameter is wrong. The CLI and the server check a ladder here, the same way."""
+    name = get_game(game).spec.name  # GameError is a ValueError
+    get_game(name).check_players(players)
+    names = tuple(b.strip() for b in bots if b.strip())
+    if len(names) < 2:
+        raise ValueError("a ladder needs at least two bot names, e.g. --bots greedy,random")
+    return LadderSpec(name, names, players, seed, deadline_ms, random_share=random_share)
 
 
 class Ladder:
@@ -113,6 +135,19 @@ class Ladder:
         self.scheduled = int(self.client.hget(keys.tournament(self.id), "total") or 0)
         return self.scheduled
 
+    def check_bots(self) -> None:
+        """Returns if every bot of the ladder is submitted for its game or built in; raises LadderError
+        naming the first that is neither.
+
+        Design detail: built-in bots are resolved last, since resolving one stores its version record:
+        a refused ladder leaves Redis as it was (as ``arena.server.tournaments.with_versions``)."""
+        builtin = builtin_bots(self.spec.game)
+        try:
+            for bot in sorted(self.spec.bots, key=lambda b: b in builtin):
+                self.resolve(bot)
+        except SubmissionError as exc:
+            raise LadderError(str(exc)) from None
+
     def finished(self) -> int:
         """Returns how many of the ladder's matches are recorded or dead-lettered (every run's)."""
         return sum(self.counts())
@@ -130,7 +165,10 @@ class Ladder:
             room = min(room, until - self.scheduled)
         if room <= 0:
             return 0
-        versions = {bot: self.resolve(bot) for bot in self.spec.bots}
+        try:
+            versions = {bot: self.resolve(bot) for bot in self.spec.bots}
+        except SubmissionError as exc:  # a bot removed while the ladder runs
+            raise LadderError(f"{exc}: the ladder cannot go on without it") from None
         for _ in range(room):
             self.schedule(versions)
         return room
@@ -217,9 +255,11 @@ def run(
     workers_gone: Callable[[], bool],
     on_progress: Callable[[int], None],
     guard: Callable[[Callable[[], T]], T] = lambda action: action(),
+    stopped: Callable[[], bool] = lambda: False,
 ) -> None:
-    """Keeps ``ahead`` of the ladder's matches queued until stopped (KeyboardInterrupt), or, with
-    ``matches``, until that many more are scheduled and every match scheduled is finished.
+    """Keeps ``ahead`` of the ladder's matches queued until stopped (KeyboardInterrupt, or ``stopped``
+    returning True, asked every time the loop wakes, at least every ``WAKE_MS``), or, with ``matches``,
+    until that many more are scheduled and every match scheduled is finished.
 
     ``on_progress`` gets the number finished, every time the loop wakes; ``workers_gone`` is asked when
     nothing finished for a while: True raises ``LadderError`` (no worker will ever play the queue), as
@@ -230,7 +270,7 @@ def run(
     until = None if matches is None else before + matches
     stream, last = keys.tournament_done(ladder.id), "$"
     recorded_then, dead_then = guard(ladder.counts)
-    while True:
+    while not stopped():
         recorded, dead = guard(ladder.counts)
         finished = recorded + dead
         on_progress(finished)

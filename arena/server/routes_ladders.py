@@ -1,0 +1,103 @@
+"""The ladders API: the organiser starts and stops ladders the server keeps fed; anyone lists them.
+
+``POST /api/v1/ladders`` takes ``{"game", "bots": [...], "players", "seed", "deadline_ms",
+"random_share", "ahead"}`` (organiser token): every parameter is checked as ``arena ladder`` checks it
+(``arena.queue.ladder.make_spec``, each bot submitted or built in) before anything is stored. It answers
+201 with the ladder (``arena.server.ladders.LadderRunner.describe``) when it started it, or resumed one
+stopped earlier with the same spec and seed, and 200 when that ladder was running already. A seed left
+out is drawn at random and returned. ``DELETE /api/v1/ladders/{id}`` stops one (organiser token) and
+answers once nothing more will be scheduled; ``GET /api/v1/ladders`` lists the running (and failed)
+ladders with their match counts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from arena.queue.ladder import LadderError, make_spec
+from arena.ratings.pairing import RANDOM_SHARE
+from arena.server.http import ApiError, bearer, read_json
+from arena.server.ladders import AHEAD_DEFAULT, LadderRunner
+from arena.server.routes_bots import state
+from arena.server.routes_tournaments import parameters
+
+FIELDS: dict[str, tuple[type, Any]] = {  # the body's fields: name -> (type, default)
+    "game": (str, None),
+    "bots": (list, None),
+    "players": (int, 2),
+    "seed": (int, None),
+    "deadline_ms": (int, 2000),
+    "random_share": (float, RANDOM_SHARE),
+    "ahead": (int, AHEAD_DEFAULT),
+}
+
+
+def runner(request: Request) -> LadderRunner:
+    """Returns the server's ``LadderRunner`` (``app.state.ladders``)."""
+    return state(request).ladders
+
+
+async def organiser(request: Request) -> None:
+    """Returns if the request carries the organiser token; raises 401 or 403 as the other organiser
+    routes do (scrypt: checked off the event loop)."""
+    await run_in_threadpool(state(request).config.organiser.check, bearer(request))
+
+
+async def start_ladder(request: Request) -> Response:
+    """``POST /api/v1/ladders``: starts or resumes a ladder (201), 200 if it runs already."""
+    await organiser(request)
+    body = await read_json(request, state(request).config.json_bytes)
+    share = body.get("random_share")
+    if isinstance(share, int) and not isinstance(share, bool):
+        body["random_share"] = float(share)  # JSON's 0 and 1 are shares too
+    p = parameters(body, FIELDS)
+
+    def start() -> tuple[dict[str, Any], bool]:
+        try:
+            args = (p["game"], p["bots"], p["players"], p["seed"], p["deadline_ms"], p["random_share"])
+            spec = make_spec(*args)
+            return runner(request).start(spec, p["ahead"])
+        except (ValueError, LadderError) as exc:
+            raise ApiError(422, str(exc)) from None
+
+    shown, started = await run_in_threadpool(start)
+    return JSONResponse(shown, status_code=201 if started else 200)
+
+
+async def list_ladders(request: Request) -> Response:
+    """``GET /api/v1/ladders``: the ladders the server runs (and failed ones), with match counts."""
+    return JSONResponse({"ladders": await run_in_threadpool(runner(request).listing)})
+
+
+async def stop_ladder(request: Request) -> Response:
+    """``DELETE /api/v1/ladders/{id}``: stops a ladder; answers once it schedules nothing more."""
+    await organiser(request)
+    ladder_id = request.path_params["ladder_id"]
+    if not (0 < len(ladder_id) <= 64 and ladder_id.replace("-", "").isalnum()):
+        raise ApiError(400, f"malformed ladder id {ladder_id[:40]!r}: see GET /api/v1/ladders")
+    stopped = await run_in_threadpool(runner(request).stop, ladder_id)
+    if stopped is None:
+        raise ApiError(404, f"no ladder {ladder_id!r} runs here: see GET /api/v1/ladders")
+    return JSONResponse(stopped)
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    """Resumes the recorded ladders when the server starts, and stops their threads when it stops.
+
+    Design detail: resuming runs in a thread of its own, so a server whose Redis is not up yet still
+    starts (and answers 503) while the resume retries."""
+    ladders: LadderRunner = app.state.ladders
+    threading.Thread(target=ladders.resume, name="resume ladders", daemon=True).start()
+    try:
+        yield
+    finally:
+        await run_in_threadpool(ladders.close)
