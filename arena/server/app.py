@@ -20,9 +20,10 @@ from starlette.routing import Mount, Route
 
 from arena.queue.archives import ArchiveLimits
 from arena.queue.connection import connect
-from arena.server import routes_bots, routes_tournaments
+from arena.server import routes_bots, routes_ladders, routes_tournaments
 from arena.server.auth import OrganiserToken
 from arena.server.http import ApiError, api_error, error_response
+from arena.server.ladders import LadderRunner
 from arena.server.ratelimit import RateLimitMiddleware, TokenBucket
 from leaderboard.app import create_app as leaderboard_app
 
@@ -72,6 +73,9 @@ def routes() -> list[Route]:
             f"{API}/tournaments/{{tournament_id}}/results", tournaments.tournament_results, methods=["GET"]
         ),
         Route(f"{API}/matches/{{match_id}}/log", tournaments.match_log, methods=["GET"]),
+        Route(f"{API}/ladders", routes_ladders.list_ladders, methods=["GET"]),
+        Route(f"{API}/ladders", routes_ladders.start_ladder, methods=["POST"]),
+        Route(f"{API}/ladders/{{ladder_id}}", routes_ladders.stop_ladder, methods=["DELETE"]),
         Route(f"{API}/{{rest:path}}", no_such_endpoint, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
     ]
 
@@ -84,7 +88,9 @@ def create_app(redis_url: str, config: ServerConfig, client: redis.Redis | None 
         routes=[*routes(), Mount("/", leaderboard_app(redis_url, client))],
         middleware=[Middleware(RateLimitMiddleware, bucket=bucket)],
         exception_handlers={ApiError: api_error, HTTPException: http_error, redis.RedisError: redis_down},
+        lifespan=routes_ladders.lifespan,  # resumes the recorded ladders, stops their threads at exit
     )
     app.state.client = client
     app.state.config = config
+    app.state.ladders = LadderRunner(client, redis_url)
     return app
