@@ -293,6 +293,25 @@ def test_an_equal_new_version_uses_its_budget_without_h1(
         env=SEED_KEY_ENV,
     )
     assert proc.returncode == 0, proc.stderr
+    assert "regression: " in proc.stdout and "running: 0 of at most 400 games" in proc.stdout
+    first = run_arena(
+        *(
+            "bots",
+            "submit",
+            "fresh",
+            "--games",
+            "ninjan",
+            "--builtin",
+            "random",
+            "--test-against",
+            "previous",
+        ),
+        *("--redis", redis_url),
+        env=SEED_KEY_ENV,
+    )
+    assert first.returncode == 2 and not client.exists(keys.bot("fresh"))  # refused before storing
+    assert first.stderr.strip().endswith("submit it once without --test-against"), first.stderr
+    assert len(first.stderr.strip().splitlines()) == 1
     new = client.hget(keys.bot("steady"), "version")
     client.hset(keys.regression(new), "max_games", "8")  # a small budget for the test
     worker(client, redis_url, tmp_path / "cache").run(burst=True)
