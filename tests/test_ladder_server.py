@@ -1,0 +1,271 @@
+"""Ladders the organiser runs on the server (issue 17 item 4): the API in process over a real Redis
+(who may start and stop one, every bad parameter refused with nothing stored), and end to end with a
+real Redis, a real ``arena server`` process and a real ``arena worker`` (sandbox on): the organiser
+starts a ladder through the CLI, the leaderboard grows, the ladder goes on after the server is killed
+and restarted, and ``arena ladder stop`` stops it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from arena.queue import keys
+from arena.queue.connection import connect
+from arena.server.app import ServerConfig, create_app
+from arena.server.auth import OrganiserToken
+from tests.conftest import REPO, SEED_KEY_ENV, RedisServer, free_port, run_arena
+from tests.test_queue import wait_until
+from tests.test_server import snapshot
+
+pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+
+TOKEN = "organiser-" + "0123456789abcdef" * 2
+LADDER = {"game": "ninjan", "bots": ["random", "greedy"], "seed": 3, "ahead": 2}
+LIMIT = 120.0  # seconds: a safety limit for matches to be played, never a timing assertion
+
+
+@pytest.fixture
+def organiser_file(tmp_path: Path) -> Path:
+    path = tmp_path / "organiser-token"
+    path.write_text(TOKEN + "\n")
+    return path
+
+
+@pytest.fixture
+def api(client: Any, redis_url: str, organiser_file: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Returns a test client of a server with the organiser token (its lifespan, resuming, runs)."""
+    monkeypatch.setenv("ARENA_SEED_KEY", SEED_KEY_ENV["ARENA_SEED_KEY"])
+    config = ServerConfig(write_burst=1000, organiser=OrganiserToken.from_file(organiser_file))
+    with TestClient(create_app(redis_url, config, client)) as test_client:
+        yield test_client
+
+
+def owner_secret(api: Any) -> str:
+    """Returns the owner secret of a bot registered through the API: a participant's credential."""
+    answer = api.post("/api/v1/bots/mine", params={"games": "ninjan", "builtin": "random"})
+    assert answer.status_code == 201, answer.text
+    return answer.json()["secret"]
+
+
+def as_organiser(token: str = TOKEN) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_only_the_organiser_starts_or_stops_a_ladder(api: Any, client: Any) -> None:
+    participant = as_organiser(owner_secret(api))
+    before = snapshot(client)
+    for headers, status in (({}, 401), (participant, 403), ({"Authorization": "Basic eDp5"}, 401)):
+        answer = api.post("/api/v1/ladders", json=LADDER, headers=headers)
+        assert answer.status_code == status and set(answer.json()) == {"error"}, answer.text
+        answer = api.delete("/api/v1/ladders/ninjan-ladder-0123456789", headers=headers)
+        assert answer.status_code == status, answer.text
+    assert snapshot(client) == before
+    assert api.get("/api/v1/ladders").json() == {"ladders": []}
+
+
+@pytest.mark.parametrize(
+    ("change", "status", "words"),
+    [
+        ({"rounds": 2}, 400, "unknown field 'rounds'"),
+        ({"bots": "random,greedy"}, 400, "'bots' must be a list"),
+        ({"players": True}, 400, "'players' must be int"),
+        ({"random_share": "all"}, 400, "'random_share' must be float"),
+        ({"game": "chess"}, 422, "chess"),
+        ({"bots": ["random", "nobody"]}, 422, "nobody"),
+        ({"bots": ["random"]}, 422, "at least two bot names"),
+        ({"bots": ["random", "random"]}, 422, "each bot may be named once"),
+        ({"players": 3}, 422, "--players 3 needs at least 3 bots"),
+        ({"random_share": 2}, 422, "--random-share must be from 0 to 1"),
+        ({"deadline_ms": 0}, 422, "--deadline-ms must be from 1"),
+        ({"ahead": 0}, 422, "'ahead' must be from 1 to 64"),
+    ],
+)
+def test_bad_parameters_are_refused_and_store_nothing(
+    api: Any, client: Any, change: dict, status: int, words: str
+) -> None:
+    before = snapshot(client)
+    answer = api.post("/api/v1/ladders", json={**LADDER, **change}, headers=as_organiser())
+    assert answer.status_code == status and words in answer.json()["error"], answer.text
+    assert snapshot(client) == before
+
+
+def test_a_ladder_starts_once_fills_its_queue_and_stops(api: Any, client: Any) -> None:
+    started = api.post("/api/v1/ladders", json=LADDER, headers=as_organiser())
+    assert started.status_code == 201, started.text
+    shown = started.json()
+    lid = shown["id"]
+    assert shown["state"] == "running" and shown["seed"] == 3 and shown["bots"] == ["random", "greedy"]
+    # No worker here: the thread fills the queue to 'ahead' and waits for results.
+    wait_until(lambda: api.get("/api/v1/ladders").json()["ladders"][0]["total"] == 2, "the queue filled")
+    again = api.post("/api/v1/ladders", json=LADDER, headers=as_organiser())
+    assert again.status_code == 200 and again.json()["id"] == lid
+    assert client.xlen(keys.JOBS_STREAM) == 2
+    stopped = api.delete(f"/api/v1/ladders/{lid}", headers=as_organiser())
+    assert stopped.status_code == 200 and stopped.json()["queued"] == 2, stopped.text
+    assert api.get("/api/v1/ladders").json() == {"ladders": []}
+    assert client.hget(keys.LADDERS, lid) is None
+    gone = api.delete(f"/api/v1/ladders/{lid}", headers=as_organiser())
+    assert gone.status_code == 404 and "no ladder" in gone.json()["error"]
+    malformed = api.delete("/api/v1/ladders/a%20b", headers=as_organiser())
+    assert malformed.status_code == 400
+
+
+class Platform:
+    """Redis, an ``arena server`` (which the test kills and restarts) and one ``arena worker``."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.redis = RedisServer(folder / "redis-data")
+        self.url = f"http://127.0.0.1:{free_port()}"
+        self.token_file = folder / "organiser-token"
+        self.server: subprocess.Popen | None = None
+        self.worker: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        (self.folder / "redis-data").mkdir(parents=True)
+        self.redis.start()
+        self.token_file.write_text(TOKEN + "\n")
+        self.start_server()
+        url_file = self.folder / "redis-url"
+        url_file.write_text(self.redis.url + "\n")
+        env = {k: v for k, v in os.environ.items() if k != "ARENA_REDIS_URL"}
+        env |= {**SEED_KEY_ENV, "XDG_STATE_HOME": str(self.folder / "worker")}
+        self.worker = arena(["worker", "--redis-url-file", str(url_file), "--idle-timeout", "20"], env)
+
+    def start_server(self) -> None:
+        """Starts the server; returns once it answers."""
+        env = {**os.environ, **SEED_KEY_ENV, "ARENA_REDIS_URL": self.redis.url}
+        env["XDG_STATE_HOME"] = str(self.folder / "server-state")
+        port = self.url.rsplit(":", 1)[1]
+        argv = ["server", "--port", port, "--organiser-token-file", str(self.token_file)]
+        self.server = arena(argv, env)
+        wait_until(self.answers, "the server to answer", limit=60)
+
+    def answers(self) -> bool:
+        assert self.server is not None and self.server.poll() is None, "the server exited"
+        try:
+            return get(f"{self.url}/api/v1/ladders") is not None
+        except OSError:
+            return False
+
+    def redis_client(self) -> Any:
+        """Returns a client of the platform's Redis (the test reads counts the API no longer lists)."""
+        return connect(self.redis.url)
+
+    def kill_server(self) -> None:
+        """Kills the server at once (SIGKILL), as a crash would: no shutdown code runs."""
+        assert self.server is not None
+        self.server.kill()
+        self.server.wait()
+
+    def stop(self) -> None:
+        for proc in (self.server, self.worker):
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+        self.redis.kill()
+
+
+def arena(argv: list[str], env: dict[str, str]) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", *argv], env=env, cwd=REPO, stdin=subprocess.DEVNULL
+    )
+
+
+def get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.loads(response.read())
+
+
+@pytest.fixture
+def platform(tmp_path: Path) -> Iterator[Platform]:
+    hosted = Platform(tmp_path / "platform")
+    hosted.start()
+    try:
+        yield hosted
+    finally:
+        hosted.stop()
+
+
+def ladder_of(platform: Platform, lid: str) -> dict | None:
+    """Returns the ladder as the server lists it, None if it is not listed."""
+    return next((ld for ld in get(f"{platform.url}/api/v1/ladders")["ladders"] if ld["id"] == lid), None)
+
+
+def games(platform: Platform) -> dict[str, int]:
+    """Returns each bot's games on the Ninjan leaderboard the server shows."""
+    return {row["bot"]: row["games"] for row in get(f"{platform.url}/api/leaderboard/ninjan")["rows"]}
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_the_organiser_runs_a_ladder_on_the_server_through_a_restart(
+    platform: Platform, tmp_path: Path
+) -> None:
+    env = {"XDG_STATE_HOME": str(tmp_path / "organiser"), "ARENA_REDIS_URL": ""}
+    server = ["--server", platform.url]
+    token = ["--organiser-token-file", str(platform.token_file)]
+    submitted = run_arena(
+        "bots", "submit", "mine", "--games", "ninjan", "--builtin", "random", "--json", *server
+    )
+    assert submitted.returncode == 0, submitted.stderr
+    participant_file = tmp_path / "participant-token"
+    participant_file.write_text(json.loads(submitted.stdout)["secret"] + "\n")
+    start = ["ladder", "ninjan", "--bots", "random,greedy", "--seed", "7", "--ahead", "2", *server]
+    refused = run_arena(*start, "--organiser-token-file", str(participant_file), env=env)
+    assert refused.returncode == 2 and "wrong organiser token (HTTP 403)" in refused.stderr, refused.stderr
+    assert (
+        len(refused.stderr.strip().splitlines()) == 1 and not get(f"{platform.url}/api/v1/ladders")["ladders"]
+    )
+
+    proc = run_arena(*start, *token, "--json", env=env)
+    assert proc.returncode == 0, proc.stderr
+    lid = json.loads(proc.stdout)["id"]
+    assert f"stop it with 'arena ladder stop {lid}" in proc.stderr
+    wait_until(lambda: ladder_of(platform, lid)["recorded"] >= 4, "the worker to play the ladder", LIMIT)
+    before_crash = games(platform)
+    assert set(before_crash) == {"random", "greedy"} and sum(before_crash.values()) >= 8, before_crash
+
+    platform.kill_server()
+    scheduled = int(platform.redis_client().hget(keys.tournament(lid), "total"))
+    platform.start_server()  # resumes the ladder recorded in Redis
+    wait_until(
+        lambda: ladder_of(platform, lid)["recorded"] > scheduled, "matches scheduled after restart", LIMIT
+    )
+    assert ladder_of(platform, lid)["state"] == "running"
+    after = games(platform)
+    assert all(after[bot] > before_crash[bot] for bot in after), (before_crash, after)
+    status = run_arena("ladder", "status", *server, env=env)
+    assert status.returncode == 0 and f"{lid}: ninjan random,greedy — running" in status.stdout, status
+
+    stopped = run_arena("ladder", "stop", lid, *server, *token, "--json", env=env)
+    assert stopped.returncode == 0, stopped.stderr
+    final = json.loads(stopped.stdout)["total"]
+    assert ladder_of(platform, lid) is None
+    # The worker plays what was queued: each result wakes nothing, since the ladder's thread is gone.
+    finished = lambda: sum(ladder_of_hash(platform, lid)[k] for k in ("recorded", "dead"))  # noqa: E731
+    wait_until(lambda: finished() == final, "the queued matches to be played", LIMIT)
+    assert ladder_of_hash(platform, lid)["total"] == final
+    again = run_arena("ladder", "stop", lid, *server, *token, env=env)
+    assert again.returncode == 2 and "no ladder" in again.stderr
+
+
+def ladder_of_hash(platform: Platform, lid: str) -> dict[str, int]:
+    """Returns the ladder's counts from its tournament hash in Redis (read after it is stopped)."""
+    fields = platform.redis_client().hmget(keys.tournament(lid), ["total", "recorded", "dead"])
+    return dict(zip(("total", "recorded", "dead"), (int(v or 0) for v in fields), strict=True))
