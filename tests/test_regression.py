@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -241,6 +242,34 @@ def test_the_server_notes_the_request_until_the_smoke_match_passes(
         assert (series["state"], series["old"], series["elo1"]) == ("waiting", first, 5.0)
         assert series["new"] == answer["bot"]["candidate"] != first
         assert api.get("/api/v1/bots/remote").json()["regression"] == series
+
+
+class Died(Exception):
+    """A worker's sudden end, between recording a game and advancing its series."""
+
+
+def die(*_: object) -> None:
+    raise Died
+
+
+@needs_redis
+@needs_sandbox
+def test_a_worker_killed_before_advancing_leaves_the_step_to_the_worker_that_reclaims_the_game(
+    client: redis.Redis, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    new = started(client, regression.Request(max_games=2))  # one pair: its second game ends the test
+    cache = tmp_path / "cache"
+    assert worker(client, redis_url, cache).run(max_jobs=1) == 1
+    with monkeypatch.context() as patched, pytest.raises(Died):
+        patched.setattr(regression, "advance", die)
+        worker(client, redis_url, cache).run(max_jobs=1)
+    state = regression.status(client, new)
+    assert state["games"] == 2 and state["state"] == "running"  # counted, not decided
+    assert client.xpending(keys.JOBS_STREAM, keys.WORKERS_GROUP)["pending"] == 1  # not acknowledged
+    worker(client, redis_url, cache, idle_timeout=timedelta(milliseconds=200)).run(burst=True)
+    state = regression.status(client, new)
+    assert (state["state"], state["verdict"], state["games"]) == ("done", "none", 2)
+    assert client.xpending(keys.JOBS_STREAM, keys.WORKERS_GROUP)["pending"] == 0
 
 
 def submit_dir(

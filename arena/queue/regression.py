@@ -16,8 +16,8 @@ Then ``advance`` recomputes the LLR from the counts and either stores the verdic
 no regression, ``none`` when the budget ran out or the games could not be played) or queues the next
 pairs, keeping ``AHEAD`` pairs queued or playing. ``advance`` reads everything from Redis and may run
 any number of times, from any worker, in any order: a worker killed between recording and advancing
-leaves the work to the next recorded game of the series. (Only if that game was the last one in
-flight does the series wait, running with nothing queued, until ``advance`` is called for it again.)
+has not acknowledged the game's job yet, so the worker that reclaims it advances the series
+(``resume``).
 
 Design detail, not rated: both seats are the same bot (``NAME`` and ``NAME~previous``), and the
 leaderboard's tables per bot name (its latest version, its recent matches) cannot hold two versions of
@@ -268,12 +268,12 @@ def half_points(record: MatchRecord, seat: int) -> int:
     return 2 if mine < theirs else 1 if mine == theirs else 0
 
 
-# KEYS: recorded set, job stream, job hash, series hash. ARGV: match id, group, entry id ('' for
-# none), recorded status, job TTL, pair, half, half points of the new version, running state.
+# KEYS: recorded set, job stream, job hash, series hash. ARGV: match id, group, entry id, recorded
+# status, job TTL, pair, half, half points of the new version, running state. (No XACK: see
+# ``finish_game``.)
 _FINISH_GAME = (
     FINISH_JOB_FUNCTION
     + """
-if ARGV[3] ~= '' then redis.call('XACK', KEYS[2], ARGV[2], ARGV[3]) end
 if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 0 end
 redis.call('SADD', KEYS[1], ARGV[1])
 finish_job(KEYS[3], ARGV[4], ARGV[5])
@@ -293,8 +293,12 @@ return 1
 
 
 def finish_game(client: redis.Redis, job: MatchJob, record: MatchRecord, entry_id: str = "") -> bool:
-    """Records a played game of a series once (acknowledging its job) and advances the series;
-    returns False if the game was recorded already (then it counts nothing)."""
+    """Records a played game of a series once, advances the series, then acknowledges the job's
+    stream entry (``entry_id``, if any); returns False if the game was recorded already (then it
+    counts nothing).
+
+    Design detail: the acknowledgement comes last, so a worker killed before it has advanced leaves
+    the entry pending; the worker that reclaims it finds the job recorded and calls ``resume``."""
     found = series_of(job)
     if found is None:
         raise ValueError(f"{job.match_id} is not a game of a regression series")
@@ -305,7 +309,17 @@ def finish_game(client: redis.Redis, job: MatchJob, record: MatchRecord, entry_i
     script_keys = (keys.RECORDED_SET, keys.JOBS_STREAM, keys.job(job.match_id), keys.regression(version))
     new = bool(run_script(client, _FINISH_GAME, script_keys, args))
     advance(client, version)
+    if entry_id:
+        client.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, entry_id)
     return new
+
+
+def resume(client: redis.Redis, match_id: str) -> None:
+    """Advances the series of ``match_id`` if it is a series game (a reclaimed stream entry of a game
+    recorded by a worker that died before acknowledging it); does nothing for any other match."""
+    found = _MATCH_ID.fullmatch(match_id)
+    if found:
+        advance(client, found[1])
 
 
 # KEYS: series hash. ARGV: pair, running state, error.
