@@ -203,6 +203,7 @@ class Worker:
         ``take_next`` and the recording took one (see ``store.record_and_take``)."""
         job, fields, entry_id, match_id = taken.job, taken.fields, taken.entry_id, taken.match_id
         if job is None or not taken.started:  # unknown, or recorded or dead already: nothing to run
+            self._retry(lambda: regression.resume(self.client, match_id))  # a series left mid-step
             self._retry(lambda: self.client.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, entry_id))
             return None
         attempts = int(fields["attempts"])
