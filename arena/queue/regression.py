@@ -10,8 +10,8 @@ alpha=beta=0.05), at most ``DEFAULT_MAX_GAMES`` games.
 Games come in pairs: one deal (a keyed seed, ``arena.seeds.keyed_seed``) played twice with the seats
 swapped, each game with fresh bot processes, so the luck of the deal cancels out and the pentanomial
 model applies (``arena.ratings.sprt``). A worker records each game of a series with ``finish_game``:
-one script acknowledges the job, adds its match id to the recorded set (a game recorded twice counts
-once) and, when the other game of its pair is in, adds the pair's score to the counts ``p0``..``p4``.
+one script marks the job recorded, adds its match id to the recorded set (a game recorded twice
+counts once) and, when the other game of its pair is in, adds the pair's score to the counts ``p0``..``p4``.
 Then ``advance`` recomputes the LLR from the counts and either stores the verdict (H0: regression, H1:
 no regression, ``none`` when the budget ran out or the games could not be played) or queues the next
 pairs, keeping ``AHEAD`` pairs queued or playing. ``advance`` reads everything from Redis and may run
