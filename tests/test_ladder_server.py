@@ -121,6 +121,57 @@ def test_a_ladder_starts_once_fills_its_queue_and_stops(api: Any, client: Any) -
     assert malformed.status_code == 400
 
 
+def finish_queued(client: Any, lid: str) -> None:
+    """Marks the ladder's queued matches finished (dead), as the recording script would count them,
+    and wakes its loop: room for the next matches without a worker."""
+    total, recorded, dead = (
+        int(v or 0) for v in client.hmget(keys.tournament(lid), ["total", "recorded", "dead"])
+    )
+    client.hincrby(keys.tournament(lid), "dead", total - recorded - dead)
+    client.xadd(keys.tournament_done(lid), {"match_id": f"{lid}-m{total}", "status": "dead"})
+
+
+def test_a_ladder_that_loses_a_bot_is_listed_failed_and_not_resumed(
+    api: Any, client: Any, redis_url: str, organiser_file: Path
+) -> None:
+    secret = owner_secret(api)
+    body = {**LADDER, "bots": ["mine", "greedy"]}
+    lid = api.post("/api/v1/ladders", json=body, headers=as_organiser()).json()["id"]
+    wait_until(lambda: api.get("/api/v1/ladders").json()["ladders"][0]["total"] == 2, "the queue filled")
+    assert api.delete("/api/v1/bots/mine", headers=as_organiser(secret)).status_code == 200
+    finish_queued(client, lid)  # the next refill resolves the bots again: 'mine' is gone
+    wait_until(lambda: api.get("/api/v1/ladders").json()["ladders"][0]["state"] == "failed", "the failure")
+    shown = api.get("/api/v1/ladders").json()["ladders"][0]
+    assert "mine" in shown["error"] and "cannot go on" in shown["error"] and shown["total"] == 2, shown
+    client.hset(keys.LADDERS, "ninjan-ladder-0000000000", "{not json")
+    config = ServerConfig(organiser=OrganiserToken.from_file(organiser_file))
+    with TestClient(create_app(redis_url, config, client)) as restarted:  # resumes nothing of these
+        listed = {ld["id"]: ld for ld in restarted.get("/api/v1/ladders").json()["ladders"]}
+        assert (
+            listed["ninjan-ladder-0000000000"]["state"] == "unreadable" and listed[lid]["state"] == "failed"
+        )
+        assert restarted.app.state.ladders.running() == []
+        assert (
+            restarted.delete("/api/v1/ladders/ninjan-ladder-0000000000", headers=as_organiser()).status_code
+            == 200
+        )
+
+
+def test_a_server_restarted_in_process_resumes_a_running_ladder(
+    api: Any, client: Any, redis_url: str, organiser_file: Path
+) -> None:
+    lid = api.post("/api/v1/ladders", json=LADDER, headers=as_organiser()).json()["id"]
+    wait_until(lambda: api.get("/api/v1/ladders").json()["ladders"][0]["total"] == 2, "the queue filled")
+    api.app.state.ladders.close()  # as at the server's shutdown: the record stays
+    assert json.loads(client.hget(keys.LADDERS, lid))["state"] == "running"
+    config = ServerConfig(organiser=OrganiserToken.from_file(organiser_file))
+    with TestClient(create_app(redis_url, config, client)) as restarted:
+        wait_until(lambda: restarted.app.state.ladders.running() == [lid], "the ladder resumed")
+        finish_queued(client, lid)
+        wait_until(lambda: restarted.get("/api/v1/ladders").json()["ladders"][0]["total"] == 4, "the refill")
+        assert client.xlen(keys.JOBS_STREAM) == 4  # matches 3 and 4, numbered on from the record
+
+
 class Platform:
     """Redis, an ``arena server`` (which the test kills and restarts) and one ``arena worker``."""
 

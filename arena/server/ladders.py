@@ -91,7 +91,12 @@ class LadderRunner:
     def listing(self) -> list[dict[str, Any]]:
         """Returns every recorded ladder (running or failed) with its match counts, by id."""
         records = self.client.hgetall(keys.LADDERS)
-        return [self.describe(lid, json.loads(text)) for lid, text in sorted(records.items())]
+        return [self.describe(lid, _load(text)) for lid, text in sorted(records.items())]
+
+    def running(self) -> list[str]:
+        """Returns the ids of the ladders this process feeds now."""
+        with self._lock:
+            return sorted(lid for lid in self._threads if self._alive(lid))
 
     def describe(self, ladder_id: str, record: dict[str, Any] | None) -> dict[str, Any]:
         """Returns a ladder as the API lists it: its spec, ``ahead``, state (and error), and counts:
@@ -108,13 +113,17 @@ class LadderRunner:
         records = retrying(self.url, lambda: self.client.hgetall(keys.LADDERS), self.log, who="arena server")
         resumed = []
         for ladder_id, text in sorted(records.items()):
-            record = json.loads(text)
+            record = _load(text)
             if record.get("state") != RUNNING:
                 continue
-            spec = LadderSpec.from_json(record["spec"])
+            try:
+                spec, ahead = LadderSpec.from_json(record["spec"]), int(record["ahead"])
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:  # written by another version?
+                self.log(f"arena server: ladder {ladder_id} not resumed: its record does not parse ({exc})")
+                continue
             with self._lock:
                 if not self._alive(ladder_id):
-                    self._launch(self.ladder(spec), int(record["ahead"]))
+                    self._launch(self.ladder(spec), ahead)
                     resumed.append(ladder_id)
         if resumed:
             self.log(f"arena server: resumed ladders {', '.join(resumed)}")
@@ -132,7 +141,7 @@ class LadderRunner:
     def _record(self, ladder_id: str) -> dict[str, Any] | None:
         """Returns the ladder's stored record, None if there is none."""
         text = self.client.hget(keys.LADDERS, ladder_id)
-        return None if text is None else json.loads(text)
+        return None if text is None else _load(text)
 
     def _alive(self, ladder_id: str) -> bool:
         """Returns True if the ladder's thread is running (caller holds ``_lock``)."""
@@ -175,3 +184,18 @@ class LadderRunner:
             record |= {"state": FAILED, "error": reason}
             self.client.hset(keys.LADDERS, ladder_id, json.dumps(record))
             self._threads.pop(ladder_id, None)
+
+
+def _load(text: str) -> dict[str, Any]:
+    """Returns a stored ladder record; one that is not a JSON object is listed as ``unreadable`` (and
+    never resumed), so one bad record cannot break the listing or the server's start."""
+    try:
+        record = json.loads(text)
+    except ValueError:
+        record = None
+    if not isinstance(record, dict) or not isinstance(record.get("spec", {}), dict):
+        return {
+            "state": "unreadable",
+            "error": "its record in Redis does not parse: stop it and start it again",
+        }
+    return record
