@@ -320,3 +320,26 @@ def ladder_of_hash(platform: Platform, lid: str) -> dict[str, int]:
     """Returns the ladder's counts from its tournament hash in Redis (read after it is stopped)."""
     fields = platform.redis_client().hmget(keys.tournament(lid), ["total", "recorded", "dead"])
     return dict(zip(("total", "recorded", "dead"), (int(v or 0) for v in fields), strict=True))
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["stop", "ninjan-ladder-0123456789"], "'arena ladder stop' is for a server's ladders: add --server"),
+        (["status"], "'arena ladder status' is for a server's ladders"),
+        (["ninjan", "oops", "--bots", "random,greedy"], "only 'stop' takes a ladder id"),
+        (
+            ["ninjan", "--bots", "random,greedy", "--server", "http://127.0.0.1:9", "--workers", "2"],
+            "leave out --workers",
+        ),
+        (
+            ["ninjan", "--bots", "random,greedy", "--server", "http://127.0.0.1:9"],
+            "needs --organiser-token-file",
+        ),
+        (["stop", "--server", "http://127.0.0.1:9", "--organiser-token-file", "/nonexistent"], "cannot read"),
+    ],
+)
+def test_the_cli_refuses_what_it_cannot_do_in_one_line(args: list[str], words: str) -> None:
+    proc = run_arena("ladder", *args, env={"ARENA_SERVER": "", "ARENA_ORGANISER_TOKEN_FILE": ""})
+    assert proc.returncode == 2 and words in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
