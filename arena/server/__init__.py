@@ -12,4 +12,6 @@ and what they send before anything is stored, and only the server and the worker
 - ``routes_bots`` and ``routes_tournaments``: the handlers, thin over ``arena.queue``.
 - ``tournaments``: creating a tournament and reading its progress and results, shared with the
   single-machine CLI.
+- ``routes_ladders`` and ``ladders``: ladders the organiser starts, fed by threads of the server
+  process that run ``arena.queue.ladder.run``, and resumed when the server starts.
 """
