@@ -96,9 +96,21 @@ func handle(s *strategy, message *arenav1.RefereeMessage) *arenav1.Answer {
 	return nil
 }
 
+// noDeadline stands for "no deadline" (deadline_ms 0: a seat attached by hand, e.g. in a debugger):
+// far enough ahead that a strategy checking time.Until(deadline) never hurries.
+var noDeadline = time.Now().AddDate(100, 0, 0)
+
+// deadlineOf returns when an answer is due: deadline_ms from now, or noDeadline when it is 0.
+func deadlineOf(deadlineMs uint32) time.Time {
+	if deadlineMs == 0 {
+		return noDeadline
+	}
+	return time.Now().Add(time.Duration(deadlineMs) * time.Millisecond)
+}
+
 // decide answers one DecisionRequest with an index into its legal actions.
 func decide(s *strategy, request *arenav1.DecisionRequest) *arenav1.Answer {
-	deadline := time.Now().Add(time.Duration(request.DeadlineMs) * time.Millisecond)
+	deadline := deadlineOf(request.DeadlineMs)
 	for _, event := range request.Events {
 		s.event(event)
 	}
