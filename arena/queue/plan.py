@@ -21,6 +21,7 @@ new and just resumes it, while a tournament after a bot was updated is a new one
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import hashlib
 import itertools
@@ -61,7 +62,7 @@ class TournamentSpec:
         if self.format not in FORMATS:
             raise ValueError(f"unknown format {self.format!r}; valid formats: {', '.join(FORMATS)}")
         if len(set(self.bots)) != len(self.bots):
-            raise ValueError(f"each bot may be named once: {', '.join(self.bots)}")
+            raise ValueError(f"each bot may be named once: {shown(repeated(self.bots))} named more than once")
         if not 2 <= self.players <= len(self.bots):
             raise ValueError(f"--players {self.players} needs at least {self.players} bots and is at least 2")
         if self.rounds < 1:
@@ -74,8 +75,8 @@ class TournamentSpec:
             raise ValueError(f"one version per bot: {list(self.bots)} but {list(self.versions)}")
         if self.matches > MAX_MATCHES:
             raise ValueError(
-                f"this tournament would be {self.matches:,} matches ({self.rounds:,} rounds of "
-                f"{self.matches // self.rounds:,}); at most {MAX_MATCHES:,}: play fewer --rounds or bots"
+                f"this tournament would be {count(self.matches)} matches ({count(self.rounds)} rounds of "
+                f"{count(self.matches // self.rounds)}); at most {MAX_MATCHES:,}: play fewer --rounds or bots"
             )
 
     @property
@@ -90,6 +91,34 @@ class TournamentSpec:
         """Returns the id that names this plan (game, format and a hash of the whole spec)."""
         text = json.dumps(dataclasses.asdict(self), sort_keys=True)
         return f"{self.game}-{self.format}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
+
+
+def count(n: int) -> str:
+    """Returns a count for a message, with thousands separators; a count too long to read (a hostile
+    request's) is written by its size.
+
+    >>> count(200_000_000), count(10**40)
+    ('200,000,000', 'over 10^30')
+    """
+    return f"{n:,}" if n < 10**30 else "over 10^30"
+
+
+def repeated(names: tuple[str, ...]) -> list[str]:
+    """Returns the names that occur more than once, in their first order."""
+    counts = collections.Counter(names)
+    return [name for name in counts if counts[name] > 1]
+
+
+def shown(words: list[str], most: int = 5, chars: int = 40) -> str:
+    """Returns words for an error message, bounded: at most ``most`` of them, each cut at ``chars``
+    characters (a hostile request's parameters are echoed, not its megabytes).
+
+    >>> shown(["a", "b" * 50, "c", "d", "e", "f", "g"])
+    'a, bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb..., c, d, e and 2 more'
+    """
+    cut = [w if len(w) <= chars else w[:chars] + "..." for w in words[:most]]
+    more = f" and {len(words) - most} more" if len(words) > most else ""
+    return ", ".join(cut) + more
 
 
 def groups(spec: TournamentSpec) -> list[tuple[str, ...]]:
