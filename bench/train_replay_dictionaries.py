@@ -150,9 +150,10 @@ def main() -> None:
         for label, (size, micros) in table.items():
             print(f"    {label:<16}{size:>8.0f} B {micros:>8.0f} µs")
         best = min((label for label in table if "@" in label), key=lambda label: table[label][0])
-        print(f"    best: {best}", flush=True)
+        chosen = found[best.split("@")[0]]
+        print(f"    best: {best}, sha256 {hashlib.sha256(chosen).hexdigest()}", flush=True)
         if args.install:
-            lines.append(install(game_name, found[best.split("@")[0]]))
+            lines.append(install(game_name, chosen))
     if lines:
         print("add to arena/queue/dictionaries/__init__.py DICTIONARIES:", *lines, sep="\n")
 

@@ -7,17 +7,21 @@ import json
 import os
 import shutil
 import time
+import zlib
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 import redis
+import zstandard
 
 from arena.games import GAMES
-from arena.queue import keys, replays, retention, store
+from arena.queue import dictionaries, keys, replays, retention, store
 from arena.queue.connection import connect
-from arena.queue.jobs import MatchJob, enqueue, load_job
+from arena.queue.jobs import MAX_ATTEMPTS, MatchJob, enqueue, load_job
 from arena.queue.replays import FolderStore, RedisStore, ReplayStoreError
+from arena.queue.worker import Worker, WorkerConfig
 from arena.referee.replay import first_difference, parse_lines, reproduce
 from tests import test_queue_faults as faults
 from tests.conftest import Gate, RedisServer, replay_of_random_game
@@ -272,3 +276,131 @@ def test_a_writer_that_died_mid_write_leaves_nothing_behind_a_delete(tmp_path: P
     assert target.get("m1") == b"text" and [k for _, k, _ in target.entries()] == ["replay"]
     target.delete("m1")
     assert list(tmp_path.iterdir()) == []
+
+
+def raw_entry(client: redis.Redis, target: replays.ReplayStore, match_id: str) -> bytes:
+    """Returns the replay of ``match_id`` as ``target`` keeps it (compressed, tag first)."""
+    if isinstance(target, FolderStore):
+        return (target.folder(match_id) / "replay.z").read_bytes()
+    return RedisStore(client).client.hget(keys.stored(match_id), "replay")
+
+
+def write_raw(client: redis.Redis, target: replays.ReplayStore, match_id: str, stored: bytes) -> None:
+    """Puts ``stored`` as the replay of ``match_id`` exactly as given, bypassing ``compress``."""
+    if isinstance(target, FolderStore):
+        target.folder(match_id).mkdir(parents=True, exist_ok=True)
+        (target.folder(match_id) / "replay.z").write_bytes(stored)
+    else:
+        RedisStore(client).client.hset(keys.stored(match_id), "replay", stored)
+
+
+def test_every_game_has_a_shipped_dictionary_that_is_small_and_unchanged() -> None:
+    assert {game for game, _ in dictionaries.DICTIONARIES.values()} == set(GAMES)
+    assert not set(dictionaries.DICTIONARIES) & dictionaries.RESERVED
+    for tag, (game, _) in dictionaries.DICTIONARIES.items():
+        path = dictionaries.FOLDER / dictionaries.file_name(tag, game)
+        assert path.stat().st_size <= 64 * 1024
+        assert dictionaries.load(tag).as_bytes() == path.read_bytes()  # its sha256 is the registered one
+
+
+def test_each_game_replay_is_kept_with_its_dictionary_and_round_trips(
+    tmp_path: Path, client: redis.Redis
+) -> None:
+    for target in stores(client, tmp_path):
+        for n, (game, engine) in enumerate(sorted(GAMES.items())):
+            for players in (engine.spec.min_players, engine.spec.max_players):
+                match_id = f"t1-{game}-{players}"
+                text = replay_of_random_game(game, 60 + n, [f"b{i}" for i in range(players)], match_id)[0]
+                target.put(match_id, "replay", text.encode())
+                stored = raw_entry(client, target, match_id)
+                assert stored[0] == dictionaries.newest(game) and len(stored) < len(
+                    zlib.compress(text.encode(), 9)
+                )
+                assert target.get(match_id) == text.encode()
+        target.put("t1-log", "log-0", b"no header, no dictionary")
+        assert target.get("t1-log", "log-0") == b"no header, no dictionary"
+
+
+def test_an_entry_written_with_zlib_before_dictionaries_still_reads(
+    tmp_path: Path, client: redis.Redis
+) -> None:
+    text = replay_of_random_game("pnrz", 3, ["a", "b"], "old")[0].encode()
+    for target in stores(client, tmp_path):
+        write_raw(client, target, "old", zlib.compress(text, 9))  # what the store wrote before tags
+        assert target.get("old") == text
+
+
+@pytest.mark.parametrize(
+    ("stored", "says"),
+    [
+        (b"", "empty"),
+        (b"\x78garbage", "corrupt"),
+        (zlib.compress(b"cut short " * 100, 9)[:-8], "cut short"),
+        (zlib.compress(b"\0" * (replays.MAX_PLAIN + 1), 9), "inflates past"),  # a zlib bomb
+        (b"\x00" + zstandard.ZstdCompressor(write_content_size=False).compress(b"x"), "claims -1 bytes"),
+        (b"\x00" + zstandard.ZstdCompressor().compress(b"\0" * (replays.MAX_PLAIN + 1)), "claims 33554433"),
+        (b"\xfe" + zstandard.ZstdCompressor().compress(b"text"), "written by a newer arena"),
+        (b"\x00not a zstd frame", "corrupt"),
+    ],
+)
+def test_a_corrupt_or_hostile_entry_is_a_clear_error_within_bounded_memory(
+    tmp_path: Path, client: redis.Redis, stored: bytes, says: str
+) -> None:
+    for target in stores(client, tmp_path):
+        write_raw(client, target, "bad", stored)
+        with pytest.raises(ReplayStoreError, match=says):
+            target.get("bad")
+
+
+def test_a_flipped_byte_in_a_dictionary_entry_is_caught(tmp_path: Path, client: redis.Redis) -> None:
+    text = replay_of_random_game("ninjan", 4, ["a", "b"], "flip")[0].encode()
+    target = FolderStore(tmp_path)
+    target.put("flip", "replay", text)
+    stored = bytearray(raw_entry(client, target, "flip"))
+    for at in range(8, len(stored), max(1, len(stored) // 40)):  # header, blocks, checksum
+        changed = bytearray(stored)
+        changed[at] ^= 0x55
+        write_raw(client, target, "flip", bytes(changed))
+        try:
+            assert target.get("flip") == text  # a change zstd cannot notice must not change the text
+        except ReplayStoreError as exc:
+            assert "corrupt" in str(exc)
+
+
+def test_an_entry_too_large_to_read_back_is_refused_when_put(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(replays, "MAX_PLAIN", 1000)
+    with pytest.raises(ReplayStoreError, match="1001 bytes is more than the store keeps"):
+        FolderStore(tmp_path).put("big", "replay", b"x" * 1001)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_store_write_that_fails_is_retried_then_dead_lettered_not_a_crash(
+    client: redis.Redis, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder store that cannot write (a file stands where the match's folder goes: the OSError a
+    full disk raises too) fails the attempt in one line and the job is retried, then dead-lettered; a
+    match id the store would refuse is dead-lettered too (the referee refuses it first); the worker
+    goes on with the next job."""
+    root = tmp_path / "store"
+    monkeypatch.setenv(replays.ENV_STORE, str(root))
+    fan_out = {m: FolderStore(root).folder(m).parts[-3] for m in [f"t1-m{i}" for i in range(9)]}
+    blocked, fine = "t1-m0", next(m for m in fan_out if fan_out[m] != fan_out["t1-m0"])
+    root.mkdir()
+    (root / fan_out[blocked]).write_text("in the way")
+    for match_id in (blocked, "t1/refused", fine):
+        enqueue(client, MatchJob(match_id, "ninjan", 5, ("greedy", "random")))
+    said: list[str] = []
+    config = WorkerConfig(redis_url, idle_timeout=timedelta(seconds=2), block=timedelta(milliseconds=200))
+    Worker(client, config, say=said.append).run(burst=True)
+    dead = {e["match_id"]: e for _, e in client.xrange(keys.DEAD_STREAM)}
+    assert set(dead) == {blocked, "t1/refused"} and client.sismember(keys.RECORDED_SET, fine)
+    assert int(dead[blocked]["attempts"]) == MAX_ATTEMPTS and "Not a directory" in dead[blocked]["error"]
+    assert "may not contain '/'" in dead["t1/refused"]["error"]
+    failures = [line for line in said if "replay store" in line]
+    assert len(failures) == MAX_ATTEMPTS and all(blocked in line and "\n" not in line for line in failures)
+    assert store.replay_text(client, fine) is not None
+    monkeypatch.setattr(replays, "MAX_PLAIN", 1000)  # now every replay is more than the store keeps
+    enqueue(client, MatchJob("t1-large", "ninjan", 5, ("greedy", "random")))
+    said.clear()
+    Worker(client, config, say=said.append).run(burst=True)
+    assert len(said) == 1 and "more than the store keeps" in said[0] and said[0].endswith("job is dead")

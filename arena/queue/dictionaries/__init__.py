@@ -25,7 +25,12 @@ FOLDER = Path(__file__).resolve().parent
 RESERVED = frozenset({0x00, 0x78})  # zstd without a dictionary; zlib (the stored format before tags)
 
 # tag -> (game, sha256 of the dictionary file). Append only: never edit or remove a shipped line.
-DICTIONARIES: dict[int, tuple[str, str]] = {}
+DICTIONARIES: dict[int, tuple[str, str]] = {
+    1: ("ninja-burger", "430bc8f275b22fb105c98637c7a03bc54a61546c60374930644b73cce5377aa4"),
+    2: ("ninja-master", "b906fecd4bf819f77fafe776ba2d2a9e72a5ca4bac11abfa63584954529431e1"),
+    3: ("ninjan", "3f7b779f9b6ccfe2dd83688dda83a93f5fd3d541e6da26e6e92bc5b2ca4d3fb1"),
+    4: ("pnrz", "7e43506c2bbfb00f4ee8837e645c931dd5d1a76fe90ff1a28907adc0d1825372"),
+}
 
 
 class DictionaryError(RuntimeError):
@@ -43,8 +48,10 @@ def newest(game: str) -> int | None:
 
 
 def next_tag() -> int:
-    """Returns the first tag no dictionary uses yet (for adding one)."""
-    tag = max(DICTIONARIES, default=0) + 1
+    """Returns the first tag above every registered dictionary and every dictionary file (for adding
+    one: a file written but not registered yet counts)."""
+    files = (int(path.name.split("-", 1)[0]) for path in FOLDER.glob("[0-9][0-9][0-9]-*.zdict"))
+    tag = max([*DICTIONARIES, *files], default=0) + 1
     while tag in RESERVED:
         tag += 1
     if tag > 0xFF:
