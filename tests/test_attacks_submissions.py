@@ -4,11 +4,14 @@ stored versions, run by the real code with the real sandbox (bubblewrap) and a r
 Each test is an attack and asserts the platform's answer: a build cannot fill the worker's disk
 through the one folder it may write (each file stops at the unpacked limit, the whole folder is
 measured while the build runs), cannot write anywhere else on the host, and leaves no process behind;
-a name removed and registered again inherits neither the old secret nor the old bot's versions.
+a name removed and registered again inherits neither the old secret nor the old bot's versions; a bot
+that plays its smoke match honestly and then walks out of the matches it fears loses each of them,
+recorded and rated, none dead-lettered.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from datetime import timedelta
@@ -17,11 +20,12 @@ from pathlib import Path
 import pytest
 import redis
 
-from arena.queue import build, keys, submissions
+from arena.queue import build, keys, plan, smoke, submissions
 from arena.queue.archives import extract_archive, pack
+from arena.ratings.pairs import player_id
 from arena.referee.processes import BotLimits
-from tests.conftest import processes_named
-from tests.test_forfeits import pytestmark  # noqa: F401  (needs redis-server and a working sandbox)
+from tests.conftest import SEED_KEY, processes_named
+from tests.test_forfeits import pytestmark, submit_files, worker  # noqa: F401  (pytestmark: redis-server, a sandbox)
 
 MIB = 2**20
 LIMIT_MIB = build.LIMITS.unpacked_bytes // MIB  # what a built folder may hold (100 MiB)
@@ -164,6 +168,50 @@ def test_a_name_removed_and_registered_again_gets_no_old_secret_or_version(clien
 
 def player_retired(client: redis.Redis, name: str, version: str) -> bool:
     """Returns whether the leaderboard leaves bot ``name`` at ``version`` out (a removed name)."""
-    from arena.ratings.pairs import player_id
-
     return bool(client.sismember(keys.retired_players("ninjan"), player_id(name, version)))
+
+
+# Plays honestly in its smoke match (the match id says which one it is), and walks out of every other.
+DODGER = """
+import os
+from arena.bots.common import RandomBot
+
+
+class Dodger(RandomBot):
+    def on_match_start(self, match):
+        if not match.match_id.startswith("smoke-"):
+            print(f"dodger: not playing {match.match_id} against {match.players}", flush=True)
+            os._exit(0)
+        super().on_match_start(match)
+
+
+Dodger().run()
+"""
+
+
+def test_a_bot_that_passes_its_smoke_match_and_then_dodges_loses_every_match_it_dodges(
+    client: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
+    version = submit_files(client, tmp_path, "dodger", {"bot.py": DODGER}, "python bot.py", activate=False)
+    smoke.request_smoke(client, "dodger", version)
+    assert worker(client, redis_url, tmp_path / "cache").run(burst=True) == 1
+    assert smoke.status(client, version)["status"] == smoke.SmokeStatus.PASSED
+    assert client.hget(keys.bot("dodger"), "version") == version  # active: it may enter tournaments
+
+    bots = ("dodger", "greedy", "random")
+    versions = tuple(submissions.resolve(client, "ninjan", b) for b in bots)
+    jobs, _ = plan.queue(client, plan.TournamentSpec("ninjan", bots, seed=3, versions=versions), SEED_KEY)
+    assert worker(client, redis_url, tmp_path / "cache").run(burst=True) == len(jobs) == 6
+
+    assert client.xlen(keys.DEAD_STREAM) == 0  # no match dodged by failing: each is recorded
+    assert client.smembers(keys.RECORDED_SET) == {j.match_id for j in jobs}
+    dodged = [j for j in jobs if "dodger" in j.bots]
+    for job in dodged:
+        players = json.loads(client.get(keys.result(job.match_id)))["players"]
+        dodger = next(p for p in players if p["bot"] == "dodger")
+        assert dodger["forfeit"] and dodger["rank"] == 2, players  # a loss to whoever it dodged
+    table = client.hgetall(keys.pairs("ninjan"))
+    me = player_id("dodger", version)
+    for other, other_version in zip(bots[1:], versions[1:], strict=True):
+        assert int(table[f"{player_id(other, other_version)}>{me}"]) == 2  # both seatings, rated
+        assert f"{me}>{player_id(other, other_version)}" not in table
