@@ -183,6 +183,21 @@ def test_archive_members_with_tricky_names_are_refused(api: TestClient, client: 
         refused(api, client, lambda e=extra: submit(api, "tricky", bot_archive(e)), 422, words)
 
 
+def test_a_member_name_or_entry_is_echoed_on_one_bounded_line(api: TestClient, client: Any) -> None:
+    long_escape = "../" + "x" * 30_000  # a PAX header carries it: 30 KB of name
+    for extra, entry in [
+        ([member(long_escape, b"x")], "python bot.py"),
+        ([member("a\n\x1b[2Jlink", kind=tarfile_type("SYMTYPE"), link="/etc/passwd")], "python bot.py"),
+        ([], "./" + "y" * 3000),
+        ([], "python dir/\x1b]0;owned\x07.py"),
+    ]:
+        response = submit(api, "echo", bot_archive(extra), entry=entry)
+        assert response.status_code == 422, response.text[:300]
+        error = response.json()["error"]
+        assert len(error) < 400 and error.isprintable(), error[:400]
+    assert not client.keys("arena:bot*")
+
+
 def tarfile_type(name: str) -> bytes:
     import tarfile
 

@@ -81,6 +81,22 @@ def size_text(n: int) -> str:
     return f"{n} bytes"
 
 
+NAME_SHOWN = 100  # characters of a file name or command an error message repeats
+
+
+def shown_name(name: str) -> str:
+    """Returns a name from a submission as an error message repeats it: on one line (control
+    characters escaped) and at most ``NAME_SHOWN`` characters, since a hostile archive's member name
+    can be 64 KiB long and hold a newline or a terminal escape.
+
+    >>> shown_name("bot.py"), shown_name("a\\nb\\x1b[2J"), len(shown_name("x" * 5000))
+    ('bot.py', 'a\\\\nb\\\\x1b[2J', 103)
+    """
+    cut = name[:NAME_SHOWN]
+    text = cut if cut.isprintable() else repr(cut)[1:-1]
+    return text + ("..." if len(name) > NAME_SHOWN else "")
+
+
 class SubmissionError(ValueError):
     """A submission that cannot be stored, found or run; the message says what to do (defined in
     this lowest layer, re-exported by ``arena.queue.submissions``)."""
@@ -123,7 +139,9 @@ def _walk(directory: Path) -> Iterable[tuple[str, Path]]:
 def _tarinfo(rel: str, path: Path) -> tarfile.TarInfo:
     """Returns a tar header that depends only on the file's name, kind, size and executable bit."""
     if path.is_symlink():
-        raise ArchiveError(f"{rel} is a symbolic link: bots are packed without links; copy the file in")
+        raise ArchiveError(
+            f"{shown_name(rel)} is a symbolic link: bots are packed without links; copy the file in"
+        )
     info = tarfile.TarInfo(rel)
     info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
     if path.is_dir():
@@ -132,7 +150,9 @@ def _tarinfo(rel: str, path: Path) -> tarfile.TarInfo:
         st = path.stat()
         info.size, info.mode = st.st_size, 0o755 if st.st_mode & 0o111 else 0o644
     else:
-        raise ArchiveError(f"{rel} is not a regular file or directory; remove it from the bot directory")
+        raise ArchiveError(
+            f"{shown_name(rel)} is not a regular file or directory; remove it from the bot directory"
+        )
     return info
 
 
@@ -309,7 +329,7 @@ class _Checker:
             if member.isdir():
                 return None
             raise ArchiveError(
-                f"{member.name!r} is a file named like the folder itself: pack the folder again"
+                f"'{shown_name(member.name)}' is a file named like the folder itself: pack the folder again"
             )
         self._check_place(name, member.isdir())
         self._count(name, member)
@@ -318,13 +338,15 @@ class _Checker:
     def _check_place(self, name: str, is_dir: bool) -> None:
         """Refuses a name taken before, one under a file, and a file where a folder was implied."""
         if name in self.members:
-            raise ArchiveError(f"{name} is in the archive twice: pack each file once")
+            raise ArchiveError(f"{shown_name(name)} is in the archive twice: pack each file once")
         if any(parent in self.files for parent in _parents(name)):
             raise ArchiveError(
-                f"{name} is inside something the archive holds as a file: pack the folder again"
+                f"{shown_name(name)} is inside something the archive holds as a file: pack the folder again"
             )
         if not is_dir and name in self.parents:
-            raise ArchiveError(f"{name} is a file, but other members are inside it: pack the folder again")
+            raise ArchiveError(
+                f"{shown_name(name)} is a file, but other members are inside it: pack the folder again"
+            )
 
     def _count(self, name: str, member: tarfile.TarInfo) -> None:
         """Counts an accepted member against the limits (refusing the one that passes a limit)."""
@@ -377,7 +399,9 @@ def _normalized(name: str) -> str | None:
     raises ArchiveError for an absolute name, a '..' part, or a NUL byte."""
     path = PurePosixPath(name)
     if path.is_absolute() or ".." in path.parts or "\0" in name:
-        raise ArchiveError(f"{name!r} points outside the bot folder: pack paths relative to the folder")
+        raise ArchiveError(
+            f"'{shown_name(name)}' points outside the bot folder: pack paths relative to the folder"
+        )
     parts = [p for p in path.parts if p != "."]
     return "/".join(parts) if parts else None
 
@@ -392,7 +416,9 @@ def _parents(name: str) -> Iterator[str]:
 def _check_kind(member: tarfile.TarInfo) -> None:
     """Refuses every member but a regular file or a folder."""
     if member.issparse():
-        raise ArchiveError(f"{member.name} is a sparse file: pack the bot folder with plain 'tar czf'")
+        raise ArchiveError(
+            f"{shown_name(member.name)} is a sparse file: pack the bot folder with plain 'tar czf'"
+        )
     if not (member.isfile() or member.isdir()):
         raise ArchiveError(
             f"{_kind(member)}: bots are packed without links or special files; copy the file in"
@@ -402,12 +428,12 @@ def _check_kind(member: tarfile.TarInfo) -> None:
 def _kind(member: tarfile.TarInfo) -> str:
     """Returns what a refused member is, in words."""
     if member.issym():
-        return f"{member.name} is a symbolic link"
+        return f"{shown_name(member.name)} is a symbolic link"
     if member.islnk():
-        return f"{member.name} is a hard link"
+        return f"{shown_name(member.name)} is a hard link"
     if member.isdev():
-        return f"{member.name} is a device or a fifo"
-    return f"{member.name} is not a regular file or folder"
+        return f"{shown_name(member.name)} is a device or a fifo"
+    return f"{shown_name(member.name)} is not a regular file or folder"
 
 
 def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, path: Path) -> None:

@@ -14,7 +14,7 @@ import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from arena.queue.archives import ArchiveSummary, SubmissionError
+from arena.queue.archives import ArchiveSummary, SubmissionError, shown_name
 from arena.referee.sandbox import declared_variables
 
 
@@ -89,20 +89,22 @@ def _check_command(tree: _Tree, argv: Sequence[str]) -> None:
     if "/" in program and not Path(program).is_absolute():
         kind = tree.kind(program)
         if not kind:
-            raise SubmissionError(f"--entry's program {program} is not in {tree.where}")
+            raise SubmissionError(f"--entry's program {shown_name(program)} is not in {tree.where}")
         if kind != "file":
-            raise SubmissionError(f"--entry's program {program} is a folder, not a program")
+            raise SubmissionError(f"--entry's program {shown_name(program)} is a folder, not a program")
         if not tree.executable(program):
             raise SubmissionError(
-                f"--entry's program {program} is not executable: run 'chmod +x {tree.chmod(program)}' "
+                f"--entry's program {shown_name(program)} is not executable: run "
+                f"'chmod +x {shown_name(tree.chmod(program))}' "
                 "(the bit is packed)"
             )
         return
     if "/" not in program and tree.kind(program) == "file" and shutil.which(program) is None:
-        raise SubmissionError(f"--entry {program!r} names a file of {tree.short}: write it as ./{program}")
+        shown = shown_name(program)
+        raise SubmissionError(f"--entry '{shown}' names a file of {tree.short}: write it as ./{shown}")
     script = _script_argument(arguments)
     if script is not None and not Path(script).is_absolute() and not tree.kind(script):
-        raise SubmissionError(f"--entry's script {script} is not in {tree.where}")
+        raise SubmissionError(f"--entry's script {shown_name(script)} is not in {tree.where}")
 
 
 def _script_argument(arguments: Sequence[str]) -> str | None:
