@@ -7,12 +7,14 @@ and the folder store's bytes on disk per match. "old" writes what recording wrot
 (plain replay, full job hash; the copy in tests/test_storage_migration.py).
 
     .venv/bin/python bench/record_memory.py [--matches 1000] [--games ninjan,pnrz] [--players 2,4]
+        [--play random|bots]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import sys
 import tempfile
 from pathlib import Path
@@ -24,6 +26,8 @@ import redis
 from arena.queue import keys, replays, store
 from arena.queue.connection import connect
 from arena.queue.jobs import MatchJob, enqueue
+from arena.referee.record import MatchRecord
+from bench.train_replay_dictionaries import lineup, replay_of_bots
 from tests.conftest import RedisServer, replay_of_random_game
 from tests.test_storage_migration import old_record
 
@@ -31,14 +35,27 @@ SAMPLES = 20  # distinct games played per game name; each is recorded under many
 BOTS = ("alpha", "beta", "gamma", "delta")
 
 
-def record_all(client: redis.Redis, game: str, players: int, matches: int, way: str) -> None:
+def samples(game: str, players: int, play: str) -> list[tuple[str, MatchRecord]]:
+    """Returns SAMPLES games of ``game`` between ``players`` bots named ``BOTS``, played by random
+    policies (``play`` "random") or by built-in bots, random and heuristic ("bots"), as
+    ``bench/train_replay_dictionaries.py`` draws them (other seeds than its corpus)."""
+    names = list(BOTS[:players])
+    if play == "random":
+        return [replay_of_random_game(game, 500 + i, names, "SAMPLE") for i in range(SAMPLES)]
+    rng = random.Random(f"record_memory/{game}/{players}")
+    return [
+        replay_of_bots(game, 500 + i, lineup(game, players, rng), "SAMPLE", names) for i in range(SAMPLES)
+    ]
+
+
+def record_all(client: redis.Redis, game: str, players: int, matches: int, way: str, play: str) -> None:
     """Records ``matches`` matches of ``game`` between ``players`` bots the ``way`` given ("old", or
     through the store)."""
     bots = BOTS[:players]
-    samples = [replay_of_random_game(game, 500 + i, list(bots), "SAMPLE") for i in range(SAMPLES)]
+    played = samples(game, players, play)
     for i in range(matches):
         match_id = f"t1-r{i // 2 + 1}-g{i % 2 + 1}-s1"
-        text, record = samples[i % SAMPLES]
+        text, record = played[i % SAMPLES]
         text = text.replace('"match_id":"SAMPLE"', f'"match_id":"{match_id}"', 1)
         job = MatchJob(match_id, game, 500 + i % SAMPLES, bots, tournament="t1")
         enqueue(client, job)
@@ -78,7 +95,7 @@ def expire_jobs(client: redis.Redis) -> bool:
     return True
 
 
-def measure(game: str, players: int, matches: int, way: str, folder: Path) -> str:
+def measure(game: str, players: int, matches: int, way: str, folder: Path, play: str) -> str:
     """Returns one line of figures for one game, player count and way of recording."""
     server = RedisServer(folder / f"redis-{game}-{players}-{way}")
     server.folder.mkdir()
@@ -89,7 +106,7 @@ def measure(game: str, players: int, matches: int, way: str, folder: Path) -> st
             os.environ[replays.ENV_STORE] = str(folder / f"store-{game}-{players}")
         client = connect(server.url)
         before = client.info("memory")["used_memory"]
-        record_all(client, game, players, matches, way)
+        record_all(client, game, players, matches, way, play)
         per_match = (client.info("memory")["used_memory"] - before) / matches
         disk = sum(p.stat().st_size for p in (folder / f"store-{game}-{players}").rglob("*.z"))
         mine = ", ".join(f"{k} {v}" for k, v in own_keys(client, "t1-r1-g1-s1").items())
@@ -107,13 +124,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=1000)
     parser.add_argument("--players", default="2,4", help="player counts, comma-separated")
+    parser.add_argument("--play", choices=("random", "bots"), default="random", help="who plays the games")
     parser.add_argument("--games", default="ninjan,pnrz,ninja-burger,ninja-master")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         for game in args.games.split(","):
             for players in map(int, args.players.split(",")):
                 for way in ("old", "redis", "folder"):
-                    print(measure(game, players, args.matches, way, Path(tmp)), flush=True)
+                    print(measure(game, players, args.matches, way, Path(tmp), args.play), flush=True)
 
 
 if __name__ == "__main__":

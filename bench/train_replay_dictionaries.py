@@ -38,7 +38,7 @@ from arena.bots import builtin_bots
 from arena.games import GAMES, get_game
 from arena.games.play import play
 from arena.queue import dictionaries, replays
-from arena.referee.record import final_record
+from arena.referee.record import MatchRecord, final_record
 from arena.referee.replay import ReplayWriter
 from arena.sdk import MatchInfo
 
@@ -54,11 +54,14 @@ LEVELS = (9, 19)
 DEADLINE = timedelta(seconds=2)
 
 
-def replay_of_bots(game_name: str, seed: int, bots: list[str], match_id: str) -> bytes:
-    """Returns the replay (JSON Lines, UTF-8) of a game between built-in bots, seat i = ``bots[i]``,
-    as the referee writes it."""
+def replay_of_bots(
+    game_name: str, seed: int, lineup: list[str], match_id: str, names: list[str] | None = None
+) -> tuple[str, MatchRecord]:
+    """Returns (replay text, record) of a game between built-in bots, seat i = ``lineup[i]`` shown as
+    ``names[i]`` (default: the lineup), as the referee writes them."""
     game, classes = get_game(game_name), builtin_bots(game_name)
-    players = [classes[name]() for name in bots]
+    bots = names or lineup
+    players = [classes[name]() for name in lineup]
     for seat, bot in enumerate(players):
         bot.on_match_start(MatchInfo(match_id, game_name, seat, len(bots), tuple(bots), DEADLINE, 3))
 
@@ -73,8 +76,14 @@ def replay_of_bots(game_name: str, seed: int, bots: list[str], match_id: str) ->
         writer.step(game, step)
         state, steps = step.state, step.number + (1 if step.decisions else 0)
     none = [False] * len(bots)
-    writer.result(final_record(game, state, match_id, seed, bots, none, [0] * len(bots), steps))
-    return writer.text().encode()
+    record = final_record(game, state, match_id, seed, bots, none, [0] * len(bots), steps)
+    writer.result(record)
+    return writer.text(), record
+
+
+def lineup(game_name: str, players: int, rng: random.Random) -> list[str]:
+    """Returns ``players`` built-in bot names of ``game_name`` drawn from ``BOTS`` (repeats allowed)."""
+    return [rng.choice(BOTS[game_name]) for _ in range(players)]
 
 
 def corpus(game_name: str, count: int, seed: int) -> list[bytes]:
@@ -86,9 +95,9 @@ def corpus(game_name: str, count: int, seed: int) -> list[bytes]:
     out = []
     for i in range(count):
         players = counts[i % len(counts)]
-        bots = [rng.choice(BOTS[game_name]) for _ in range(players)]
+        bots = lineup(game_name, players, rng)
         match_id = f"t{seed}-r{i // 4 + 1}-g{i % 4 + 1}-s1"
-        out.append(replay_of_bots(game_name, rng.randrange(2**31), bots, match_id))
+        out.append(replay_of_bots(game_name, rng.randrange(2**31), bots, match_id)[0].encode())
     return out
 
 
