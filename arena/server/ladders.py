@@ -51,6 +51,7 @@ class LadderRunner:
         self.client, self.url, self.log = client, url, log
         self._threads: dict[str, tuple[threading.Thread, threading.Event]] = {}
         self._lock = threading.Lock()  # guards ``_threads``: requests run in a thread pool
+        self._closed = False  # set by ``close``: a resume still running then launches nothing
 
     def ladder(self, spec: LadderSpec) -> Ladder:
         """Returns the ladder of ``spec`` over the server's Redis, bots resolved as tournaments do."""
@@ -132,7 +133,7 @@ class LadderRunner:
     def close(self) -> None:
         """Stops every thread (at server shutdown) and leaves the records: the next start resumes them."""
         with self._lock:
-            threads, self._threads = list(self._threads.values()), {}
+            threads, self._threads, self._closed = list(self._threads.values()), {}, True
         for _, event in threads:
             event.set()
         for thread, _ in threads:
@@ -149,7 +150,9 @@ class LadderRunner:
         return found is not None and found[0].is_alive() and not found[1].is_set()
 
     def _launch(self, ladder: Ladder, ahead: int) -> None:
-        """Starts the ladder's feeding thread (caller holds ``_lock``)."""
+        """Starts the ladder's feeding thread (caller holds ``_lock``), unless the server is stopping."""
+        if self._closed:
+            return
         event = threading.Event()
         thread = threading.Thread(
             target=self._feed, args=(ladder, ahead, event), name=f"ladder {ladder.id}", daemon=True
