@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import subprocess
 from datetime import timedelta
 from pathlib import Path
 
@@ -215,3 +217,51 @@ def test_a_bot_that_passes_its_smoke_match_and_then_dodges_loses_every_match_it_
     for other, other_version in zip(bots[1:], versions[1:], strict=True):
         assert int(table[f"{player_id(other, other_version)}>{me}"]) == 2  # both seatings, rated
         assert f"{me}>{player_id(other, other_version)}" not in table
+
+
+# A shared library whose constructor appends "uid=U" to the file $PWN_OUT, wherever it is loaded.
+EVIL_SO = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+__attribute__((constructor)) static void pwn(void) {
+    const char *out = getenv("PWN_OUT");
+    FILE *f = out ? fopen(out, "a") : NULL;
+    if (f) { fprintf(f, "uid=%d\n", (int)getuid()); fclose(f); }
+}
+"""
+
+
+def evil_library(folder: Path) -> Path:
+    """Compiles EVIL_SO into ``folder``/evil.so (the test is skipped without a C compiler)."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("needs a C compiler to make the attacker's library")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "evil.c").write_text(EVIL_SO)
+    library = folder / "evil.so"
+    subprocess.run([compiler, "-shared", "-fPIC", "-o", str(library), str(folder / "evil.c")], check=True)
+    return library
+
+
+def test_a_builds_declared_variables_reach_no_process_outside_its_sandbox(tmp_path: Path) -> None:
+    # The attacker's first bot carries a library; a worker that played it has it unpacked in its
+    # cache, at a path the attacker can tell (the cache folder and the public version). A second
+    # build declares LD_PRELOAD to it: were the variable in the environment of the host processes
+    # that start the sandbox, the library would run there, as the worker's user.
+    carrier = tmp_path / "cache" / "aaaaaaaaaaaa"
+    source = tmp_path / "carrier-src"
+    evil_library(source)
+    extract_archive(pack(source).archive, carrier)
+    proof = tmp_path / "pwned"
+    argv = (
+        f"LD_PRELOAD={carrier}/evil.so",
+        f"PWN_OUT={proof}",
+        "GREETING=hello",
+        "sh",
+        "-c",
+        "echo $GREETING > out",
+    )
+    built = run(tmp_path, argv)
+    assert not proof.exists(), f"the library ran outside the sandbox: {proof.read_text()}"
+    assert (built / "out").read_text() == "hello\n"  # declared variables still reach the build
