@@ -1,4 +1,4 @@
-"""Who may do what: the organiser token guards tournament creation, a bot's owner secret guards
+"""Who may do what: the organiser token guards starting tournaments and ladders, a bot's owner secret guards
 updating and removing it; reading is open to all.
 
 Both credentials are kept only as salted scrypt hashes (``hash_secret``): the organiser
@@ -22,7 +22,7 @@ CHALLENGE = {"WWW-Authenticate": "Bearer"}
 
 
 class OrganiserToken:
-    """The hash of the organiser token (None: this server creates no tournaments)."""
+    """The hash of the organiser token (None: this server starts no tournaments or ladders)."""
 
     def __init__(self, stored: str | None) -> None:
         self.stored = stored
@@ -47,10 +47,12 @@ class OrganiserToken:
     def check(self, token: str | None) -> None:
         """Returns if ``token`` is the organiser's; raises 401 (none given), 403 (wrong, or no token set)."""
         if self.stored is None:
-            raise ApiError(403, "this server takes no tournaments: start it with --organiser-token-file")
+            raise ApiError(
+                403, "this server runs no tournaments or ladders: start it with --organiser-token-file"
+            )
         if token is None:
             raise ApiError(
-                401, "creating a tournament needs the organiser token as a bearer token", CHALLENGE
+                401, "this needs the organiser token as a bearer token (--organiser-token-file)", CHALLENGE
             )
         if not verify_secret(self.stored, token):
             raise ApiError(403, "wrong organiser token")
