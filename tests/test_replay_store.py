@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
+import threading
 import time
 import zlib
 from collections.abc import Iterator
@@ -404,3 +406,37 @@ def test_a_store_write_that_fails_is_retried_then_dead_lettered_not_a_crash(
     said.clear()
     Worker(client, config, say=said.append).run(burst=True)
     assert len(said) == 1 and "more than the store keeps" in said[0] and said[0].endswith("job is dead")
+
+
+def test_a_later_dictionary_is_used_for_new_entries_and_the_earlier_still_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dictionaries are only added: a game's newest writes, every shipped one keeps reading."""
+    text = replay_of_random_game("ninjan", 9, ["a", "b"], "later")[0].encode()
+    target = FolderStore(tmp_path)
+    target.put("earlier", "replay", text)
+    first = dictionaries.newest("ninjan")
+    later = dictionaries.next_tag()
+    assert later not in dictionaries.RESERVED and later > max(dictionaries.DICTIONARIES)
+    (tmp_path / "dicts").mkdir()
+    for tag, (game, _) in dictionaries.DICTIONARIES.items():
+        name = dictionaries.file_name(tag, game)
+        (tmp_path / "dicts" / name).write_bytes((dictionaries.FOLDER / name).read_bytes())
+    pnrz_file = dictionaries.FOLDER / dictionaries.file_name(
+        *next((t, g) for t, (g, _) in dictionaries.DICTIONARIES.items() if g == "pnrz")
+    )
+    (tmp_path / "dicts" / dictionaries.file_name(later, "ninjan")).write_bytes(pnrz_file.read_bytes())
+    registry = {
+        **dictionaries.DICTIONARIES,
+        later: ("ninjan", hashlib.sha256(pnrz_file.read_bytes()).hexdigest()),
+    }
+    monkeypatch.setattr(dictionaries, "FOLDER", tmp_path / "dicts")
+    monkeypatch.setattr(dictionaries, "DICTIONARIES", registry)
+    monkeypatch.setattr(replays, "_CODECS", threading.local())
+    try:
+        target.put("later", "replay", text)
+        assert (target.folder("later") / "replay.z").read_bytes()[0] == later
+        assert (target.folder("earlier") / "replay.z").read_bytes()[0] == first
+        assert target.get("later") == target.get("earlier") == text
+    finally:
+        dictionaries.load.cache_clear()  # the added tag must not outlive the test
