@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 from datetime import timedelta
 from pathlib import Path
@@ -265,3 +266,13 @@ def test_a_builds_declared_variables_reach_no_process_outside_its_sandbox(tmp_pa
     built = run(tmp_path, argv)
     assert not proof.exists(), f"the library ran outside the sandbox: {proof.read_text()}"
     assert (built / "out").read_text() == "hello\n"  # declared variables still reach the build
+
+
+def test_a_build_leaves_no_setuid_setgid_or_sticky_file_on_the_worker(tmp_path: Path) -> None:
+    # The sandbox's user is the worker's user on the host: a build owns what it makes, may chmod it.
+    script = "cp /usr/bin/true tool && chmod 6755 tool && mkdir shared && chmod 1777 shared"
+    built = run(tmp_path, ("sh", "-c", script))
+    for path in (built / "tool", built / "shared"):
+        mode = path.lstat().st_mode
+        assert not mode & (stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX), (path.name, oct(mode))
+        assert not mode & 0o222, (path.name, oct(mode))  # read-only, like every bot's code

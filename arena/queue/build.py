@@ -143,14 +143,20 @@ def over_size(folder: Path, limits: ArchiveLimits) -> bool:
 
 
 def set_writable(folder: Path, writable: bool) -> None:
-    """Gives the owner write permission on every folder and file of the tree, or takes it from all."""
+    """Gives the owner write permission on every folder and file of the tree, or takes it from all
+    together with the setuid, setgid and sticky bits.
+
+    Design detail: the build's files belong to the worker's user on the host (the sandbox's user is
+    mapped to it), and a build may ``chmod 6755`` its own file: left so, the cache would hold a
+    setuid program of the worker's user, made by a stranger's build."""
+    special = stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX
     for root, dirs, files in os.walk(folder):
         for name in [*dirs, *files, ""]:
             path = os.path.join(root, name)
             if os.path.islink(path):
                 continue
-            mode = os.stat(path).st_mode
-            os.chmod(path, (mode | stat.S_IWUSR) if writable else (mode & ~0o222))
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+            os.chmod(path, (mode | stat.S_IWUSR) if writable else (mode & ~0o222 & ~special))
 
 
 def run_build(argv: Sequence[str], folder: Path, limits: BotLimits, timeout: timedelta) -> None:
