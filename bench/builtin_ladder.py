@@ -6,7 +6,8 @@
 Every pair of built-in bots (``arena.bots.ladder.ladder_bots``: ``best`` is a second name, not a
 player) plays ``--games`` seeded games in-process (``tests.conftest.play_bots``: engines and bot
 classes, no referee, no processes, no Redis); a pair that includes the game's ``best`` bot plays
-``--best-games`` instead, since its decisions cost up to ~100 ms. Game ``g`` of a pair deals seed
+``--best-games`` instead, since its decisions cost up to ~100 ms, and ``--pair A:B=N`` gives a close
+pair more games. Game ``g`` of a pair deals seed
 ``first_seed + g // 2`` and puts the pair's first bot in seat ``g % 2``, so each deal is played from
 both seats and the luck of the deal cancels. With ``--players 3`` (or more, up to the number of bots)
 the bots play together, one seat each: game ``g`` deals seed ``first_seed + g // k!`` and seats them in
@@ -61,12 +62,15 @@ def one_game(game_name: str, seating: tuple[str, ...], seed: int) -> tuple[tuple
     return tuple(zip(seating, game.ranks(state), strict=True))
 
 
-def schedule(bots: list[str], best: str, players: int, games: int, best_games: int, first_seed: int):
-    """Returns ``(seating, seed)`` of every game of the round robin at ``players`` seats."""
+def schedule(
+    bots: list[str], best: str, players: int, games: int, best_games: int, first_seed: int, counts: dict
+):
+    """Returns ``(seating, seed)`` of every game of the round robin at ``players`` seats; ``counts``
+    gives some pairs (``"a:b"``, sorted) their own number of 2-player games."""
     tasks = []
     if players == 2:
         for pair in itertools.combinations(bots, 2):
-            count = best_games if best in pair else games
+            count = counts.get(":".join(pair), best_games if best in pair else games)
             tasks += [(pair if g % 2 == 0 else pair[::-1], first_seed + g // 2) for g in range(count)]
         return tasks
     for group in itertools.combinations(bots, players):
@@ -107,17 +111,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--best-games", type=int, default=100, help="games per pair with the best bot")
     parser.add_argument("--players", type=int, nargs="+", default=[2], help="player counts (one table each)")
     parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument(
+        "--pair", action="append", default=[], metavar="A:B=N", help="N games for one pair (a close one)"
+    )
     parser.add_argument("--jobs", type=int, default=2, help="processes (the file does not depend on it)")
     parser.add_argument("--out", type=Path, help="where to write (default: the stored ladder of the game)")
     args = parser.parse_args(argv)
     name = get_game(args.game).spec.name
     bots, best = sorted(ladder_bots(name)), aliases(name).get("best", "")
+    counts = dict(_pair_count(text, bots) for text in args.pair)
     tables = []
     for players in args.players:
         get_game(name).check_players(players)
         if players > len(bots):
             parser.error(f"{players} players need {players} different bots; {name} has {len(bots)}")
-        tasks = schedule(bots, best, players, args.games, args.best_games, args.first_seed)
+        tasks = schedule(bots, best, players, args.games, args.best_games, args.first_seed, counts)
         tables.append(play_table(name, players, tasks, args.jobs))
         print(report(name, tables[-1]), flush=True)
     command = shlex.join(["python", BENCH, name, *_options(args)])
@@ -128,12 +136,22 @@ def main(argv: list[str] | None = None) -> None:
     print(f"wrote {out}", flush=True)
 
 
+def _pair_count(text: str, bots: list[str]) -> tuple[str, int]:
+    """Returns ``("a:b", n)`` (the pair sorted) of a ``--pair A:B=N``; exits naming the bots otherwise."""
+    pair, _, count = text.partition("=")
+    names = sorted(pair.split(":"))
+    if len(names) != 2 or not set(names) <= set(bots) or names[0] == names[1] or not count.isdigit():
+        sys.exit(f"--pair {text}: give A:B=N with two of {', '.join(bots)} and a number of games")
+    return ":".join(names), int(count)
+
+
 def _options(args: argparse.Namespace) -> list[str]:
     """Returns the options that decide the file's contents (``--jobs`` and ``--out`` do not)."""
     players = [str(p) for p in args.players]
     return [
         *("--games", str(args.games), "--best-games", str(args.best_games)),
         *("--players", *players, "--first-seed", str(args.first_seed)),
+        *(option for text in args.pair for option in ("--pair", text)),
     ]
 
 
