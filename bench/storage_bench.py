@@ -265,9 +265,10 @@ def results_head_ms(url: str, repeats: int) -> float:
 
 def checkpoints(total: int, given: str | None) -> list[int]:
     """Returns the counts at which everything is measured: ``given`` (comma-separated), else a
-    hundredth, a tenth and all; raises SystemExit naming a count that is not from 1 to ``total``."""
+    hundredth, a tenth and all (at least one match of each game: matches take the games in turn);
+    raises SystemExit naming a count that is not from 1 to ``total``."""
     if not given:
-        return sorted({max(1, total // 100), max(1, total // 10), total})
+        return sorted({max(len(GAMES), total // 100), max(len(GAMES), total // 10), total})
     counts = [int(c) for c in given.split(",") if c.strip().isdigit()]
     if len(counts) != len(given.split(",")) or not all(1 <= c <= total for c in counts):
         raise SystemExit(
@@ -325,6 +326,8 @@ def run(settings: Settings) -> dict[str, Any]:
             for count in settings.counts:
                 seconds = record_until(executor, done, count) if count > done else 0.0
                 state.bots = state.bots or (sorted(client.hkeys(keys.played_versions(GAME))) * 3)[:3]
+                if not state.bots:
+                    raise SystemExit(f"bench: no match of {GAME} among the first {count}: measure later")
                 figures = _measure(state, settings, count, (count - done) / seconds if seconds else None)
                 out["checkpoints"].append({"record_s": round(seconds, 1), **figures})
                 print(json.dumps(out["checkpoints"][-1]), file=sys.stderr, flush=True)
@@ -414,8 +417,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--repeats", type=int, default=11, help="views per page and checkpoint")
     parser.add_argument("--out", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
-    if args.matches < 3 or args.jobs < 1 or args.threads < 1 or args.repeats < 1:
-        parser.error("--matches must be at least 3, --jobs, --threads and --repeats at least 1")
+    if args.matches < len(GAMES) or args.jobs < 1 or args.threads < 1 or args.repeats < 1:
+        parser.error(f"--matches must be at least {len(GAMES)}, --jobs, --threads and --repeats at least 1")
     counts = checkpoints(args.matches, args.checkpoints)
     folders = _folder_store(args.store)
     folder = next(folders)

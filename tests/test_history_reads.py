@@ -222,7 +222,7 @@ def test_arena_results_json_into_head_stops_early_and_quietly(client: redis.Redi
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize(("store_kind", "matches"), [("redis", 2000), ("folder", 300)])
+@pytest.mark.parametrize(("store_kind", "matches"), [("redis", 400), ("folder", 400)])
 def test_storage_bench_reports_memory_store_bytes_and_every_page(
     tmp_path: Any, store_kind: str, matches: int
 ) -> None:
