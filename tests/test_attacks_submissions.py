@@ -276,3 +276,17 @@ def test_a_build_leaves_no_setuid_setgid_or_sticky_file_on_the_worker(tmp_path: 
         mode = path.lstat().st_mode
         assert not mode & (stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX), (path.name, oct(mode))
         assert not mode & 0o222, (path.name, oct(mode))  # read-only, like every bot's code
+
+
+def test_a_build_cannot_take_memory_through_the_sandboxs_root_or_dev(tmp_path: Path) -> None:
+    # bwrap's root and /dev are tmpfs mounts of no size, and a build has no cgroup: writable, they
+    # would hold as much as a build wrote.
+    script = (
+        "for f in /escape /dev/escape /etc/escape /run/escape; do "
+        "(echo x > $f) 2>/dev/null && echo WROTE $f; done; "
+        "echo ok > /dev/null && echo ok > /tmp/ok && echo ok > inside && echo DONE"
+    )
+    with pytest.raises(build.BuildError) as refused:
+        run(tmp_path, ("sh", "-c", script + "; exit 3"))
+    output = str(refused.value).split("exited with code 3: ", 1)[1]
+    assert "WROTE" not in output and output.endswith("DONE"), output

@@ -232,7 +232,23 @@ def _confined(
         writable=True,
     )
     command, env = sandbox.command(request)
-    return tuple(command), None, env
+    return read_only_root(command), None, env
+
+
+def read_only_root(command: Sequence[str]) -> tuple[str, ...]:
+    """Returns the bwrap command with its root and its /dev remounted read-only once set up.
+
+    Design detail: bwrap's root and /dev are tmpfs mounts of no size, and a build runs in no cgroup,
+    so a build writing to /anything or /dev/anything would take the worker's memory without bound;
+    read-only, it can write only its copy (measured, see the module docstring) and its sized /tmp.
+    Device nodes such as /dev/null still work on a read-only /dev.
+    """
+    words = list(command)
+    dev = next(i for i in range(len(words) - 1) if words[i : i + 2] == ["--dev", "/dev"])
+    words[dev + 2 : dev + 2] = ["--remount-ro", "/dev"]
+    chdir = words.index("--chdir")
+    words[chdir:chdir] = ["--remount-ro", "/"]
+    return tuple(words)
 
 
 def declared_inside(declared: dict[str, str], words: Sequence[str]) -> tuple[str, ...]:
