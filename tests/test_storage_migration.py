@@ -117,3 +117,21 @@ def test_storage_commands_set_show_and_apply_retention(client: redis.Redis, redi
     assert [store.replay_text(client, f"t1-r{i}") is None for i in range(3)] == [True, True, False]
     bad = run_arena("storage", "retention", "--replay-days", "-3", "--redis", redis_url)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--replay-days" in bad.stderr
+
+
+def test_migration_indexes_old_matches_ahead_of_new_ones_in_each_bots_list(client: redis.Redis) -> None:
+    """Bot pages and head to head read ``keys.bot_matches``: matches recorded before those lists
+    existed are put at their heads, oldest first, ahead of a match recorded since the upgrade."""
+    fill_the_old_way(client)  # bots a, b, c: one old match per game
+    new_job = MatchJob("new-ninjan", "ninjan", 90, ("a", "b"))
+    enqueue(client, new_job)
+    text, match = replay_of_random_game("ninjan", 90, ["a", "b"], "new-ninjan")
+    assert store.record(client, new_job, match, text, "0-1")
+    assert client.lrange(keys.bot_matches("ninjan", "a"), 0, -1) == ["new-ninjan"]
+    report = migrate.migrate(client)
+    assert report.indexed == 4
+    assert client.lrange(keys.bot_matches("ninjan", "a"), 0, -1) == ["old-ninjan", "new-ninjan"]
+    assert client.lrange(keys.bot_matches("ninjan", "c"), 0, -1) == ["old-ninjan"]
+    assert client.lrange(keys.bot_matches("pnrz", "b"), 0, -1) == ["old-pnrz"]
+    assert migrate.migrate(client).indexed == 0  # a rerun indexes nothing twice
+    assert client.llen(keys.bot_matches("ninjan", "a")) == 2

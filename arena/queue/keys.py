@@ -14,6 +14,7 @@ DEAD_STREAM = PREFIX + "dead"  # dead-letter stream: jobs that failed MAX_ATTEMP
 RECORDED_SET = PREFIX + "recorded"  # match ids whose result is recorded (the idempotency check)
 TOURNAMENTS_SET = PREFIX + "tournaments"  # sorted set of tournament ids, scored by creation time
 BOTS_SET = PREFIX + "bots"  # names of the submitted bots
+MIGRATIONS = PREFIX + "migrations"  # hash of one-time migrations done: name -> time (arena.queue.migrate)
 LADDERS = PREFIX + "ladders"  # hash of the ladders a server runs: id -> JSON (arena.server.ladders)
 
 

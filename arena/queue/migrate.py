@@ -4,8 +4,10 @@ Before the store, recording kept each match's replay as plain text in ``arena:re
 expiry), a result JSON with ``replay_lines`` and no digest, and the job's whole hash. The migration
 moves each such replay into the configured store (``arena.queue.replays.store_for``), gives its result
 the new shape (``replay_sha256`` of the text, ``recorded_at`` the time of the migration, since the
-old record kept no time, and no ``replay_lines``), and trims recorded jobs' hashes to their status
-(which then expires, as recording does now).
+old record kept no time, and no ``replay_lines``), trims recorded jobs' hashes to their status
+(which then expires, as recording does now), and indexes the old matches in each bot's list of
+matches (``keys.bot_matches``, which bot pages and head to head read), ahead of any match recorded
+since the upgrade.
 
 Design detail: each match is moved in the order put, then one transaction that rewrites the result and
 deletes the old key. Interrupted anywhere, a rerun finds the old key still there and puts the same
@@ -21,6 +23,7 @@ from collections.abc import Callable
 
 import redis
 
+from arena.games import GAMES
 from arena.queue import keys, replays, store
 
 BATCH = 500  # keys asked for per SCAN / SSCAN
@@ -35,12 +38,14 @@ class MigrationReport:
     results: int = 0
     jobs: int = 0
     old_bytes: int = 0
+    indexed: int = 0  # old matches added to their bots' lists
 
     def describe(self) -> str:
         """Returns the report as one line."""
         return (
             f"moved {self.replays} replays ({self.old_bytes / 1e6:.1f} MB of text) into the store, "
-            f"updated {self.results} results, trimmed {self.jobs} recorded jobs' hashes"
+            f"updated {self.results} results, trimmed {self.jobs} recorded jobs' hashes, "
+            f"indexed {self.indexed} old matches in their bots' lists"
         )
 
 
@@ -60,6 +65,8 @@ def migrate(
     ``progress`` after each batch."""
     target = replays.store_for(client)
     report = MigrationReport()
+    for game in GAMES:
+        report.indexed += _index_old_matches(client, game)
     prefix = keys.replay("")
     for key in client.scan_iter(match=keys.replay("*"), count=BATCH):
         _move(client, target, key.removeprefix(prefix), report)
@@ -69,6 +76,37 @@ def migrate(
         report.jobs += _trim_job(client, match_id)
     progress(report)
     return report
+
+
+def _index_old_matches(client: redis.Redis, game: str) -> int:
+    """Puts a game's matches recorded before per-bot lists existed at the head of their bots' lists,
+    oldest first; returns how many it indexed (0 when done before).
+
+    Design detail: the old matches are those whose replay is still in the old place, and all of them
+    are older than any match recorded since the upgrade (which went to the lists' tails), so one
+    LPUSH per bot in reverse order puts them where they belong. A flag in ``keys.MIGRATIONS``, set in
+    the same transaction, makes a rerun (or a second migration at once) skip the game.
+    """
+    flag = f"bot-lists:{game}"
+    old_by_bot: dict[str, list[str]] = {}
+    with client.pipeline() as pipe:
+        try:
+            pipe.watch(keys.MIGRATIONS)
+            if pipe.hexists(keys.MIGRATIONS, flag):
+                return 0
+            for placements in store.iter_results(client, game):
+                match_id = placements["match_id"]
+                if client.exists(keys.replay(match_id)):
+                    for bot in sorted({p["bot"] for p in placements["players"]}):
+                        old_by_bot.setdefault(bot, []).append(match_id)
+            pipe.multi()
+            for bot, match_ids in old_by_bot.items():
+                pipe.lpush(keys.bot_matches(game, bot), *reversed(match_ids))
+            pipe.hset(keys.MIGRATIONS, flag, str(int(time.time())))
+            pipe.execute()
+        except redis.WatchError:  # another migration indexed the game meanwhile
+            return 0
+    return len({m for ids in old_by_bot.values() for m in ids})
 
 
 def _move(client: redis.Redis, target: replays.ReplayStore, match_id: str, report: MigrationReport) -> None:
