@@ -159,7 +159,7 @@ def test_arena_bots_builtin_lists_each_bot_what_it_is_and_the_command() -> None:
     ("args", "message"),
     [
         (["chess"], "unknown game 'chess'; valid games:"),
-        (["ninjan", "--players", "4"], "ninjan.json holds no 4-player table"),
+        (["ninjan", "--players", "4"], "ninjan.json holds no 4-player table: it has 2"),
     ],
 )
 def test_arena_bots_builtin_refuses_in_one_line(args: list[str], message: str) -> None:

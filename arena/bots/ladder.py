@@ -95,15 +95,13 @@ def load(game: str, players: int = 2) -> Ladder:
         raise LadderError(f"no stored ladder for {name}: run '{bench_command(name)}' to play it")
     try:
         data = json.loads(path.read_text())
-        entry = next((t for t in data["tables"] if t["players"] == players), None)
-        if entry is None:
-            held = sorted(t["players"] for t in data["tables"])
-            raise LadderError(f"{path.name} holds no {players}-player table (it has {held})")
-        return _ladder(name, data, entry)
+        tables = {int(t["players"]): t for t in data["tables"]}
+        if players in tables:
+            return _ladder(name, data, tables[players])
     except (OSError, KeyError, TypeError, ValueError) as exc:
-        if isinstance(exc, LadderError):
-            raise
         raise LadderError(f"{path} cannot be read ({exc}): run '{bench_command(name)}' again") from None
+    held = ", ".join(map(str, sorted(tables)))
+    raise LadderError(f"{path.name} holds no {players}-player table: it has {held} (--players N)")
 
 
 def _ladder(game: str, data: dict[str, Any], entry: dict[str, Any]) -> Ladder:
