@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.bots.ladder import LadderError, load, missing, rows
+from arena.bots.ladder import Ladder, LadderError, load, missing, rows
 from arena.cli_common import CliError, JsonOption
 from arena.cli_tables import METHOD
 from arena.games import GameError, get_game
@@ -37,18 +37,16 @@ def builtin_command(
     if as_json:
         typer.echo(json.dumps(found, indent=2))
     else:
-        typer.echo(format_builtin(name, players, ladder.games, ladder.command, found))
+        typer.echo(format_builtin(ladder, found))
     if absent := missing(ladder):
         typer.echo(f"not in the stored table yet: {', '.join(absent)}; run '{ladder.command}'", err=True)
 
 
-def format_builtin(
-    game: str, players: int, games: int, command: str, found: Sequence[Mapping[str, Any]]
-) -> str:
-    """Returns the ladder as a terminal table, each bot's one-line description under it, and the
-    command that regenerates the stored table."""
+def format_builtin(ladder: Ladder, found: Sequence[Mapping[str, Any]]) -> str:
+    """Returns the ladder as a terminal table, each bot's one-line description under it, the other
+    player counts stored and the command that regenerates the file."""
     lines = [
-        f"{game}: built-in bots, round robin of {games} seeded {players}-player games among them",
+        f"{ladder.game}: built-in bots, round robin of {ladder.games} seeded {ladder.players}-player games",
         f"  {METHOD}",
         f"  {'rank':>4}  {'bot':<16} {'Elo':>7}  {'95% interval':<13} {'games':>6} {'LOS next':>8}",
     ]
@@ -57,7 +55,10 @@ def format_builtin(
     for row in found:
         also = f" (also '{', '.join(row['aliases'])}')" if row["aliases"] else ""
         lines.append(f"  {row['bot']}{also}: {row['about']}")
-    lines += ["", f"regenerate the table: {command}"]
+    others = [str(n) for n in ladder.held if n != ladder.players]
+    if others:
+        lines += ["", f"also stored: {', '.join(others)} players (--players N)"]
+    lines += ["", f"regenerate the table: {ladder.command}"]
     return "\n".join(lines)
 
 

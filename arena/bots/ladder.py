@@ -76,6 +76,7 @@ class Ladder:
     pair_games: dict[str, int]  # "a:b" -> matches that pair played (every seat of a game counted)
     command: str  # the command line that wrote the file
     first_seed: int
+    held: tuple[int, ...]  # the player counts the file holds a table for
 
     def fit(self) -> Fit:
         """Returns the fit of the stored table (``arena.ratings.fit.fit``: BayesElo's prior)."""
@@ -97,14 +98,14 @@ def load(game: str, players: int = 2) -> Ladder:
         data = json.loads(path.read_text())
         tables = {int(t["players"]): t for t in data["tables"]}
         if players in tables:
-            return _ladder(name, data, tables[players])
+            return _ladder(name, data, tables[players], tuple(sorted(tables)))
     except (OSError, KeyError, TypeError, ValueError) as exc:
         raise LadderError(f"{path} cannot be read ({exc}): run '{bench_command(name)}' again") from None
     held = ", ".join(map(str, sorted(tables)))
     raise LadderError(f"{path.name} holds no {players}-player table: it has {held} (--players N)")
 
 
-def _ladder(game: str, data: dict[str, Any], entry: dict[str, Any]) -> Ladder:
+def _ladder(game: str, data: dict[str, Any], entry: dict[str, Any], held: tuple[int, ...]) -> Ladder:
     """Returns the Ladder of one table entry of a stored file."""
     return Ladder(
         game,
@@ -114,6 +115,7 @@ def _ladder(game: str, data: dict[str, Any], entry: dict[str, Any]) -> Ladder:
         {str(k): int(v) for k, v in entry["pair_games"].items()},
         str(data["command"]),
         int(data["first_seed"]),
+        held,
     )
 
 
