@@ -290,3 +290,57 @@ def test_a_build_cannot_take_memory_through_the_sandboxs_root_or_dev(tmp_path: P
         run(tmp_path, ("sh", "-c", script + "; exit 3"))
     output = str(refused.value).split("exited with code 3: ", 1)[1]
     assert "WROTE" not in output and output.endswith("DONE"), output
+
+
+def test_a_bot_cannot_write_outside_its_capped_tmp(client: redis.Redis, redis_url: str, tmp_path: Path) -> None:
+    """The sandbox's root and /dev are tmpfs mounts of no size: writable, a bot would write past
+    --bot-disk-mb into /anything or /dev/anything, the host's memory. sandbox.command remounts both
+    read-only once set up; /dev/null and the bot's sized /tmp still work."""
+    from arena.queue import smoke
+    from tests.test_forfeits import submit_files, worker
+    from tests.test_smoke import RANDOM_BOT
+
+    probe = (
+        "written = []\n"
+        "for path in ['/escape', '/dev/escape', '/etc/escape']:\n"
+        "    try:\n"
+        "        open(path, 'w').write('x' * 1000)\n"
+        "        written.append(path)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "print('WRITTEN', written, flush=True)\n"
+    )
+    version = submit_files(
+        client, tmp_path, "filler", {"bot.py": probe + RANDOM_BOT}, "python bot.py", activate=False
+    )
+    smoke.request_smoke(client, "filler", version)
+    worker(client, redis_url, tmp_path / "cache").run(burst=True)
+    log = smoke.status(client, version)["log"]
+    assert "WRITTEN []" in log, log
+
+
+def test_a_bots_declared_variables_reach_no_process_outside_its_sandbox(
+    client: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
+    """A sandbox escape, closed: an entry's declared variables (``NAME=value`` words) once went
+    into the environment of the host processes that start the sandbox (the rlimit launcher, bwrap),
+    so ``LD_PRELOAD=`` naming a library the attacker's other bot left unpacked in the worker's cache
+    ran the attacker's code on the worker as its user. They are set inside the sandbox only
+    (``sandbox.with_variables``), after the line that says the sandbox started."""
+    from arena.queue import smoke, submissions
+    from tests.test_attacks_submissions import evil_library
+    from tests.test_forfeits import submit_files, worker
+    from tests.test_smoke import RANDOM_BOT
+
+    cache = tmp_path / "cache"
+    source = tmp_path / "carrier-src"
+    evil_library(source)
+    (source / "bot.py").write_text(RANDOM_BOT)
+    carrier, _ = submissions.submit(client, "carrier", ["ninjan"], directory=source, entry="python bot.py")
+    folder = submissions.unpacked(client, carrier.version, carrier.entry, cache)  # as after its smoke match
+    proof = tmp_path / "pwned"
+    entry = f"LD_PRELOAD={folder}/evil.so PWN_OUT={proof} python bot.py"
+    version = submit_files(client, tmp_path, "trigger", {"bot.py": RANDOM_BOT}, entry, activate=False)
+    smoke.request_smoke(client, "trigger", version)
+    worker(client, redis_url, cache).run(burst=True)
+    assert not proof.exists(), f"the library ran outside the sandbox: {proof.read_text()}"

@@ -54,7 +54,6 @@ DEFAULT_BUILD_TIMEOUT = timedelta(seconds=120)
 OUTPUT_KEPT = 64 * 1024  # bytes of the build's output kept (its end) for the error message
 BUILD_DISK_MB = 512  # the build's private /tmp (and HOME: compilers' caches), a tmpfs
 PYTHON_WORDS = frozenset({"python", "python3"})
-ENV_PROGRAM = "/usr/bin/env"  # sets a build's declared variables inside its sandbox
 WATCH_SECONDS = 0.1  # how often a running build's folder is measured
 
 
@@ -223,7 +222,7 @@ def _confined(
         basics = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "TMPDIR") if k in os.environ}
         return tuple(words), folder, {**basics, **declared}
     request = sandbox.SandboxRequest(
-        argv=declared_inside(declared, words),
+        argv=sandbox.with_variables(declared, words),
         code=((folder, sandbox.BOT_INSIDE),),
         cwd=sandbox.BOT_INSIDE,
         socket=None,  # a build talks to no referee, and has no network at all
@@ -232,37 +231,7 @@ def _confined(
         writable=True,
     )
     command, env = sandbox.command(request)
-    return read_only_root(command), None, env
-
-
-def read_only_root(command: Sequence[str]) -> tuple[str, ...]:
-    """Returns the bwrap command with its root and its /dev remounted read-only once set up.
-
-    Design detail: bwrap's root and /dev are tmpfs mounts of no size, and a build runs in no cgroup,
-    so a build writing to /anything or /dev/anything would take the worker's memory without bound;
-    read-only, it can write only its copy (measured, see the module docstring) and its sized /tmp.
-    Device nodes such as /dev/null still work on a read-only /dev.
-    """
-    words = list(command)
-    dev = next(i for i in range(len(words) - 1) if words[i : i + 2] == ["--dev", "/dev"])
-    words[dev + 2 : dev + 2] = ["--remount-ro", "/dev"]
-    chdir = words.index("--chdir")
-    words[chdir:chdir] = ["--remount-ro", "/"]
-    return tuple(words)
-
-
-def declared_inside(declared: dict[str, str], words: Sequence[str]) -> tuple[str, ...]:
-    """Returns the command that sets the build's declared variables inside the sandbox and runs it.
-
-    Design detail: a variable given to the sandbox's environment is in the environment of the host
-    processes that start it (the rlimit launcher, bwrap) too, and there ``LD_PRELOAD=`` or
-    ``LD_LIBRARY_PATH=`` naming a library the submitter left on the worker (another of their bots,
-    unpacked in the cache) runs the submitter's code as the worker's user, outside the sandbox.
-    ``env`` sets them once inside instead; they are no secret (the build command is public).
-    """
-    if not declared:
-        return tuple(words)
-    return (ENV_PROGRAM, "--", *(f"{name}={value}" for name, value in declared.items()), *words)
+    return tuple(command), None, env
 
 
 def _keep_tail(pipe: IO[bytes], kept: bytearray) -> None:

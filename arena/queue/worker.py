@@ -46,7 +46,7 @@ from arena.paths import state_dir
 from arena.queue import build, keys, regression, replays, retention, smoke, store, submissions
 from arena.queue.connection import retrying
 from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, Taken, begin_job, ensure_group, take_job
-from arena.referee import botlog
+from arena.referee import botlog, sandbox
 from arena.referee.match import MatchConfig
 from arena.referee.pool import BotPool
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec, resolve_bot
@@ -354,8 +354,15 @@ def failing_spec(spec: BotSpec, why: str) -> BotSpec:
 
 def announced(spec: BotSpec) -> BotSpec:
     """Returns ``spec`` whose command first prints READY_LINE (inside the sandbox, when sandboxed),
-    then execs the bot's own command."""
-    return dataclasses.replace(spec, argv=("/bin/sh", "-c", _ANNOUNCE, "arena-bot", *spec.argv))
+    then execs the bot's own command, with the variables its entry declares.
+
+    Design detail: the declared variables are set after the line (``with_variables``), not on the
+    shell that prints it: ``LD_PRELOAD=`` on the shell would run the bot's code first, and a bot that
+    exited there would pass for a sandbox that never started (the platform's failure, retried)
+    instead of forfeiting the match it wants to dodge.
+    """
+    argv = sandbox.with_variables(dict(spec.env), spec.argv)
+    return dataclasses.replace(spec, argv=("/bin/sh", "-c", _ANNOUNCE, "arena-bot", *argv), env=())
 
 
 def builtin_specs(game: str, job: MatchJob) -> list[BotSpec]:

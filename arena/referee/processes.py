@@ -317,11 +317,11 @@ class BotProcess:
             else:  # at the same path, so the command's relative paths work
                 code, cwd = tuple((p, p) for p in self.spec.code if p.exists()), self.spec.cwd or Path("/tmp")
             request = sandbox.SandboxRequest(
-                argv=self.spec.argv,
+                argv=sandbox.with_variables(declared, self.spec.argv),
                 code=code,
                 cwd=cwd,
                 socket=endpoint.socket if endpoint and endpoint.socket else None,
-                env={**declared, **env},
+                env=env,
                 hide=private,
                 disk_bytes=None if self.limits.disk_mb is None else self.limits.disk_mb * MIB,
             )

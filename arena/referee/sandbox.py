@@ -37,6 +37,7 @@ SOCKET_INSIDE = "/run/arena/referee.sock"  # where the referee's Unix socket app
 BOT_INSIDE = Path("/bot")  # where a submitted bot's files appear (its working directory)
 ADDRESS_INSIDE = f"unix://{SOCKET_INSIDE}"
 HOME_INSIDE = "/tmp/home"
+ENV_PROGRAM = "/usr/bin/env"  # sets an entry's declared variables inside the sandbox (with_variables)
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 # Files of /etc that programs need to start (dynamic linker, time zone, name lookups of no host);
 # nothing of /etc that holds secrets or the host's configuration.
@@ -148,14 +149,18 @@ def command(request: SandboxRequest) -> tuple[list[str], dict[str, str]]:
     to start it with (bwrap passes it on unchanged).
 
     Design detail: the environment is not given as ``--setenv`` arguments: a command line is
-    readable by every user of the machine (``ps``), and the seat token is a secret.
+    readable by every user of the machine (``ps``), and the seat token is a secret. The environment
+    is the referee's alone: variables an entry command declares are set inside by ``with_variables``.
     The private /tmp is mounted before the bot's code, so code that lives under the host's /tmp (a
-    test's folder) is still bound; ``code_folder`` never binds /tmp itself.
+    test's folder) is still bound; ``code_folder`` never binds /tmp itself. Once everything is in
+    place, the root and /dev are remounted read-only: both are tmpfs mounts of no size, so a process
+    writing to /anything or /dev/anything would take the worker's memory past ``disk_bytes``; its
+    writable places are its sized /tmp (and its folder, when ``writable``). /dev/null still works.
     """
     args = [bwrap_path(), *_namespaces()]
     args += ["--ro-bind", "/usr", "/usr", *_usr_links()]
     args += _ro_binds(Path(p) for p in ETC_FILES)
-    args += ["--proc", "/proc", "--dev", "/dev"]
+    args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
     if request.disk_bytes is not None:
         args += ["--size", str(request.disk_bytes)]
     args += ["--tmpfs", "/tmp", "--dir", HOME_INSIDE]
@@ -175,8 +180,8 @@ def command(request: SandboxRequest) -> tuple[list[str], dict[str, str]]:
         **request.env,
         "ARENA_ADDRESS": ADDRESS_INSIDE,
     }
-    args += ["--dir", str(request.cwd), "--chdir", str(request.cwd), "--", *request.argv]
-    return args, env
+    args += ["--dir", str(request.cwd), "--remount-ro", "/", "--chdir", str(request.cwd)]
+    return [*args, "--", *request.argv], env
 
 
 def code_folder(path: Path) -> Path:
@@ -190,6 +195,21 @@ def code_folder(path: Path) -> Path:
 def _path_inside() -> str:
     """Returns PATH inside: the venv's bin first (so ``python`` is arena's), then the system's."""
     return f"{Path(sys.prefix) / 'bin'}:{DEFAULT_PATH}"
+
+
+def with_variables(declared: dict[str, str], argv: Sequence[str]) -> tuple[str, ...]:
+    """Returns the command that sets an entry's declared variables (``NAME=value`` words) inside the
+    sandbox and runs ``argv``.
+
+    Design detail: a variable given to the sandbox's environment is in the environment of the host
+    processes that start it (the rlimit launcher, bwrap) too, and there ``LD_PRELOAD=`` or
+    ``LD_LIBRARY_PATH=`` naming a library the submitter left on the worker (another of their bots,
+    unpacked in the cache) would run the submitter's code as the worker's user, outside the sandbox.
+    ``env`` sets them inside instead; they are no secret (an entry command is public).
+    """
+    if not declared:
+        return tuple(argv)
+    return (ENV_PROGRAM, "--", *(f"{name}={value}" for name, value in declared.items()), *argv)
 
 
 def declared_variables(argv: Sequence[str]) -> tuple[dict[str, str], tuple[str, ...]]:
