@@ -292,7 +292,9 @@ def test_a_build_cannot_take_memory_through_the_sandboxs_root_or_dev(tmp_path: P
     assert "WROTE" not in output and output.endswith("DONE"), output
 
 
-def test_a_bot_cannot_write_outside_its_capped_tmp(client: redis.Redis, redis_url: str, tmp_path: Path) -> None:
+def test_a_bot_cannot_write_outside_its_capped_tmp(
+    client: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
     """The sandbox's root and /dev are tmpfs mounts of no size: writable, a bot would write past
     --bot-disk-mb into /anything or /dev/anything, the host's memory. sandbox.command remounts both
     read-only once set up; /dev/null and the bot's sized /tmp still work."""
