@@ -479,3 +479,45 @@ def test_an_upload_to_another_owners_name_is_refused_before_its_body_is_read(
         answer = conn.recv(65536)
     assert status_of(answer) == 403, answer[:300]
     assert snapshot(client) == before
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"game": "ninjan", "bots": ["random", "greedy"], "seed": ' + b"9" * 5000 + b"}",
+        b"[" * 20_000 + b"]" * 20_000,
+        b'{"game": ' + b"[" * 20_000 + b"]" * 20_000 + b"}",
+    ],
+    ids=["5000-digit-number", "nested-20000-deep", "nested-field"],
+)
+def test_json_that_python_cannot_parse_is_a_400_not_a_500(api: TestClient, client: Any, body: bytes) -> None:
+    """json.loads raises a plain ValueError for a number of over 4,300 digits and RecursionError
+    for deep nesting: both are a 400 in JSON, not a 500 in text/plain."""
+    request = lambda: api.post("/api/v1/tournaments", content=body, headers=BEARER)  # noqa: E731
+    refused(api, client, request, 400, "JSON")
+
+
+def test_a_built_in_bots_name_cannot_be_registered_even_as_that_built_in(
+    api: TestClient, client: Any
+) -> None:
+    """Nobody may own a built-in bot's name, even registered as that built-in: every smoke match
+    and every tournament naming ``random`` would play the squatter's version, and removing it would
+    forfeit them all."""
+    squat = lambda: api.post("/api/v1/bots/random", params={"games": "ninjan", "builtin": "random"})  # noqa: E731
+    refused(api, client, squat, 422, "the name of a built-in bot")
+
+
+def test_error_messages_do_not_echo_a_huge_name(api: TestClient) -> None:
+    """An error repeats a name the request sent cut short, not its kilobytes."""
+    long = api.get("/api/v1/bots/" + "x" * 5000).json()["error"]
+    assert len(long) < 500, len(long)
+    body = {"game": "ninjan", "bots": ["random", "x" * 60_000]}
+    unknown = api.post("/api/v1/tournaments", json=body, headers=BEARER).json()["error"]
+    assert len(unknown) < 500, len(unknown)
+
+
+def test_every_api_path_answers_json_even_to_options(api: TestClient) -> None:
+    """OPTIONS on /api/v1/... answers JSON, as every API answer does (not the leaderboard's text
+    404)."""
+    response = api.options("/api/v1/bots")
+    assert response.headers["content-type"].startswith("application/json"), response.text

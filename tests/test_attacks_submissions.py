@@ -346,3 +346,26 @@ def test_a_bots_declared_variables_reach_no_process_outside_its_sandbox(
     smoke.request_smoke(client, "trigger", version)
     worker(client, redis_url, cache).run(burst=True)
     assert not proof.exists(), f"the library ran outside the sandbox: {proof.read_text()}"
+
+
+def test_a_bot_removed_while_its_matches_wait_forfeits_them_rather_than_voiding_them(
+    client: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
+    """An owner with two bots in a tournament could let the first lose to their second, then
+    remove it before it plays the second's rival: its queued matches were voided (dead-lettered), and
+    the rival never got those wins. A removed version's seat forfeits instead."""
+    from arena.queue import keys, plan, submissions
+    from tests.conftest import SEED_KEY
+    from tests.test_forfeits import submit_files, worker
+    from tests.test_smoke import RANDOM_BOT
+
+    submit_files(client, tmp_path, "feeder", {"bot.py": RANDOM_BOT}, "python bot.py")
+    bots = ("feeder", "greedy", "random")
+    versions = tuple(submissions.resolve(client, "ninjan", b) for b in bots)
+    jobs, _ = plan.queue(client, plan.TournamentSpec("ninjan", bots, seed=5, versions=versions), SEED_KEY)
+    secret = "the-owner-secret"  # submit_files does not return it: set a known one
+    client.hset(keys.bot("feeder"), "secret_hash", submissions.hash_secret(secret))
+    submissions.remove(client, "feeder", secret)  # before any of its matches is played
+    worker(client, redis_url, tmp_path / "cache").run(burst=True)
+    assert client.xlen(keys.DEAD_STREAM) == 0, "the removed bot's matches were voided, not forfeited"
+    assert client.smembers(keys.RECORDED_SET) == {j.match_id for j in jobs}

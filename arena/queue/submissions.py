@@ -55,6 +55,7 @@ from arena.queue.archives import (
     inspect_archive,
     pack,
     remove_tree,
+    shown_name,
 )
 from arena.queue.entries import check_archive_entry, check_entry
 from arena.queue.owner_secrets import hash_secret, is_scrypt, verify_secret
@@ -80,6 +81,10 @@ MAX_PACKED_BYTES = LIMITS.packed_bytes  # a packed directory may be at most this
 MAX_UNPACKED_BYTES = LIMITS.unpacked_bytes  # ... and its files together at most this big
 PYTHON_WORDS = frozenset({"python", "python3"})
 DIRECTORY, BUILTIN = "directory", "builtin"
+
+
+class VersionGone(SubmissionError):
+    """A job names a version that is no longer stored: its owner removed the bot."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,7 +115,7 @@ def validate_name(name: str) -> str:
     """Returns ``name`` if it is a valid bot name, else raises SubmissionError."""
     if not NAME_PATTERN.fullmatch(name):
         raise SubmissionError(
-            f"invalid bot name {name!r}: use 1-40 lowercase letters, digits, '-' or '_', "
+            f"invalid bot name {shown_name(name)!r}: use 1-40 lowercase letters, digits, '-' or '_', "
             "starting with a letter or digit"
         )
     return name
@@ -161,15 +166,20 @@ def _games(games: Sequence[str]) -> tuple[str, ...]:
 
 
 def _check_builtin(name: str, games: tuple[str, ...], builtin: str | None) -> None:
-    """Refuses a built-in bot a game lacks, and a name that would shadow another built-in bot."""
+    """Refuses a built-in bot a game lacks, and the name of any game's built-in bot.
+
+    Design detail: even ``random`` registered as the built-in ``random`` is refused: its owner could
+    remove it while every smoke match and every tournament naming ``random`` waits to play it.
+    """
     for game in games:
         bots = builtin_bots(game)
         if builtin is not None and builtin not in bots:
             raise SubmissionError(
                 f"{builtin!r} is not a built-in bot of {game} ({', '.join(sorted(bots)) or 'none'})"
             )
-        if name in bots and name != builtin:
-            raise SubmissionError(f"{name!r} is the name of a built-in bot of {game}: choose another name")
+    taken = [game for game in GAMES if name in builtin_bots(game)]
+    if taken:
+        raise SubmissionError(f"{name!r} is the name of a built-in bot of {taken[0]}: choose another name")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -367,8 +377,9 @@ def remove(client: redis.Redis, name: str, secret: str) -> int:
     of recent matches (the matches stay in the game's results), its versions join
     the game's retired players (which the leaderboard leaves out), and the cached views are dropped,
     so a bot registered again under the name starts with no rating and no record (module docstring).
-    Queued jobs that still name a removed version fail with an error saying so (and are
-    dead-lettered), rather than playing some other code under the bot's name.
+    A queued match that still names a removed version is played with that seat forfeiting (its log
+    says why; see ``worker.seat_specs``), rather than playing some other code under the bot's name or
+    voiding the match.
     """
     with client.pipeline() as pipe:
         while True:
@@ -386,7 +397,7 @@ def _remove_watched(pipe: redis.client.Pipeline, name: str, secret: str) -> list
     ``remove``); returns the versions that go with it."""
     fields = pipe.hgetall(keys.bot(name))
     if not fields:
-        raise SubmissionError(f"no submitted bot {name!r}: see 'arena bots list'")
+        raise SubmissionError(f"no submitted bot {shown_name(name)!r}: see 'arena bots list'")
     if not verify_secret(_stored_secret(fields), secret):
         raise SubmissionError(f"wrong owner secret for bot {name}")
     mine = pipe.smembers(keys.bot_versions(name))
@@ -425,7 +436,7 @@ def resolve(client: redis.Redis, game: str, name: str) -> str:
     if submission is not None:
         raise SubmissionError(f"bot {name} does not play {game} (it plays {', '.join(submission.games)})")
     raise SubmissionError(
-        f"unknown bot {name!r} for {game}: not a submitted bot (see 'arena bots list') "
+        f"unknown bot {shown_name(name)!r} for {game}: not a submitted bot (see 'arena bots list') "
         f"nor a built-in one ({', '.join(sorted(builtin_bots(game)))})"
     )
 
@@ -436,7 +447,7 @@ def bot_spec(client: redis.Redis, game: str, name: str, version: str, cache: Pat
         raise SubmissionError(f"bot {name}: malformed version {version!r}")
     kind, builtin, entry = client.hmget(keys.bot_version(version), ["kind", "builtin", "entry"])
     if kind is None:
-        raise SubmissionError(f"bot {name} version {version} is not stored (removed?): resubmit the bot")
+        raise VersionGone(f"bot {name} version {version} is not stored (removed?): resubmit the bot")
     if kind == BUILTIN:
         bots = builtin_bots(game)
         if builtin not in bots:

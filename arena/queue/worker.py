@@ -311,8 +311,10 @@ def seat_specs(
     built if it has a build command), each announcing READY_LINE first, and why each seat whose build
     failed cannot run (that seat's command then only prints why and exits: it forfeits).
 
-    Raises JobError for an unknown game, a bot that is not built in (for a job without versions), or
-    a version that is not stored.
+    A seat whose version is no longer stored (its owner removed the bot while the match waited)
+    forfeits too: the owner caused it, and voiding the match would let an owner deny a rival the
+    wins of a match they expect to lose. Raises JobError for an unknown game, a bot that is not built
+    in (for a job without versions), or a version that cannot be used as stored.
     """
     try:
         engine = get_game(job.game)
@@ -326,6 +328,9 @@ def seat_specs(
         try:
             spec = submissions.bot_spec(client, game, bot, version, cache)
             spec = built_spec(client, spec, version, limits, build_timeout)
+        except submissions.VersionGone as exc:
+            broken[seat] = str(exc)
+            spec = failing_spec(BotSpec(bot, (), "submitted"), str(exc))
         except submissions.SubmissionError as exc:
             raise JobError(str(exc)) from None
         except build.BuildError as exc:

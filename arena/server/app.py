@@ -76,7 +76,11 @@ def routes() -> list[Route]:
         Route(f"{API}/ladders", routes_ladders.list_ladders, methods=["GET"]),
         Route(f"{API}/ladders", routes_ladders.start_ladder, methods=["POST"]),
         Route(f"{API}/ladders/{{ladder_id}}", routes_ladders.stop_ladder, methods=["DELETE"]),
-        Route(f"{API}/{{rest:path}}", no_such_endpoint, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+        Route(
+            f"{API}/{{rest:path}}",
+            no_such_endpoint,
+            methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+        ),
     ]
 
 

@@ -71,6 +71,10 @@ async def read_json(request: Request, limit: int) -> dict[str, Any]:
         value = json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ApiError(400, f"the body is not JSON ({exc}): send a JSON object") from None
+    except (ValueError, RecursionError):  # a number of thousands of digits, nesting thousands deep
+        raise ApiError(
+            400, "the body's JSON is too deep or holds too large a number: send a plain object"
+        ) from None
     if not isinstance(value, dict):
         raise ApiError(400, "the body must be a JSON object")
     return value
