@@ -77,18 +77,24 @@ def server_command(
     ] = None,
     redis_url_file: RedisUrlFileOption = None,
     max_upload_mb: Annotated[
-        int, typer.Option(min=1, max=1024, help="Largest bot upload (packed), MiB.")
+        int, typer.Option(min=1, max=1024, help="Largest bot upload (packed), MiB; at most the workers' 10.")
     ] = 10,
     max_unpacked_mb: Annotated[
-        int, typer.Option(min=1, max=16384, help="Largest bot once unpacked, MiB.")
+        int, typer.Option(min=1, max=16384, help="Largest bot once unpacked, MiB; at most the workers' 100.")
     ] = 100,
     max_files: Annotated[
-        int, typer.Option(min=1, max=1_000_000, help="Most files and folders in a bot.")
+        int, typer.Option(min=1, max=1_000_000, help="Most files and folders in a bot; at most 10,000.")
     ] = 10_000,
     writes_per_minute: Annotated[
         float, typer.Option(min=0.01, help="Writes (submit, remove, create) per client address per minute.")
     ] = 30.0,
     write_burst: Annotated[int, typer.Option(min=1, help="Writes a client address may make at once.")] = 10,
+    upload_seconds: Annotated[
+        float, typer.Option(min=0.1, help="Seconds a request body may take to arrive whole (then 408).")
+    ] = 60.0,
+    max_uploads: Annotated[
+        int, typer.Option(min=1, max=1000, help="Uploads read at once; past it, 503 with Retry-After.")
+    ] = 8,
 ) -> None:
     """Serve the platform's API (bots, tournaments, results) and its leaderboard, until stopped."""
     import uvicorn
@@ -102,12 +108,17 @@ def server_command(
         raise CliError(str(exc)) from None
     url = redis_url_from(redis_url_file)
     forget_redis_url()
-    config = ServerConfig(
-        archive_limits=ArchiveLimits(max_upload_mb * MiB, max_unpacked_mb * MiB, max_files),
-        writes_per_minute=writes_per_minute,
-        write_burst=write_burst,
-        organiser=organiser,
-    )
+    try:
+        config = ServerConfig(
+            archive_limits=ArchiveLimits(max_upload_mb * MiB, max_unpacked_mb * MiB, max_files),
+            body_seconds=upload_seconds,
+            uploads=max_uploads,
+            writes_per_minute=writes_per_minute,
+            write_burst=write_burst,
+            organiser=organiser,
+        )
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     takes = "takes tournaments" if organiser.stored else "takes no tournaments (no --organiser-token-file)"
     say(f"arena: server on http://{host}:{port}/ over {shown_url(url)}; {takes} (Ctrl-C stops it)")
     # proxy_headers off: a client address is the TCP peer, never a header a client can write
