@@ -2,8 +2,9 @@
 (``leaderboard.app``) mounted beside it, behind one rate limiter for writes.
 
 Every API answer is JSON; every error is ``{"error": "one line saying what to do"}`` with its status:
-400 a malformed request, 401 a missing credential, 403 a wrong one, 404 nothing there, 413 a body over
-its limit, 422 a submission or tournament refused, 429 too many writes, 503 Redis unreachable.
+400 a malformed request, 401 a missing credential, 403 a wrong one, 404 nothing there, 408 a body that
+came too slowly, 413 a body over its limit, 422 a submission or tournament refused, 429 too many writes,
+503 Redis unreachable or every upload slot taken (with ``Retry-After``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from arena.queue.archives import ArchiveLimits
 from arena.queue.connection import connect
 from arena.server import routes_bots, routes_ladders, routes_tournaments
 from arena.server.auth import OrganiserToken
-from arena.server.http import ApiError, api_error, error_response
+from arena.server.http import ApiError, UploadSlots, api_error, error_response
 from arena.server.ladders import LadderRunner
 from arena.server.ratelimit import RateLimitMiddleware, TokenBucket
 from leaderboard.app import create_app as leaderboard_app
@@ -30,16 +31,43 @@ from leaderboard.app import create_app as leaderboard_app
 API = "/api/v1"
 
 
+WORKER_LIMITS = ArchiveLimits()  # what every worker checks a bot against when it unpacks it
+
+
 @dataclasses.dataclass(frozen=True)
 class ServerConfig:
     """What the server allows: archive limits (a bot upload's body is at most ``packed_bytes``), the
-    largest JSON body, the write rate per client address, and the organiser token's hash."""
+    largest JSON body, how long a body may take to arrive, how many uploads are read at once, the write
+    rate per client address, and the organiser token's hash. Raises ValueError for archive limits over
+    the workers' (``check_limits``)."""
 
     archive_limits: ArchiveLimits = dataclasses.field(default_factory=ArchiveLimits)
     json_bytes: int = 64 * 1024
+    body_seconds: float = 60.0
+    uploads: int = 8
     writes_per_minute: float = 30.0
     write_burst: int = 10
     organiser: OrganiserToken = dataclasses.field(default_factory=lambda: OrganiserToken(None))
+
+    def __post_init__(self) -> None:
+        check_limits(self.archive_limits)
+        if self.body_seconds <= 0:
+            raise ValueError("the body time limit must be positive")
+
+
+def check_limits(limits: ArchiveLimits) -> None:
+    """Raises ValueError for archive limits above the workers': a bot the server accepted past them
+    would be refused by every worker that unpacks it, and fail every match it is drawn into."""
+    over = [
+        f"{field} {getattr(limits, field)} > {getattr(WORKER_LIMITS, field)}"
+        for field in ("packed_bytes", "unpacked_bytes", "files")
+        if getattr(limits, field) > getattr(WORKER_LIMITS, field)
+    ]
+    if over:
+        raise ValueError(
+            f"archive limits above the workers' ({', '.join(over)}): workers unpack bots with "
+            f"{WORKER_LIMITS.describe()}, so lower --max-upload-mb, --max-unpacked-mb or --max-files"
+        )
 
 
 async def no_such_endpoint(request: Request) -> Response:
@@ -96,5 +124,6 @@ def create_app(redis_url: str, config: ServerConfig, client: redis.Redis | None 
     )
     app.state.client = client
     app.state.config = config
+    app.state.uploads = UploadSlots(config.uploads, config.body_seconds)
     app.state.ladders = LadderRunner(client, redis_url)
     return app

@@ -4,11 +4,18 @@ credentials.
 Design detail: the body limit is checked twice. A declared ``Content-Length`` over the limit is refused
 before a byte is read, and the body is counted as it streams in (a chunked upload declares no length,
 and a client may lie), so the server never holds more than the limit plus one chunk of a hostile body.
+A body must also arrive whole within the server's ``body_seconds`` (408 otherwise), and at most
+``UploadSlots.size`` uploads are read at once (503 before reading another): a client that starts
+uploads and never finishes them holds neither memory nor a connection for long.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import math
+from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.requests import Request
@@ -52,20 +59,65 @@ def declared_length(request: Request, limit: int) -> int | None:
     return int(text)
 
 
+def body_seconds(request: Request) -> float:
+    """Returns how long the server waits for a whole request body (``ServerConfig.body_seconds``)."""
+    return float(request.app.state.config.body_seconds)
+
+
 async def read_body(request: Request, limit: int) -> bytes:
-    """Returns the request body; raises 413 as soon as more than ``limit`` bytes arrive (or are declared)."""
+    """Returns the request body; raises 413 as soon as more than ``limit`` bytes arrive (or are
+    declared), 408 when the whole body has not arrived within ``body_seconds``."""
     declared_length(request, limit)
+    seconds = body_seconds(request)
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_large(limit)
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(seconds):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise too_large(limit)
+                chunks.append(chunk)
+    except TimeoutError:
+        raise ApiError(
+            408,
+            f"the request body did not arrive within {seconds:g} s ({size} bytes came): "
+            "send it again over a faster connection",
+            {"Connection": "close"},
+        ) from None
     return b"".join(chunks)
 
 
+class UploadSlots:
+    """How many uploads the server reads at once: ``hold()`` takes a slot for one upload's body or
+    raises 503 with ``Retry-After`` when all are taken (the slots live on the server's one event
+    loop, so a plain counter needs no lock)."""
+
+    def __init__(self, size: int, retry_after: float) -> None:
+        if size < 1:
+            raise ValueError("the server needs at least one upload slot")
+        self.size = size
+        self.retry_after = max(1, math.ceil(retry_after))
+        self.taken = 0
+
+    @contextlib.asynccontextmanager
+    async def hold(self) -> AsyncIterator[None]:
+        """Holds a slot while the block runs (released however it ends); raises 503 when full."""
+        if self.taken >= self.size:
+            raise ApiError(
+                503,
+                f"the server is reading {self.size} uploads already: try again in {self.retry_after} s",
+                {"Retry-After": str(self.retry_after)},
+            )
+        self.taken += 1
+        try:
+            yield
+        finally:
+            self.taken -= 1
+
+
 async def read_json(request: Request, limit: int) -> dict[str, Any]:
-    """Returns the body as a JSON object; raises 400 for anything else, 413 over ``limit`` bytes."""
+    """Returns the body as a JSON object; raises 400 for anything else, 413 over ``limit`` bytes,
+    408 when it comes too slowly."""
     body = await read_body(request, limit)
     try:
         value = json.loads(body)

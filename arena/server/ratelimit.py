@@ -5,11 +5,14 @@ An address with none left gets 429 with ``Retry-After`` (whole seconds until its
 request is not read at all. Reads are not limited here: they change nothing and the leaderboard polls.
 
 Design detail: the address is the TCP peer, never a header such as X-Forwarded-For, which any client can
-write. Behind a reverse proxy every client shares the proxy's bucket: give the proxy its own limits.
+write. Behind a reverse proxy every client shares the proxy's bucket: give the proxy its own limits. An
+IPv4 client has a bucket per address; an IPv6 client one per /64 (``client_key``), since one subscriber
+is routinely given a whole /64 and could otherwise take a fresh bucket per address.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import threading
 import time
@@ -21,6 +24,23 @@ from arena.server.http import error_response
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 MAX_TRACKED = 10_000  # addresses remembered; past it, the full (idle) buckets are forgotten
+
+
+IPV6_PREFIX = 64  # the IPv6 addresses one client is assumed to hold
+
+
+def client_key(host: str) -> str:
+    """Returns the bucket key of a client address: an IPv4 address itself (also when mapped into IPv6),
+    an IPv6 address's /64 network, anything that is no address (a Unix socket's peer) as it is."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, IPV6_PREFIX), strict=False))
+    return str(address)
 
 
 class TokenBucket:
@@ -72,7 +92,7 @@ class RateLimitMiddleware:
             and scope["path"].startswith(self.prefix)
         ):
             client = scope.get("client")
-            wait = self.bucket.take(client[0] if client else "unknown")
+            wait = self.bucket.take(client_key(client[0]) if client else "unknown")
             if wait > 0:
                 seconds = max(1, math.ceil(wait))
                 message = f"too many writes from this address: try again in {seconds} s"

@@ -97,7 +97,8 @@ async def submit_bot(request: Request) -> Response:
     params = submit_parameters(request)
     token = bearer(request)
     exists = await run_in_threadpool(check_owner, app.client, name, token)
-    archive = await read_body(request, limits.packed_bytes)
+    async with app.uploads.hold():  # 503 when the server reads enough uploads already
+        archive = await read_body(request, limits.packed_bytes)
     if (params["builtin"] is None) != bool(archive):
         raise ApiError(400, "send the bot's packed folder (tar.gz) as the body, or builtin= with no body")
 

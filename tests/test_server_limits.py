@@ -1,0 +1,175 @@
+"""The server's limits on slow and many uploads, its rate-limit buckets and its archive limits, and the
+worker skipping superseded smoke matches (issue 16's red-team findings).
+
+Uploads are tried against a real ``arena server`` process over raw sockets: a test waits on the
+server's answer (with a generous socket timeout), never on a sleep.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.queue.archives import ArchiveLimits
+from arena.server.app import ServerConfig
+from arena.server.ratelimit import RateLimitMiddleware, TokenBucket, client_key
+from tests.conftest import REPO
+from tests.test_attacks_server import head, no_traceback, raw, running_server, status_of
+from tests.test_queue import wait_until
+from tests.test_server import TOKEN
+
+UPLOAD = "/api/v1/bots/slow?games=ninjan&entry=python%20bot.py"
+
+
+@pytest.fixture
+def slow_server(redis_url: str, tmp_path: Path) -> Iterator[str]:
+    """Returns the address of a real server that waits 1 s for a body and reads two uploads at once."""
+    options = ("--upload-seconds", "1", "--max-uploads", "2", "--write-burst", "1000")
+    with running_server(redis_url, tmp_path, *options) as address:
+        yield address
+
+
+@pytest.fixture
+def patient_server(redis_url: str, tmp_path: Path) -> Iterator[str]:
+    """Returns the address of a real server that waits 10 minutes for a body, two uploads at once."""
+    options = ("--upload-seconds", "600", "--max-uploads", "2", "--write-burst", "1000")
+    with running_server(redis_url, tmp_path, *options) as address:
+        yield address
+
+
+def stalled(address: str, path: str = UPLOAD) -> socket.socket:
+    """Opens an upload that declares 1 MB and sends 10 bytes of it, then nothing."""
+    host, port = address.split(":")
+    conn = socket.create_connection((host, int(port)), timeout=60)
+    conn.sendall(head("POST", path, "Content-Length: 1000000") + b"x" * 10)
+    return conn
+
+
+def answer_of(conn: socket.socket) -> bytes:
+    """Returns what the server answers on ``conn`` until it closes it (60 s at most per read)."""
+    chunks = []
+    while chunk := conn.recv(65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def json_error(answer: bytes) -> str:
+    """Returns the ``error`` of a JSON error answer (asserting it is one line, with no traceback)."""
+    text = answer.decode("latin-1")
+    no_traceback(text)
+    body = text.split("\r\n\r\n", 1)[1]
+    error = json.loads(body)["error"]
+    assert "\n" not in error, error
+    return error
+
+
+def test_an_upload_that_never_finishes_is_answered_408_and_closed(slow_server: str, client: Any) -> None:
+    before = sorted(client.keys("*"))
+    with stalled(slow_server) as conn:
+        answer = answer_of(conn)  # the server answers and closes: the client never finishes
+    assert status_of(answer) == 408, answer[:300]
+    assert "did not arrive within 1 s" in json_error(answer)
+    assert sorted(client.keys("*")) == before
+
+
+def test_a_json_body_that_never_finishes_is_answered_408(slow_server: str) -> None:
+    host, port = slow_server.split(":")
+    organiser = f"Authorization: Bearer {TOKEN}"
+    with socket.create_connection((host, int(port)), timeout=60) as conn:
+        conn.sendall(head("POST", "/api/v1/tournaments", organiser, "Content-Length: 100") + b'{"game"')
+        answer = answer_of(conn)
+    assert status_of(answer) == 408, answer[:300]
+    assert "did not arrive within 1 s" in json_error(answer)
+
+
+def test_uploads_past_the_cap_are_refused_503_before_their_body_is_read(patient_server: str) -> None:
+    empty = head("POST", UPLOAD, "Content-Length: 0")  # a 400 (no body) once a slot is free
+
+    def third() -> int:
+        return status_of(raw(patient_server, empty))
+
+    first, second = stalled(patient_server), stalled(patient_server)
+    try:
+        wait_until(lambda: third() == 503, "both upload slots to be held", limit=60)
+        host, port = patient_server.split(":")
+        with socket.create_connection((host, int(port)), timeout=60) as conn:
+            conn.sendall(head("POST", UPLOAD, "Content-Length: 1000000") + b"x" * 10)  # never finished
+            answer = answer_of(conn)  # refused without waiting for the body
+        assert status_of(answer) == 503, answer[:300]
+        assert b"\r\nretry-after: 600\r\n" in answer.lower()
+        assert "reading 2 uploads already" in json_error(answer)
+    finally:
+        first.close()
+    try:
+        wait_until(lambda: third() == 400, "a slot to be given back when its client went away", limit=60)
+    finally:
+        second.close()
+
+
+@pytest.mark.parametrize(
+    ("limits", "field"),
+    [
+        (ArchiveLimits(packed_bytes=11 * 2**20), "packed_bytes"),
+        (ArchiveLimits(unpacked_bytes=200 * 2**20), "unpacked_bytes"),
+        (ArchiveLimits(files=10_001), "files"),
+    ],
+)
+def test_archive_limits_above_the_workers_are_refused_at_start(limits: ArchiveLimits, field: str) -> None:
+    with pytest.raises(ValueError, match=f"above the workers' \\({field} .*lower --max-upload-mb"):
+        ServerConfig(archive_limits=limits)
+    ServerConfig(archive_limits=ArchiveLimits(packed_bytes=2**20, unpacked_bytes=2**20, files=10))
+
+
+def test_the_server_command_refuses_limits_no_worker_accepts(redis_url: str) -> None:
+    env = {**os.environ, "ARENA_REDIS_URL": redis_url}
+    argv = [sys.executable, "-m", "arena.cli", "server", "--max-unpacked-mb", "500"]
+    done = subprocess.run(argv, env=env, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "above the workers'" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+# Rate-limit buckets: one per IPv4 address, one per IPv6 /64.
+
+
+@pytest.mark.parametrize(
+    ("address", "key"),
+    [
+        ("192.0.2.7", "192.0.2.7"),
+        ("2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64"),
+        ("2001:db8:1:2::1", "2001:db8:1:2::/64"),
+        ("2001:db8:1:3::1", "2001:db8:1:3::/64"),
+        ("::ffff:192.0.2.7", "192.0.2.7"),  # an IPv4 client of a dual-stack socket
+        ("testclient", "testclient"),  # not an address (Starlette's test client): kept as it is
+    ],
+)
+def test_clients_are_bucketed_by_ipv4_address_and_ipv6_64(address: str, key: str) -> None:
+    assert client_key(address) == key
+
+
+def test_every_address_of_an_ipv6_64_shares_one_bucket() -> None:
+    answers: list[int] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        answers.append(200)
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            answers.append(message["status"])
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b""}
+
+    limiter = RateLimitMiddleware(app, TokenBucket(per_minute=0.01, burst=2))
+    for host in ["2001:db8::1", "2001:db8::2", "2001:db8::ffff:1", "2001:db8:0:1::1", "192.0.2.1"]:
+        scope = {"type": "http", "method": "POST", "path": "/api/v1/bots/x", "client": (host, 4000)}
+        asyncio.run(limiter(scope, receive, send))
+    assert answers == [200, 200, 429, 200, 200]  # the third of the /64 is refused; others are not
