@@ -8,11 +8,7 @@ and restarted, and ``arena ladder stop`` stops it.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,16 +17,16 @@ import pytest
 from starlette.testclient import TestClient
 
 from arena.queue import keys
-from arena.queue.connection import connect
 from arena.server.app import ServerConfig, create_app
 from arena.server.auth import OrganiserToken
-from tests.conftest import REPO, SEED_KEY_ENV, RedisServer, free_port, run_arena
+from tests.conftest import SEED_KEY_ENV, run_arena
+from tests.hosted import ORGANISER_TOKEN, HostedPlatform, get, hosted
 from tests.test_queue import wait_until
 from tests.test_server import snapshot
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 
-TOKEN = "organiser-" + "0123456789abcdef" * 2
+TOKEN = ORGANISER_TOKEN
 LADDER = {"game": "ninjan", "bots": ["random", "greedy"], "seed": 3, "ahead": 2}
 LIMIT = 120.0  # seconds: a safety limit for matches to be played, never a timing assertion
 
@@ -172,93 +168,18 @@ def test_a_server_restarted_in_process_resumes_a_running_ladder(
         assert client.xlen(keys.JOBS_STREAM) == 4  # matches 3 and 4, numbered on from the record
 
 
-class Platform:
-    """Redis, an ``arena server`` (which the test kills and restarts) and one ``arena worker``."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.redis = RedisServer(folder / "redis-data")
-        self.url = f"http://127.0.0.1:{free_port()}"
-        self.token_file = folder / "organiser-token"
-        self.server: subprocess.Popen | None = None
-        self.worker: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        (self.folder / "redis-data").mkdir(parents=True)
-        self.redis.start()
-        self.token_file.write_text(TOKEN + "\n")
-        self.start_server()
-        url_file = self.folder / "redis-url"
-        url_file.write_text(self.redis.url + "\n")
-        env = {k: v for k, v in os.environ.items() if k != "ARENA_REDIS_URL"}
-        env |= {**SEED_KEY_ENV, "XDG_STATE_HOME": str(self.folder / "worker")}
-        self.worker = arena(["worker", "--redis-url-file", str(url_file), "--idle-timeout", "20"], env)
-
-    def start_server(self) -> None:
-        """Starts the server; returns once it answers."""
-        env = {**os.environ, **SEED_KEY_ENV, "ARENA_REDIS_URL": self.redis.url}
-        env["XDG_STATE_HOME"] = str(self.folder / "server-state")
-        port = self.url.rsplit(":", 1)[1]
-        argv = ["server", "--port", port, "--organiser-token-file", str(self.token_file)]
-        self.server = arena(argv, env)
-        wait_until(self.answers, "the server to answer", limit=60)
-
-    def answers(self) -> bool:
-        assert self.server is not None and self.server.poll() is None, "the server exited"
-        try:
-            return get(f"{self.url}/api/v1/ladders") is not None
-        except OSError:
-            return False
-
-    def redis_client(self) -> Any:
-        """Returns a client of the platform's Redis (the test reads counts the API no longer lists)."""
-        return connect(self.redis.url)
-
-    def kill_server(self) -> None:
-        """Kills the server at once (SIGKILL), as a crash would: no shutdown code runs."""
-        assert self.server is not None
-        self.server.kill()
-        self.server.wait()
-
-    def stop(self) -> None:
-        for proc in (self.server, self.worker):
-            if proc is not None and proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
-        self.redis.kill()
-
-
-def arena(argv: list[str], env: dict[str, str]) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", *argv], env=env, cwd=REPO, stdin=subprocess.DEVNULL
-    )
-
-
-def get(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return json.loads(response.read())
-
-
 @pytest.fixture
-def platform(tmp_path: Path) -> Iterator[Platform]:
-    hosted = Platform(tmp_path / "platform")
-    hosted.start()
-    try:
-        yield hosted
-    finally:
-        hosted.stop()
+def platform(tmp_path: Path) -> Iterator[HostedPlatform]:
+    with hosted(tmp_path / "platform") as started:
+        yield started
 
 
-def ladder_of(platform: Platform, lid: str) -> dict | None:
+def ladder_of(platform: HostedPlatform, lid: str) -> dict | None:
     """Returns the ladder as the server lists it, None if it is not listed."""
     return next((ld for ld in get(f"{platform.url}/api/v1/ladders")["ladders"] if ld["id"] == lid), None)
 
 
-def games(platform: Platform) -> dict[str, int]:
+def games(platform: HostedPlatform) -> dict[str, int]:
     """Returns each bot's games on the Ninjan leaderboard the server shows."""
     return {row["bot"]: row["games"] for row in get(f"{platform.url}/api/leaderboard/ninjan")["rows"]}
 
@@ -266,7 +187,7 @@ def games(platform: Platform) -> dict[str, int]:
 @pytest.mark.e2e
 @pytest.mark.slow
 def test_the_organiser_runs_a_ladder_on_the_server_through_a_restart(
-    platform: Platform, tmp_path: Path
+    platform: HostedPlatform, tmp_path: Path
 ) -> None:
     env = {"XDG_STATE_HOME": str(tmp_path / "organiser"), "ARENA_REDIS_URL": ""}
     server = ["--server", platform.url]
@@ -316,7 +237,7 @@ def test_the_organiser_runs_a_ladder_on_the_server_through_a_restart(
     assert again.returncode == 2 and "no ladder" in again.stderr
 
 
-def ladder_of_hash(platform: Platform, lid: str) -> dict[str, int]:
+def ladder_of_hash(platform: HostedPlatform, lid: str) -> dict[str, int]:
     """Returns the ladder's counts from its tournament hash in Redis (read after it is stopped)."""
     fields = platform.redis_client().hmget(keys.tournament(lid), ["total", "recorded", "dead"])
     return dict(zip(("total", "recorded", "dead"), (int(v or 0) for v in fields), strict=True))

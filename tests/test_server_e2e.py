@@ -10,11 +10,9 @@ environment; neither has it on its command line.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO, SEED_KEY_ENV, RedisServer, free_port, run_arena
+from tests.conftest import REPO, free_port, run_arena
+from tests.hosted import HostedPlatform, hosted
 from tests.test_queue import wait_until
 
 pytestmark = [
@@ -32,77 +31,13 @@ pytestmark = [
 ]
 
 SUBMITTED = REPO / "tests" / "bots" / "submitted"
-TOKEN = "organiser-" + "0123456789abcdef" * 2
 SMOKE_LIMIT = 180.0  # seconds: a safety limit for a smoke match to be played, not a timing assertion
 
 
-class Platform:
-    """The hosted platform's processes: Redis, the server and two workers, stopped at the end."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.redis = RedisServer(folder / "redis-data")
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.token_file = folder / "organiser-token"
-        self.procs: list[subprocess.Popen] = []
-
-    def start(self) -> None:
-        """Starts Redis, the server (returns once it answers) and the workers."""
-        (self.folder / "redis-data").mkdir(parents=True)
-        self.redis.start()
-        self.token_file.write_text(TOKEN + "\n")
-        url_file = self.folder / "redis-url"
-        url_file.write_text(self.redis.url + "\n")
-        url_file.chmod(0o600)
-        server_env = {**os.environ, **SEED_KEY_ENV, "ARENA_REDIS_URL": self.redis.url}
-        server_env["XDG_STATE_HOME"] = str(self.folder / "server-state")
-        argv = ["server", "--port", str(self.port), "--organiser-token-file", str(self.token_file)]
-        self.procs.append(self.arena(argv, server_env))
-        wait_until(self.answers, "the server to answer", limit=60)
-        for n in range(2):
-            env = {k: v for k, v in os.environ.items() if k != "ARENA_REDIS_URL"}
-            env["XDG_STATE_HOME"] = str(self.folder / f"worker-{n}")
-            self.procs.append(
-                self.arena(["worker", "--redis-url-file", str(url_file), "--idle-timeout", "20"], env)
-            )
-
-    @staticmethod
-    def arena(argv: list[str], env: dict[str, str]) -> subprocess.Popen:
-        return subprocess.Popen(
-            [sys.executable, "-m", "arena.cli", *argv], env=env, cwd=REPO, stdin=subprocess.DEVNULL
-        )
-
-    def answers(self) -> bool:
-        """Returns True once the server answers its API."""
-        for proc in self.procs:
-            assert proc.poll() is None, f"{proc.args} exited with {proc.returncode}"
-        try:
-            with urllib.request.urlopen(f"{self.url}/api/v1/bots", timeout=2) as response:
-                return response.status == 200
-        except OSError:
-            return False
-
-    def stop(self) -> None:
-        for proc in self.procs:
-            proc.terminate()
-        for proc in self.procs:
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        self.redis.kill()
-
-
 @pytest.fixture
-def platform(tmp_path: Path) -> Iterator[Platform]:
-    hosted = Platform(tmp_path / "platform")
-    hosted.start()
-    try:
-        yield hosted
-    finally:
-        hosted.stop()
+def platform(tmp_path: Path) -> Iterator[HostedPlatform]:
+    with hosted(tmp_path / "platform", workers=2) as started:
+        yield started
 
 
 def participant(tmp_path: Path, server: str) -> Any:
@@ -138,7 +73,7 @@ def submit(run: Any, name: str, folder: Path, secret: str | None = None) -> dict
 
 
 def test_a_participant_without_redis_and_an_organiser_use_only_the_server(
-    platform: Platform, tmp_path: Path
+    platform: HostedPlatform, tmp_path: Path
 ) -> None:
     run = participant(tmp_path, platform.url)
     folders = {}
