@@ -206,6 +206,8 @@ class Worker:
             self._retry(lambda: regression.resume(self.client, match_id))  # a series left mid-step
             self._retry(lambda: self.client.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, entry_id))
             return None
+        if job.smoke and self._retry(lambda: smoke.skip_if_superseded(self.client, job, entry_id)):
+            return None  # a newer version came: no build, no match (arena.queue.smoke)
         attempts = int(fields["attempts"])
         if attempts > MAX_ATTEMPTS:
             error = fields.get("error") or f"the worker running it stopped {MAX_ATTEMPTS} times"
