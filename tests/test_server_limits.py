@@ -19,13 +19,17 @@ from typing import Any
 
 import pytest
 
+from arena.queue import keys, smoke
 from arena.queue.archives import ArchiveLimits
+from arena.queue.jobs import load_job
 from arena.server.app import ServerConfig
 from arena.server.ratelimit import RateLimitMiddleware, TokenBucket, client_key
 from tests.conftest import REPO
 from tests.test_attacks_server import head, no_traceback, raw, running_server, status_of
+from tests.test_forfeits import sandbox_works, submit_files, worker
 from tests.test_queue import wait_until
 from tests.test_server import TOKEN
+from tests.test_smoke import RANDOM_BOT
 
 UPLOAD = "/api/v1/bots/slow?games=ninjan&entry=python%20bot.py"
 
@@ -173,3 +177,40 @@ def test_every_address_of_an_ipv6_64_shares_one_bucket() -> None:
         scope = {"type": "http", "method": "POST", "path": "/api/v1/bots/x", "client": (host, 4000)}
         asyncio.run(limiter(scope, receive, send))
     assert answers == [200, 200, 429, 200, 200]  # the third of the /64 is refused; others are not
+
+
+# Superseded smoke matches are not played.
+
+
+def test_a_smoke_match_of_a_superseded_candidate_is_neither_built_nor_played(
+    client: Any, redis_url: str, tmp_path: Path
+) -> None:
+    if not sandbox_works():
+        pytest.skip("needs a working bubblewrap sandbox")
+    built = "sh -c 'touch built-marker'"
+    files = {"bot.py": RANDOM_BOT}
+    old = submit_files(client, tmp_path, "busy", files, "python bot.py", build=built, activate=False)
+    first = smoke.request_smoke(client, "busy", old)
+    client.hset(keys.bot("busy"), "candidate", "0" * 12)  # stands in for a newer submission
+    cache = tmp_path / "cache"
+    assert worker(client, redis_url, cache).run(burst=True) == 1
+    status = smoke.status(client, old)
+    assert status["status"] == smoke.SmokeStatus.SUPERSEDED, status
+    assert "no longer the candidate" in status["reason"]
+    assert load_job(client, first)[1]["status"] == "recorded"
+    assert not (cache / old).exists() and not (cache / f"{old}-built").exists()  # no unpack, no build
+    assert client.hget(keys.bot("busy"), "version") != old
+    assert client.xpending(keys.JOBS_STREAM, keys.WORKERS_GROUP)["pending"] == 0
+    assert not client.exists(keys.DEAD_STREAM, keys.results("ninjan"))
+
+
+def test_a_smoke_match_of_the_current_candidate_is_still_played(
+    client: Any, redis_url: str, tmp_path: Path
+) -> None:
+    if not sandbox_works():
+        pytest.skip("needs a working bubblewrap sandbox")
+    version = submit_files(client, tmp_path, "kept", {"bot.py": RANDOM_BOT}, "python bot.py", activate=False)
+    smoke.request_smoke(client, "kept", version)
+    assert worker(client, redis_url, tmp_path / "cache").run(burst=True) == 1
+    assert smoke.status(client, version)["status"] == smoke.SmokeStatus.PASSED
+    assert client.hget(keys.bot("kept"), "version") == version

@@ -10,6 +10,11 @@ still the one tested (a newer submission is not overwritten by an older one's pa
 status says why (never joined, crashed, ran out of strikes, the build failed) with the tail of the
 bot's log, which ``arena bots show`` and the server's API show to the submitter.
 
+A smoke job whose version is neither the bot's candidate nor its active version when a worker takes it
+(a newer version was submitted, or the bot was removed) is not played at all (``skip_if_superseded``): no build, no match,
+status ``superseded``. Otherwise one address submitting 30 versions a minute would keep the workers
+busy with builds of up to 120 s each for versions nobody will use.
+
 Design detail: each request gets a fresh match id, stored in the status; a worker's verdict is kept
 only if its match id is still the latest request's, so a re-request supersedes a slow earlier one.
 """
@@ -38,6 +43,7 @@ class SmokeStatus(enum.StrEnum):
     PENDING = "pending"  # queued or being played
     PASSED = "passed"  # joined and played to the end; the bot's active version if still its candidate
     FAILED = "failed"  # see ``reason`` and ``log``
+    SUPERSEDED = "superseded"  # not played: a newer version (or the bot's removal) came first
 
 
 def request_smoke(client: redis.Redis, bot_name: str, version: str) -> str:
@@ -140,6 +146,44 @@ def finish(
     )
     if passed:  # active now unless superseded: a regression series requested for it starts
         regression.activated(client, bot, version)
+
+
+# KEYS: smoke hash, bot hash, job hash, job stream. ARGV: match id, version, status, reason, now,
+# recorded status, group, entry id.
+_SKIP = """
+local wanted = redis.call('HMGET', KEYS[2], 'candidate', 'version')
+if wanted[1] == ARGV[2] or wanted[2] == ARGV[2] then return 0 end
+if redis.call('HGET', KEYS[1], 'match_id') == ARGV[1] then
+  redis.call('HSET', KEYS[1], 'status', ARGV[3], 'reason', ARGV[4], 'log', '', 'updated', ARGV[5])
+end
+redis.call('HSET', KEYS[3], 'status', ARGV[6], 'error', '')
+if ARGV[8] ~= '' then redis.call('XACK', KEYS[4], ARGV[7], ARGV[8]) end
+return 1
+"""
+
+
+def skip_if_superseded(client: redis.Redis, job: MatchJob, entry_id: str = "") -> bool:
+    """Returns True, with the job acknowledged and the version's status ``superseded``, when the
+    job's version is neither its bot's candidate nor its active version (nothing is built or played
+    then); False, changing nothing, when it is one of them."""
+    bot, version = job.bots[0], job.versions[0]
+    reason = f"not played: {version} is no longer the candidate of bot {bot} (a newer version or removal)"
+    skipped = run_script(
+        client,
+        _SKIP,
+        (keys.smoke(version), keys.bot(bot), keys.job(job.match_id), keys.JOBS_STREAM),
+        (
+            job.match_id,
+            version,
+            SmokeStatus.SUPERSEDED.value,
+            reason,
+            repr(time.time()),
+            JobStatus.RECORDED.value,
+            keys.WORKERS_GROUP,
+            entry_id,
+        ),
+    )
+    return bool(skipped)
 
 
 def could_not_play(client: redis.Redis, job: MatchJob, error: str) -> None:
