@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import threading
 from pathlib import Path
 from typing import Any
@@ -55,11 +56,20 @@ class BadRequest(Exception):
     """A query parameter the API cannot use (a limit out of range, a cursor it did not hand out)."""
 
 
-class Backend:
-    """The app's state: the Redis client and the re-run replays (fits are cached in Redis)."""
+OWNER_ONLY = (  # what a public replay says instead of the bots' output (docs/security.md)
+    "Bot output is shown only to each bot's owner: GET /api/v1/matches/MATCH/log/SEAT with the bot's "
+    "secret. Think times are public."
+)
 
-    def __init__(self, client: redis.Redis) -> None:
+
+class Backend:
+    """The app's state: the Redis client and the re-run replays (fits are cached in Redis).
+    ``bot_output`` False (``arena server``): replays carry think times but no bot's output, which is
+    its owner's; True (this machine's own leaderboard): everything."""
+
+    def __init__(self, client: redis.Redis, bot_output: bool = True) -> None:
         self.client = client
+        self.bot_output = bot_output
         self._frames: collections.OrderedDict[str, dict[str, Any]] = collections.OrderedDict()
         self._lock = threading.Lock()  # handlers run in a thread pool
 
@@ -77,7 +87,10 @@ class Backend:
         if stored_log is not None:  # the bots' output per step and think times (arena/view_static/view.js)
             with contextlib.suppress(botlog.MatchLogError):
                 log = botlog.parse_match_log(stored_log.decode("utf-8", errors="replace"), match_id)
-                replay = frames.with_match_log(replay, log) | {"match_log": {"found": True}}
+                found = {"found": True} if self.bot_output else {"found": False, "problem": OWNER_ONLY}
+                if not self.bot_output:
+                    log = dataclasses.replace(log, lines=(), cut="")
+                replay = frames.with_match_log(replay, log) | {"match_log": found}
         with self._lock:
             self._frames[match_id] = replay
             while len(self._frames) > FRAME_CACHE_SIZE:
@@ -220,8 +233,9 @@ async def security_headers(request: Request, call_next: Any) -> Response:
     return response
 
 
-def create_app(redis_url: str, client: redis.Redis | None = None) -> Starlette:
-    """Returns the app reading the tournament data at ``redis_url``."""
+def create_app(redis_url: str, client: redis.Redis | None = None, bot_output: bool = True) -> Starlette:
+    """Returns the app reading the tournament data at ``redis_url``; ``bot_output`` False serves no
+    bot's output in replays (``Backend``)."""
     routes = [
         Route("/api/games", api_games),
         Route("/api/stamp", api_stamp),
@@ -251,5 +265,5 @@ def create_app(redis_url: str, client: redis.Redis | None = None) -> Starlette:
         ],
         exception_handlers={NotFound: not_found, BadRequest: bad_request, data.CursorError: bad_request},
     )
-    app.state.backend = Backend(client or connect(redis_url))
+    app.state.backend = Backend(client or connect(redis_url), bot_output)
     return app
