@@ -1,5 +1,6 @@
 """The server's ASGI app: the JSON API under ``/api/v1`` and the leaderboard's pages and read API
-(``leaderboard.app``) mounted beside it, behind one rate limiter for writes.
+(``leaderboard.app``) mounted beside it, behind one rate limiter for writes. The public pages show
+replays, results and think times but no bot's output, which its owner reads with the bot's secret.
 
 Every API answer is JSON; every error is ``{"error": "one line saying what to do"}`` with its status:
 400 a malformed request, 401 a missing credential, 403 a wrong one, 404 nothing there, 408 a body that
@@ -101,6 +102,7 @@ def routes() -> list[Route]:
             f"{API}/tournaments/{{tournament_id}}/results", tournaments.tournament_results, methods=["GET"]
         ),
         Route(f"{API}/matches/{{match_id}}/log", tournaments.match_log, methods=["GET"]),
+        Route(f"{API}/matches/{{match_id}}/log/{{seat:int}}", tournaments.seat_log, methods=["GET"]),
         Route(f"{API}/ladders", routes_ladders.list_ladders, methods=["GET"]),
         Route(f"{API}/ladders", routes_ladders.start_ladder, methods=["POST"]),
         Route(f"{API}/ladders/{{ladder_id}}", routes_ladders.stop_ladder, methods=["DELETE"]),
@@ -117,7 +119,7 @@ def create_app(redis_url: str, config: ServerConfig, client: redis.Redis | None 
     client = client or connect(redis_url)
     bucket = TokenBucket(config.writes_per_minute, config.write_burst)
     app = Starlette(
-        routes=[*routes(), Mount("/", leaderboard_app(redis_url, client))],
+        routes=[*routes(), Mount("/", leaderboard_app(redis_url, client, bot_output=False))],
         middleware=[Middleware(RateLimitMiddleware, bucket=bucket)],
         exception_handlers={ApiError: api_error, HTTPException: http_error, redis.RedisError: redis_down},
         lifespan=routes_ladders.lifespan,  # resumes the recorded ladders, stops their threads at exit

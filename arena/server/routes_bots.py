@@ -5,7 +5,8 @@
 registers a built-in bot under the name. A new name answers 201 with its owner secret, shown only
 then; a new version of an existing bot needs that secret as ``Authorization: Bearer``. A new version
 of a folder bot plays a smoke match against ``random`` and becomes the one tournaments use only if it
-passes; ``GET /api/v1/bots/{name}`` shows how that went (status, reason, the log's tail).
+passes; ``GET /api/v1/bots/{name}`` shows how that went (status, reason, and to the owner alone, with
+the secret as ``Authorization: Bearer``, the tail of the bot's log: a bot's output is its owner's).
 ``&test_against=previous[&sprt=elo0=-10,elo1=0]`` asks for a regression test against the bot's active
 version, started when the new one becomes active; ``regression`` in the bot's JSON has its verdict
 (``arena.queue.regression``).
@@ -48,11 +49,18 @@ def refused(exc: Exception) -> ApiError:
     return ApiError(422, str(exc))
 
 
-def bot_json(client: Any, found: submissions.Submission) -> dict[str, Any]:
-    """Returns a bot as the API shows it: the stored submission and its newest version's smoke match."""
+LOG_HIDDEN = "the log is its owner's: show the bot with its owner secret ('Authorization: Bearer SECRET')"
+
+
+def bot_json(client: Any, found: submissions.Submission, owner: bool) -> dict[str, Any]:
+    """Returns a bot as the API shows it: the stored submission and its newest version's smoke match,
+    whose log tail only its ``owner`` sees (``log_hidden`` says so to anyone else)."""
     newest = found.candidate or found.version
     series = regression.for_bot(client, found.candidate, found.version)
-    return {**found.to_json(), "smoke": smoke.status(client, newest) or None, "regression": series}
+    ran = smoke.status(client, newest) or None
+    if ran and not owner:
+        ran = {**ran, "log": "", "log_hidden": LOG_HIDDEN}
+    return {**found.to_json(), "smoke": ran, "regression": series}
 
 
 async def list_bots(request: Request) -> Response:
@@ -63,14 +71,17 @@ async def list_bots(request: Request) -> Response:
 
 
 async def show_bot(request: Request) -> Response:
-    """``GET /api/v1/bots/{name}``: one bot with its versions and its smoke match."""
+    """``GET /api/v1/bots/{name}``: one bot with its versions and its smoke match (the log's tail
+    with the owner secret as bearer token; a wrong secret is a 403, none shows the rest)."""
     name, client = bot_name(request), state(request).client
+    token = bearer(request)
 
     def read() -> dict[str, Any]:
+        owner = token is not None and check_owner(client, name, token)
         found = submissions.load(client, name)
         if found is None:
             raise ApiError(404, f"no submitted bot {name!r}: see GET /api/v1/bots")
-        return bot_json(client, found)
+        return bot_json(client, found, owner)
 
     return JSONResponse(await run_in_threadpool(read))
 
@@ -126,7 +137,7 @@ async def submit_bot(request: Request) -> Response:
                 smoke.request_smoke(app.client, name, found.candidate)
         except (submissions.SubmissionError, ArchiveError) as exc:
             raise refused(exc) from None
-        return {"bot": bot_json(app.client, found), "secret": secret}
+        return {"bot": bot_json(app.client, found, owner=True), "secret": secret}
 
     answer = await run_in_threadpool(store)
     return JSONResponse(answer, status_code=200 if exists else 201)

@@ -1,5 +1,7 @@
 """The tournaments API: create one (organiser token), read the queue, a tournament's standings, its
-results page by page, and a match's log (its replay and, for a failed job, the error).
+results page by page, and a match's log (its replay and, for a failed job, the error). A seat's output
+(what its bot wrote, stamped by decision step) is its owner's: ``GET /api/v1/matches/{id}/log/{seat}``
+with the bot's owner secret as bearer token.
 
 ``POST /api/v1/tournaments`` takes ``{"game", "bots": [...], "format", "players", "rounds", "seed",
 "duplicate_deals", "deadline_ms"}``; every parameter is checked (``arena.server.tournaments``) before a
@@ -15,8 +17,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from arena.queue import keys, store
+from arena.queue import keys, replays, store
+from arena.referee import botlog
 from arena.server import tournaments
+from arena.server.auth import check_owner
 from arena.server.http import ApiError, bearer, query_int, read_json
 from arena.server.routes_bots import state
 
@@ -130,11 +134,17 @@ async def tournament_results(request: Request) -> Response:
     return JSONResponse(await run_in_threadpool(read))
 
 
-async def match_log(request: Request) -> Response:
-    """``GET /api/v1/matches/{id}/log``: a recorded match's replay (JSON Lines), or a failed job's error."""
-    match_id, client = request.path_params["match_id"], state(request).client
+def checked_match_id(request: Request) -> str:
+    """Returns the path's match id; raises 400 for one no match could have."""
+    match_id = request.path_params["match_id"]
     if not (0 < len(match_id) <= 128 and all(c.isalnum() or c in "-_.:" for c in match_id)):
         raise ApiError(400, f"malformed match id {match_id[:40]!r}")
+    return match_id
+
+
+async def match_log(request: Request) -> Response:
+    """``GET /api/v1/matches/{id}/log``: a recorded match's replay (JSON Lines), or a failed job's error."""
+    match_id, client = checked_match_id(request), state(request).client
 
     def read() -> tuple[str | None, dict[str, str]]:
         return store.replay_text(client, match_id), client.hgetall(keys.job(match_id))
@@ -146,3 +156,42 @@ async def match_log(request: Request) -> Response:
         fields = {k: job[k] for k in ("status", "attempts", "error") if k in job}
         return JSONResponse({"match_id": match_id, **fields})
     raise ApiError(404, f"no match {match_id!r} is recorded or queued")
+
+
+async def seat_log(request: Request) -> Response:
+    """``GET /api/v1/matches/{id}/log/{seat}``: what the bot in ``seat`` wrote during the match, each
+    line with its decision step, for that bot's owner only (its secret as bearer token)."""
+    match_id, client = checked_match_id(request), state(request).client
+    seat, token = request.path_params["seat"], bearer(request)
+    if token is None:
+        raise ApiError(401, "a bot's output is its owner's: send its owner secret as 'Authorization: Bearer'")
+    log = await run_in_threadpool(stored_log, client, match_id)
+    players = log.header.get("players") or []
+    if not 0 <= seat < len(players):
+        raise ApiError(404, f"match {match_id} has seats 0 to {len(players) - 1}, not {seat}")
+    await run_in_threadpool(check_seat_owner, client, log, seat, token)
+    lines = [{"step": line.step, "text": line.text} for s, line in log.lines if s == seat]
+    answer = {"match_id": match_id, "seat": seat, "bot": log.bot(seat), "lines": lines, "cut": log.cut}
+    return JSONResponse(answer)
+
+
+def stored_log(client: Any, match_id: str) -> botlog.MatchLog:
+    """Returns a recorded match's stored log; raises 404 when there is none to read."""
+    data = replays.store_for(client).get(match_id, botlog.STORE_KIND)
+    if data is None:
+        raise ApiError(404, f"no log is stored for match {match_id!r} (a recorded tournament match has one)")
+    try:
+        return botlog.parse_match_log(data.decode("utf-8", errors="replace"), f"match {match_id}")
+    except botlog.MatchLogError:
+        raise ApiError(404, f"the stored log of match {match_id} cannot be read") from None
+
+
+def check_seat_owner(client: Any, log: botlog.MatchLog, seat: int, token: str) -> None:
+    """Returns if ``token`` is the owner secret of the bot that played ``seat``; raises 401/403
+    otherwise, also when the name was registered again since (removing a bot drops its list of
+    matches, so the match is not among the new bot's)."""
+    name, match_id = log.bot(seat), str(log.header.get("match_id"))
+    if not check_owner(client, name, token):  # a built-in, or a removed bot: nobody's secret
+        raise ApiError(403, f"seat {seat} of match {match_id} was played by {name}, owned by no one")
+    if client.lpos(keys.bot_matches(str(log.header.get("game")), name), match_id) is None:
+        raise ApiError(403, f"seat {seat} of match {match_id} was played by an earlier bot named {name}")
