@@ -254,12 +254,15 @@ def list_command(
 def show_command(
     name: Annotated[str, typer.Argument(help="A submitted bot's name.")],
     as_json: JsonOption = False,
+    secret: SecretOption = None,
     server_: ServerOption = None,
     redis_: RedisOption = None,
 ) -> None:
-    """Show one submitted bot: games, kind, version, entry command, sizes, every version, smoke match."""
+    """Show one submitted bot: games, kind, version, entry command, sizes, every version, smoke match
+    (with --server, its log's tail only with the owner --secret)."""
     if server_:
-        answer = remote(server_, lambda c: c.call("GET", f"/api/v1/bots/{quote(name, safe='')}"))
+        path = f"/api/v1/bots/{quote(name, safe='')}"
+        answer = remote(server_, lambda c: c.call("GET", path, token=secret))
         found, smoke_state, series = from_json(answer), answer.get("smoke"), answer.get("regression")
     else:
         found, smoke_state = call(redis_, lambda c: load_with_smoke(c, name))
@@ -308,6 +311,8 @@ def format_smoke(state: dict) -> list[str]:
     if state.get("reason"):
         lines.append(f"reason:   {printable(str(state['reason']))}")
     tail = state.get("log") or ""
+    if state.get("log_hidden"):  # a server shows a bot's output to its owner alone
+        lines.append(f"log tail: hidden ({printable(str(state['log_hidden']))}: pass --secret)")
     if tail:
         lines.append("log tail:")
         lines += [f"  {printable(line)}" for line in str(tail).splitlines()]
