@@ -24,7 +24,7 @@ from arena.queue.archives import ArchiveLimits
 from arena.queue.jobs import load_job
 from arena.server.app import ServerConfig
 from arena.server.ratelimit import RateLimitMiddleware, TokenBucket, client_key
-from tests.conftest import REPO
+from tests.conftest import REPO, run_arena
 from tests.test_attacks_server import head, no_traceback, raw, running_server, status_of
 from tests.test_forfeits import sandbox_works, submit_files, worker
 from tests.test_queue import wait_until
@@ -214,3 +214,40 @@ def test_a_smoke_match_of_the_current_candidate_is_still_played(
     assert worker(client, redis_url, tmp_path / "cache").run(burst=True) == 1
     assert smoke.status(client, version)["status"] == smoke.SmokeStatus.PASSED
     assert client.hget(keys.bot("kept"), "version") == version
+
+
+# The CLI shows a bot's smoke log to its owner alone.
+
+
+def test_arena_bots_show_prints_the_smoke_log_only_with_the_owner_secret(
+    patient_server: str, client: Any, tmp_path: Path
+) -> None:
+    folder = tmp_path / "shy"
+    folder.mkdir()
+    (folder / "bot.py").write_text(RANDOM_BOT)
+    url = f"http://{patient_server}"
+    env = {"XDG_STATE_HOME": str(tmp_path / "participant"), "ARENA_REDIS_URL": ""}
+    args = ("--server", url)
+    submitted = run_arena(
+        "bots",
+        "submit",
+        "shy",
+        "--games",
+        "ninjan",
+        "--dir",
+        str(folder),
+        "--entry",
+        "python bot.py",
+        *args,
+        env=env,
+    )
+    assert submitted.returncode == 0, submitted.stderr
+    secret = submitted.stdout.split("owner secret", 1)[1].split(": ", 1)[1].split()[0]
+    client.hset(keys.smoke(client.hget(keys.bot("shy"), "candidate")), "log", "shy's private trace")
+    public = run_arena("bots", "show", "shy", *args, env=env)
+    assert public.returncode == 0 and "shy's private trace" not in public.stdout, public.stderr
+    assert "log tail: hidden" in public.stdout and "pass --secret" in public.stdout
+    owner = run_arena("bots", "show", "shy", "--secret", secret, *args, env=env)
+    assert owner.returncode == 0 and "shy's private trace" in owner.stdout, owner.stdout + owner.stderr
+    wrong = run_arena("bots", "show", "shy", "--secret", "x" * 30, *args, env=env)
+    assert wrong.returncode != 0 and "wrong owner secret" in wrong.stderr and "Traceback" not in wrong.stderr
