@@ -108,7 +108,6 @@ def test_the_stored_counts_agree_with_the_schedule_the_command_records(game: str
 SHORT_OF_95 = {
     "ninja-burger": "search over ninja 71:57 (12 draws) in 140 games, LOS 87.3%: search is only slightly "
     "stronger than ninja (about 55%; 60:44 in the 120 games of docs/rules/ninja-burger.md)",
-    "pnrz": "search over builder 22:17 (1 draw) in 40 games, LOS 76.1%: too few games for a 56-62% edge",
 }
 
 
