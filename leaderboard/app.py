@@ -21,11 +21,12 @@ from typing import Any
 
 import redis
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -226,6 +227,16 @@ async def bad_request(request: Request, exc: Exception) -> Response:
     return JSONResponse({"error": str(exc)}, status_code=400)
 
 
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Returns Starlette's own errors (no such path, method not allowed) as JSON errors under /api/,
+    as every other answer there; pages keep the plain text."""
+    assert isinstance(exc, HTTPException)
+    if not request.url.path.startswith("/api/"):
+        return PlainTextResponse(exc.detail, status_code=exc.status_code, headers=exc.headers)
+    message = f"{exc.detail}: {request.method} {request.url.path[:200]}"
+    return JSONResponse({"error": message}, status_code=exc.status_code, headers=exc.headers)
+
+
 async def security_headers(request: Request, call_next: Any) -> Response:
     """Returns the response with the content policy that forbids inline script and style."""
     response = await call_next(request)
@@ -263,7 +274,12 @@ def create_app(redis_url: str, client: redis.Redis | None = None, bot_output: bo
             Middleware(BaseHTTPMiddleware, dispatch=security_headers),
             Middleware(GZipMiddleware, minimum_size=1000),
         ],
-        exception_handlers={NotFound: not_found, BadRequest: bad_request, data.CursorError: bad_request},
+        exception_handlers={
+            NotFound: not_found,
+            BadRequest: bad_request,
+            data.CursorError: bad_request,
+            HTTPException: http_error,
+        },
     )
     app.state.backend = Backend(client or connect(redis_url), bot_output)
     return app
