@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from arena.queue import keys, store
@@ -588,3 +589,29 @@ def test_a_smoke_matchs_log_tail_is_shown_to_the_owner_alone(api: TestClient, cl
     assert api.get("/api/v1/bots/alice", headers=auth(mallory)).status_code == 403
     mine = api.get("/api/v1/bots/alice", headers=auth(alice["secret"]))
     assert mine.json()["smoke"]["log"] == PLAN and "log_hidden" not in mine.json()["smoke"]
+
+
+def test_every_refusal_under_api_is_json_even_outside_v1_and_on_a_failure(
+    api: TestClient, redis_url: str, client: Any
+) -> None:
+    for method, path in [
+        ("GET", "/api/nope"),
+        ("POST", "/api/nope"),
+        ("DELETE", "/api/games"),
+        ("GET", "/api/"),
+    ]:
+        response = api.request(method, path)
+        assert response.status_code in (404, 405), (method, path, response.text)
+        assert response.headers["content-type"].startswith("application/json"), (method, path)
+        assert "\n" not in response.json()["error"]
+    app = create_app(redis_url, ServerConfig(write_burst=1000), client)
+
+    async def broken(request: Any) -> Any:
+        raise RuntimeError("an internal detail that must not leak")
+
+    app.router.routes.insert(0, Route("/api/v1/broken", broken))
+    with TestClient(app, raise_server_exceptions=False) as failing:
+        response = failing.get("/api/v1/broken")
+    assert response.status_code == 500 and response.headers["content-type"].startswith("application/json")
+    assert "internal detail" not in response.text and "try again" in response.json()["error"]
+    no_traceback(response.text)

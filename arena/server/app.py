@@ -87,6 +87,12 @@ async def redis_down(request: Request, exc: Exception) -> Response:
     return error_response(503, "the server's store is unreachable right now: try again in a minute")
 
 
+async def server_failed(request: Request, exc: Exception) -> Response:
+    """Returns a failure of the server's own code as a JSON 500 (its traceback goes to the server's
+    log, never to the client)."""
+    return error_response(500, "the server failed on this request: try again; tell the organiser if it lasts")
+
+
 def routes() -> list[Route]:
     """Returns the API's routes."""
     bots, tournaments = routes_bots, routes_tournaments
@@ -121,7 +127,12 @@ def create_app(redis_url: str, config: ServerConfig, client: redis.Redis | None 
     app = Starlette(
         routes=[*routes(), Mount("/", leaderboard_app(redis_url, client, bot_output=False))],
         middleware=[Middleware(RateLimitMiddleware, bucket=bucket)],
-        exception_handlers={ApiError: api_error, HTTPException: http_error, redis.RedisError: redis_down},
+        exception_handlers={
+            ApiError: api_error,
+            HTTPException: http_error,
+            redis.RedisError: redis_down,
+            Exception: server_failed,
+        },
         lifespan=routes_ladders.lifespan,  # resumes the recorded ladders, stops their threads at exit
     )
     app.state.client = client
