@@ -11,7 +11,7 @@ One small interface, ``ReplayStore``, with two implementations:
 
 ``put`` takes and ``get`` returns the plain bytes; what is kept is compressed (``compress``).
 
-Design detail, the codec: zstd (PyPI ``zstandard``) at level 19 with a dictionary per game, trained
+Design detail, the codec: zstd (PyPI ``zstandard``) at level 15 with a dictionary per game, trained
 on replays of built-in bots (``arena.queue.dictionaries``, made by
 ``bench/train_replay_dictionaries.py``). Without a dictionary zstd kept only 8-17% fewer bytes than
 zlib-9; a replay is small and its vocabulary (field names, cards, tiles, the header) is the same in
@@ -27,9 +27,11 @@ and heuristic seats, every player count), mean bytes (``train_replay_dictionarie
 Raw-content dictionaries (the end of the training replays) did 1-31% worse. On replays of seeded
 random play (``bench/replay_compression.py``, longer games: random play does not finish them), the
 store keeps ninja-burger 4458 B (zlib-9 6670), ninja-master 4221 (6378), ninjan 671 (1372), pnrz
-1689 (3186): random choices are what no dictionary predicts. Compressing costs 10-90 ms per replay
-at level 19 (on 2 cores shared by 16 busy processes; reading back well under 1 ms): once per match,
-on the worker that just spent seconds playing it.
+1689 (3186): random choices are what no dictionary predicts. Levels, on the golden replays (mean
+43.5 kB raw) with a warm compressor on a quiet machine: level 9 2489 B in 0.5 ms, 12 2296 B in 1.9
+ms, 15 2102 B in 6.3 ms, 19 2086 B in 12.5 ms. Level 15 keeps within 1% of 19's bytes at half its
+cost (once per match, on the worker that just spent seconds playing it); reading back is well under
+1 ms at every level.
 
 The stored value's first byte says how it was compressed, so every entry ever written stays
 readable: 0x78 is a zlib stream (the whole value: what this store wrote before tags, zlib's own first
@@ -62,7 +64,7 @@ from arena.queue import dictionaries, keys
 
 ENV_STORE = "ARENA_REPLAY_STORE"  # a folder path: FolderStore there; unset or empty: RedisStore
 REPLAY = "replay"  # the kind of a match's replay (JSON Lines); bot logs use e.g. "log-0"
-LEVEL = 19  # zstd level: see the module docstring
+LEVEL = 15  # zstd level: see the module docstring
 MAX_PLAIN = 32 * 1024 * 1024  # bytes of one entry, plain: more is refused (put) or corrupt (get)
 PLAIN = 0x00  # tag of a zstd entry without a dictionary
 ZLIB = 0x78  # first byte of a zlib entry: the stored format before tags
