@@ -76,6 +76,7 @@ def play_bots(game: Game, bots: list, seed: int, match_id: str | None = None) ->
                 match_id or f"local-{seed}", game.spec.name, seat, len(bots), names, timedelta(seconds=2), 3
             )
         )
+
     def choose(turn: Any, seat: int) -> int:
         legal = turn.legal[seat]
         choice = bots[seat].choose(game.observe(turn.state, seat), legal, timedelta(seconds=2))

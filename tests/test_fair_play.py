@@ -190,4 +190,3 @@ def test_through_a_worker_no_bot_reaches_redis_or_remembers_a_duplicate_deal(
     status = run_arena("leaderboard", "ninjan", "--json", "--redis", url, env=env)
     rows = json.loads(status.stdout)
     assert {row["bot"] for row in rows} == {"snooper", "leaver", "random"}
-

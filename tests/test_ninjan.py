@@ -193,4 +193,3 @@ def test_greedy_beats_random_clearly() -> None:
         ranks = GAME.ranks(state)
         wins += ranks[greedy] == 1 and ranks[1 - greedy] == 2
     assert wins >= 80, f"greedy won only {wins} of 100"
-

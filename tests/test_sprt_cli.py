@@ -106,7 +106,7 @@ def test_bad_sprt_input_gets_one_line_and_exit_code_2(args: list[str], message: 
     assert lines[0].startswith("arena: error: ") and message in lines[0], lines[0]
 
 
-FRESH_BOT = '''import json, secrets
+FRESH_BOT = """import json, secrets
 print("STARTED " + json.dumps({"nonce": secrets.token_hex(8)}), flush=True)
 from arena.sdk import Bot
 
@@ -117,7 +117,7 @@ class FirstBot(Bot):
 
 
 FirstBot().run()
-'''
+"""
 
 
 def test_each_game_of_a_paired_deal_meets_fresh_bot_processes(tmp_path: Path) -> None:
