@@ -135,3 +135,35 @@ def test_migration_indexes_old_matches_ahead_of_new_ones_in_each_bots_list(clien
     assert client.lrange(keys.bot_matches("pnrz", "b"), 0, -1) == ["old-pnrz"]
     assert migrate.migrate(client).indexed == 0  # a rerun indexes nothing twice
     assert client.llen(keys.bot_matches("ninjan", "a")) == 2
+
+
+def test_migration_counts_the_pair_table_of_results_recorded_before_pair_tables(client: redis.Redis) -> None:
+    """Results recorded before pair tables existed (no version, no pair table, no counter) get their
+    pair table from the migration, the same as recording would have counted, and then a rating."""
+    placements = [
+        {"match_id": "m1", "players": [{"bot": "a", "rank": 1}, {"bot": "b", "rank": 2}]},
+        {"match_id": "m2", "players": [{"bot": "b", "rank": 1}, {"bot": "a", "rank": 1}]},
+        {
+            "match_id": "m3",
+            "players": [{"bot": "a", "rank": 1}, {"bot": "b", "rank": 2}, {"bot": "c", "rank": 3}],
+        },
+    ]
+    client.rpush(keys.results("ninjan"), *(json.dumps(p) for p in placements))
+    report = migrate.migrate(client)
+    assert report.pair_tables == 1
+    assert client.hgetall(keys.pairs("ninjan")) == {
+        "a": "3",
+        "b": "3",
+        "c": "1",
+        "a>b": "2",
+        "a=b": "1",
+        "a>c": "1",
+        "b>c": "1",
+    }
+    assert client.get(keys.rating_updates("ninjan")) == "3"
+    assert migrate.migrate(client).pair_tables == 0  # whole now: not counted twice
+    job = MatchJob("m4", "ninjan", 4, ("a", "b"))
+    enqueue(client, job)
+    text, match = replay_of_random_game("ninjan", 4, ["a", "b"], "m4")
+    assert store.record(client, job, match, text, "0-1")
+    assert client.hget(keys.pairs("ninjan"), "a") == "4" and migrate.migrate(client).pair_tables == 0

@@ -5,9 +5,10 @@ expiry), a result JSON with ``replay_lines`` and no digest, and the job's whole 
 moves each such replay into the configured store (``arena.queue.replays.store_for``), gives its result
 the new shape (``replay_sha256`` of the text, ``recorded_at`` the time of the migration, since the
 old record kept no time, and no ``replay_lines``), trims recorded jobs' hashes to their status
-(which then expires, as recording does now), and indexes the old matches in each bot's list of
+(which then expires, as recording does now), indexes the old matches in each bot's list of
 matches (``keys.bot_matches``, which bot pages and head to head read), ahead of any match recorded
-since the upgrade.
+since the upgrade, and gives a game whose results were recorded before pair tables existed its pair
+table (the ratings are fitted on it), counted from the game's results.
 
 Design detail: each match is moved in the order put, then one transaction that rewrites the result and
 deletes the old key. Interrupted anywhere, a rerun finds the old key still there and puts the same
@@ -25,6 +26,7 @@ import redis
 
 from arena.games import GAMES
 from arena.queue import keys, replays, store
+from arena.ratings.pairs import match_fields
 
 BATCH = 500  # keys asked for per SCAN / SSCAN
 
@@ -39,13 +41,15 @@ class MigrationReport:
     jobs: int = 0
     old_bytes: int = 0
     indexed: int = 0  # old matches added to their bots' lists
+    pair_tables: int = 0  # games whose pair table was counted anew from their results
 
     def describe(self) -> str:
         """Returns the report as one line."""
         return (
             f"moved {self.replays} replays ({self.old_bytes / 1e6:.1f} MB of text) into the store, "
             f"updated {self.results} results, trimmed {self.jobs} recorded jobs' hashes, "
-            f"indexed {self.indexed} old matches in their bots' lists"
+            f"indexed {self.indexed} old matches in their bots' lists, "
+            f"counted {self.pair_tables} games' pair tables from their results"
         )
 
 
@@ -67,6 +71,7 @@ def migrate(
     report = MigrationReport()
     for game in GAMES:
         report.indexed += _index_old_matches(client, game)
+        report.pair_tables += _count_pair_table(client, game)
     prefix = keys.replay("")
     for key in client.scan_iter(match=keys.replay("*"), count=BATCH):
         _move(client, target, key.removeprefix(prefix), report)
@@ -107,6 +112,40 @@ def _index_old_matches(client: redis.Redis, game: str) -> int:
         except redis.WatchError:  # another migration indexed the game meanwhile
             return 0
     return len({m for ids in old_by_bot.values() for m in ids})
+
+
+def _count_pair_table(client: redis.Redis, game: str) -> int:
+    """Counts a game's pair table anew from its results when they disagree (results recorded before
+    pair tables existed); returns 1 if it did, 0 if the table was whole.
+
+    Design detail: recording increments ``keys.rating_updates`` with the pair table, so a counter
+    below the results list's length means matches the table lacks. The table is counted into a
+    temporary key and renamed over the old one in a transaction watching both, so a match recorded
+    meanwhile makes it count again rather than be lost.
+    """
+    results, updates = keys.results(game), keys.rating_updates(game)
+    while True:
+        with client.pipeline() as pipe:
+            try:
+                pipe.watch(results, updates)
+                matches = pipe.llen(results)
+                if int(pipe.get(updates) or 0) >= matches:
+                    return 0
+                counts: dict[str, int] = {}
+                for placements in store.iter_results(client, game):
+                    for field in match_fields(store.rated_placements(placements)):
+                        counts[field] = counts.get(field, 0) + 1
+                temporary = keys.pairs(game) + ":counting"
+                pipe.multi()
+                pipe.delete(temporary)
+                if counts:
+                    pipe.hset(temporary, mapping=counts)
+                    pipe.rename(temporary, keys.pairs(game))
+                pipe.set(updates, matches)
+                pipe.execute()
+                return 1
+            except redis.WatchError:  # a match was recorded meanwhile: count again
+                continue
 
 
 def _move(client: redis.Redis, target: replays.ReplayStore, match_id: str, report: MigrationReport) -> None:

@@ -61,7 +61,7 @@ def placements_json(record: MatchRecord, job: MatchJob) -> dict:
 
 def rated_placements(match: Mapping) -> list[Placement]:
     """Returns the placements of a match as stored by ``placements_json``, each seat by player id."""
-    return [Placement(player_id(p["bot"], p["version"]), int(p["rank"])) for p in match["players"]]
+    return [Placement(player_id(p["bot"], p.get("version", "")), int(p["rank"])) for p in match["players"]]
 
 
 def record_json(record: MatchRecord, match_id: str, replay_sha256: str, recorded_at: float) -> str:
