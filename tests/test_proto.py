@@ -47,6 +47,32 @@ def test_health_and_reflection_are_served() -> None:
     assert "arena.v1.Referee" in services and "grpc.health.v1.Health" in services
 
 
+def test_reflection_v1_lists_and_describes_the_referee() -> None:
+    """grpcurl asks for reflection v1 first: the service list and the contract's file come back."""
+
+    async def scenario() -> list[reflection_pb2.ServerReflectionResponse]:
+        server, port = await start_server(LeaseRegistry())
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            call = channel.stream_stream(
+                "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+                request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+                response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+            )
+            requests = [
+                reflection_pb2.ServerReflectionRequest(list_services=""),
+                reflection_pb2.ServerReflectionRequest(file_containing_symbol="arena.v1.Referee"),
+            ]
+            answers = [answer async for answer in call(iter(requests))]
+        await server.stop(None)
+        return answers
+
+    listed, described = asyncio.run(scenario())
+    names = {s.name for s in listed.list_services_response.service}
+    assert {"arena.v1.Referee", "grpc.reflection.v1.ServerReflection"} <= names
+    files = described.file_descriptor_response.file_descriptor_proto
+    assert any(b"arena.v1" in f and b"Referee" in f for f in files)
+
+
 FIELDS_SNAPSHOT = Path(__file__).with_name("proto_fields.txt")
 
 

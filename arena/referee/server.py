@@ -34,7 +34,7 @@ from pathlib import Path
 import grpc
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from arena.referee.leases import INBOUND_LIMIT, Lease, LeaseError, LeaseRegistry, Malformed
 from arena.referee.processes import RefereeEndpoint
@@ -185,6 +185,24 @@ def _referee_handler(servicer: RefereeServicer) -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler(SERVICE_NAME, {"Play": play})
 
 
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+
+
+def _reflection_v1_handler(services: tuple[str, ...]) -> grpc.GenericRpcHandler:
+    """Returns server reflection under its v1 name, which grpcurl and other tools ask for first.
+
+    Design detail: grpcio-reflection ships only v1alpha; v1's messages are the same on the wire
+    (only the package was renamed), so v1alpha's servicer answers both.
+    """
+    servicer = reflection.aio.ReflectionServicer(services)
+    method = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+    )
+    return grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": method})
+
+
 async def start_server(
     registry: LeaseRegistry,
     address: str = "127.0.0.1:0",
@@ -210,10 +228,14 @@ async def start_server(
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
-        server,
+    services = (
+        SERVICE_NAME,
+        health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+        reflection.SERVICE_NAME,
+        REFLECTION_V1,
     )
+    reflection.enable_server_reflection(services, server)
+    server.add_generic_rpc_handlers((_reflection_v1_handler(services),))
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}: the address is in use or invalid")
