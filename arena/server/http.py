@@ -18,7 +18,7 @@ import math
 from collections.abc import AsyncIterator
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
 
@@ -77,6 +77,8 @@ async def read_body(request: Request, limit: int) -> bytes:
                 if size > limit:
                     raise too_large(limit)
                 chunks.append(chunk)
+    except ClientDisconnect:  # nobody is left to answer: no traceback in the server's log either
+        raise ApiError(400, f"the client went away after {size} bytes of its body") from None
     except TimeoutError:
         raise ApiError(
             408,
