@@ -24,30 +24,34 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from arena.queue import keys, store
-from arena.queue.jobs import MatchJob
-from arena.referee.botlog import STORE_KIND, Line, Think, match_log_text
+from arena.queue import keys
 from arena.server.app import ServerConfig, create_app
 from arena.server.auth import OrganiserToken
-from tests.conftest import REPO, SEED_KEY_ENV, free_port, replay_of_random_game
+from tests.conftest import REPO, SEED_KEY_ENV, free_port
 from tests.test_queue import wait_until
 from tests.test_server import LIMITS, TOKEN, bot_archive, create, member, refused, snapshot, submit
 
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
 
 
-@pytest.fixture
-def api(client: Any, redis_url: str, tmp_path: Path) -> Iterator[TestClient]:
-    """Returns a test client of a server as tests/test_server.py makes it (small archive limits, the
+@contextlib.contextmanager
+def api_client(client: Any, redis_url: str, folder: Path) -> Iterator[TestClient]:
+    """Yields a test client of a server as tests/test_server.py makes it (small archive limits, the
     organiser token, no rate limit in the way)."""
-    token_file = tmp_path / "organiser-token"
+    token_file = folder / "organiser-token"
     token_file.write_text(TOKEN + "\n")
     organiser = OrganiserToken.from_file(token_file)
     config = ServerConfig(archive_limits=LIMITS, write_burst=1000, organiser=organiser)
     with TestClient(create_app(redis_url, config, client)) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def api(client: Any, redis_url: str, tmp_path: Path) -> Iterator[TestClient]:
+    """Returns a test client of a server as tests/test_server.py makes it (``api_client``)."""
+    with api_client(client, redis_url, tmp_path) as test_client:
         yield test_client
 
 
@@ -524,94 +528,3 @@ def test_every_api_path_answers_json_even_to_options(api: TestClient) -> None:
     404)."""
     response = api.options("/api/v1/bots")
     assert response.headers["content-type"].startswith("application/json"), response.text
-
-
-# A bot's output is its owner's: replays, results and think times are public, the bots' own output
-# (a match's stamped lines, the smoke match's log tail) is read only with the bot's owner secret.
-
-PLAN = "alice's secret opening plan"
-
-
-def recorded_with_log(client: Any, match_id: str, version: str) -> None:
-    """Records a ninjan match of alice (seat 0, at ``version``) against random, as a worker does,
-    with a stored log in which each seat wrote a line."""
-    text, record = replay_of_random_game("ninjan", 7, ["alice", "random"], match_id)
-    players = [{"bot": "alice"}, {"bot": "random"}]
-    header = {"match_id": match_id, "game": "ninjan", "players": players, "deadline_ms": 2000}
-    lines = {0: [Line(None, PLAN)], 1: [Line(1, "random's musings")]}
-    log = match_log_text(header, lines, [Think(1, 0, 12.5, True), Think(1, 1, 3.0, True)])
-    job = MatchJob(match_id, "ninjan", 7, ("alice", "random"), versions=(version, ""))
-    assert store.record_and_take(client, job, record, text, "0-1", None, {STORE_KIND: log.encode()})[0]
-
-
-def test_a_bots_output_is_served_to_its_owner_alone(api: TestClient, client: Any) -> None:
-    alice = submit(api, "alice", bot_archive()).json()
-    mallory = submit(api, "mallory", bot_archive()).json()["secret"]
-    recorded_with_log(client, "m-output", alice["bot"]["candidate"])
-
-    public = api.get("/api/matches/m-output/replay")
-    assert public.status_code == 200 and PLAN not in public.text and "musings" not in public.text
-    replay = public.json()
-    assert [t["ms"] for t in replay["think"]] == [12.5, 3.0]  # think times stay public
-    assert not replay["match_log"]["found"] and "owner" in replay["match_log"]["problem"]
-    assert PLAN not in api.get("/api/v1/matches/m-output/log").text  # the replay alone
-
-    seat = "/api/v1/matches/m-output/log/0"
-    assert api.get(seat).status_code == 401
-    for token in [mallory, TOKEN]:
-        answer = api.get(seat, headers=auth(token))
-        assert answer.status_code == 403 and PLAN not in answer.text, answer.text
-    mine = api.get(seat, headers=auth(alice["secret"]))
-    assert mine.status_code == 200, mine.text
-    assert mine.json()["lines"] == [{"step": None, "text": PLAN}] and mine.json()["bot"] == "alice"
-    assert api.get("/api/v1/matches/m-output/log/1", headers=auth(alice["secret"])).status_code == 403
-    assert api.get("/api/v1/matches/m-output/log/2", headers=auth(alice["secret"])).status_code == 404
-    assert api.get("/api/v1/matches/nothing/log/0", headers=auth(alice["secret"])).status_code == 404
-
-
-def test_a_name_registered_again_does_not_open_the_old_bots_output(api: TestClient, client: Any) -> None:
-    alice = submit(api, "alice", bot_archive()).json()
-    recorded_with_log(client, "m-old", alice["bot"]["candidate"])
-    assert api.delete("/api/v1/bots/alice", headers=auth(alice["secret"])).status_code == 200
-    squatter = submit(api, "alice", bot_archive([member("other.txt", b"x")])).json()["secret"]
-    answer = api.get("/api/v1/matches/m-old/log/0", headers=auth(squatter))
-    assert answer.status_code == 403 and "earlier bot" in answer.json()["error"], answer.text
-
-
-def test_a_smoke_matchs_log_tail_is_shown_to_the_owner_alone(api: TestClient, client: Any) -> None:
-    alice = submit(api, "alice", bot_archive()).json()
-    mallory = submit(api, "mallory", bot_archive()).json()["secret"]
-    client.hset(keys.smoke(alice["bot"]["candidate"]), "log", PLAN)
-    public = api.get("/api/v1/bots/alice")
-    assert public.status_code == 200 and PLAN not in public.text
-    assert "owner secret" in public.json()["smoke"]["log_hidden"]
-    assert PLAN not in api.get("/api/v1/bots").text
-    assert api.get("/api/v1/bots/alice", headers=auth(mallory)).status_code == 403
-    mine = api.get("/api/v1/bots/alice", headers=auth(alice["secret"]))
-    assert mine.json()["smoke"]["log"] == PLAN and "log_hidden" not in mine.json()["smoke"]
-
-
-def test_every_refusal_under_api_is_json_even_outside_v1_and_on_a_failure(
-    api: TestClient, redis_url: str, client: Any
-) -> None:
-    for method, path in [
-        ("GET", "/api/nope"),
-        ("POST", "/api/nope"),
-        ("DELETE", "/api/games"),
-        ("GET", "/api/"),
-    ]:
-        response = api.request(method, path)
-        assert response.status_code in (404, 405), (method, path, response.text)
-        assert response.headers["content-type"].startswith("application/json"), (method, path)
-        assert "\n" not in response.json()["error"]
-    app = create_app(redis_url, ServerConfig(write_burst=1000), client)
-
-    async def broken(request: Any) -> Any:
-        raise RuntimeError("an internal detail that must not leak")
-
-    app.router.routes.insert(0, Route("/api/v1/broken", broken))
-    with TestClient(app, raise_server_exceptions=False) as failing:
-        response = failing.get("/api/v1/broken")
-    assert response.status_code == 500 and response.headers["content-type"].startswith("application/json")
-    assert "internal detail" not in response.text and "try again" in response.json()["error"]
-    no_traceback(response.text)

@@ -1,5 +1,6 @@
-"""The server's limits on slow and many uploads, its rate-limit buckets and its archive limits, and the
-worker skipping superseded smoke matches (issue 16's red-team findings).
+"""The server's limits on slow and many uploads, its rate-limit buckets and its archive limits, the
+worker skipping superseded smoke matches, a bot's output served to its owner alone, and JSON for every
+refusal (issue 16's red-team findings, each an attack).
 
 Uploads are tried against a real ``arena server`` process over raw sockets: a test waits on the
 server's answer (with a generous socket timeout), never on a sleep.
@@ -18,17 +19,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.routing import Route
+from starlette.testclient import TestClient
 
-from arena.queue import keys, smoke
+from arena.queue import keys, smoke, store
 from arena.queue.archives import ArchiveLimits
-from arena.queue.jobs import load_job
-from arena.server.app import ServerConfig
+from arena.queue.jobs import MatchJob, load_job
+from arena.referee.botlog import STORE_KIND, Line, Think, match_log_text
+from arena.server.app import ServerConfig, create_app
 from arena.server.ratelimit import RateLimitMiddleware, TokenBucket, client_key
-from tests.conftest import REPO, run_arena
-from tests.test_attacks_server import head, no_traceback, raw, running_server, status_of
+from tests.conftest import REPO, replay_of_random_game, run_arena
+from tests.test_attacks_server import api_client, auth, head, no_traceback, raw, running_server, status_of
 from tests.test_forfeits import sandbox_works, submit_files, worker
 from tests.test_queue import wait_until
-from tests.test_server import TOKEN
+from tests.test_server import TOKEN, bot_archive, member, submit
 from tests.test_smoke import RANDOM_BOT
 
 UPLOAD = "/api/v1/bots/slow?games=ninjan&entry=python%20bot.py"
@@ -40,6 +44,13 @@ def slow_server(redis_url: str, tmp_path: Path) -> Iterator[str]:
     options = ("--upload-seconds", "1", "--max-uploads", "2", "--write-burst", "1000")
     with running_server(redis_url, tmp_path, *options) as address:
         yield address
+
+
+@pytest.fixture
+def web(client: Any, redis_url: str, tmp_path: Path) -> Iterator[TestClient]:
+    """Returns an in-process test client of the server (tests/test_attacks_server.py's ``api_client``)."""
+    with api_client(client, redis_url, tmp_path) as test_client:
+        yield test_client
 
 
 @pytest.fixture
@@ -251,3 +262,94 @@ def test_arena_bots_show_prints_the_smoke_log_only_with_the_owner_secret(
     assert owner.returncode == 0 and "shy's private trace" in owner.stdout, owner.stdout + owner.stderr
     wrong = run_arena("bots", "show", "shy", "--secret", "x" * 30, *args, env=env)
     assert wrong.returncode != 0 and "wrong owner secret" in wrong.stderr and "Traceback" not in wrong.stderr
+
+
+# A bot's output is its owner's: replays, results and think times are public, the bots' own output
+# (a match's stamped lines, the smoke match's log tail) is read only with the bot's owner secret.
+
+PLAN = "alice's secret opening plan"
+
+
+def recorded_with_log(client: Any, match_id: str, version: str) -> None:
+    """Records a ninjan match of alice (seat 0, at ``version``) against random, as a worker does,
+    with a stored log in which each seat wrote a line."""
+    text, record = replay_of_random_game("ninjan", 7, ["alice", "random"], match_id)
+    players = [{"bot": "alice"}, {"bot": "random"}]
+    header = {"match_id": match_id, "game": "ninjan", "players": players, "deadline_ms": 2000}
+    lines = {0: [Line(None, PLAN)], 1: [Line(1, "random's musings")]}
+    log = match_log_text(header, lines, [Think(1, 0, 12.5, True), Think(1, 1, 3.0, True)])
+    job = MatchJob(match_id, "ninjan", 7, ("alice", "random"), versions=(version, ""))
+    assert store.record_and_take(client, job, record, text, "0-1", None, {STORE_KIND: log.encode()})[0]
+
+
+def test_a_bots_output_is_served_to_its_owner_alone(web: TestClient, client: Any) -> None:
+    alice = submit(web, "alice", bot_archive()).json()
+    mallory = submit(web, "mallory", bot_archive()).json()["secret"]
+    recorded_with_log(client, "m-output", alice["bot"]["candidate"])
+
+    public = web.get("/api/matches/m-output/replay")
+    assert public.status_code == 200 and PLAN not in public.text and "musings" not in public.text
+    replay = public.json()
+    assert [t["ms"] for t in replay["think"]] == [12.5, 3.0]  # think times stay public
+    assert not replay["match_log"]["found"] and "owner" in replay["match_log"]["problem"]
+    assert PLAN not in web.get("/api/v1/matches/m-output/log").text  # the replay alone
+
+    seat = "/api/v1/matches/m-output/log/0"
+    assert web.get(seat).status_code == 401
+    for token in [mallory, TOKEN]:
+        answer = web.get(seat, headers=auth(token))
+        assert answer.status_code == 403 and PLAN not in answer.text, answer.text
+    mine = web.get(seat, headers=auth(alice["secret"]))
+    assert mine.status_code == 200, mine.text
+    assert mine.json()["lines"] == [{"step": None, "text": PLAN}] and mine.json()["bot"] == "alice"
+    assert web.get("/api/v1/matches/m-output/log/1", headers=auth(alice["secret"])).status_code == 403
+    assert web.get("/api/v1/matches/m-output/log/2", headers=auth(alice["secret"])).status_code == 404
+    assert web.get("/api/v1/matches/nothing/log/0", headers=auth(alice["secret"])).status_code == 404
+
+
+def test_a_name_registered_again_does_not_open_the_old_bots_output(web: TestClient, client: Any) -> None:
+    alice = submit(web, "alice", bot_archive()).json()
+    recorded_with_log(client, "m-old", alice["bot"]["candidate"])
+    assert web.delete("/api/v1/bots/alice", headers=auth(alice["secret"])).status_code == 200
+    squatter = submit(web, "alice", bot_archive([member("other.txt", b"x")])).json()["secret"]
+    answer = web.get("/api/v1/matches/m-old/log/0", headers=auth(squatter))
+    assert answer.status_code == 403 and "earlier bot" in answer.json()["error"], answer.text
+
+
+def test_a_smoke_matchs_log_tail_is_shown_to_the_owner_alone(web: TestClient, client: Any) -> None:
+    alice = submit(web, "alice", bot_archive()).json()
+    mallory = submit(web, "mallory", bot_archive()).json()["secret"]
+    client.hset(keys.smoke(alice["bot"]["candidate"]), "log", PLAN)
+    public = web.get("/api/v1/bots/alice")
+    assert public.status_code == 200 and PLAN not in public.text
+    assert "owner secret" in public.json()["smoke"]["log_hidden"]
+    assert PLAN not in web.get("/api/v1/bots").text
+    assert web.get("/api/v1/bots/alice", headers=auth(mallory)).status_code == 403
+    mine = web.get("/api/v1/bots/alice", headers=auth(alice["secret"]))
+    assert mine.json()["smoke"]["log"] == PLAN and "log_hidden" not in mine.json()["smoke"]
+
+
+def test_every_refusal_under_api_is_json_even_outside_v1_and_on_a_failure(
+    web: TestClient, redis_url: str, client: Any
+) -> None:
+    for method, path in [
+        ("GET", "/api/nope"),
+        ("POST", "/api/nope"),
+        ("DELETE", "/api/games"),
+        ("GET", "/api/"),
+    ]:
+        response = web.request(method, path)
+        assert response.status_code in (404, 405), (method, path, response.text)
+        assert response.headers["content-type"].startswith("application/json"), (method, path)
+        assert "\n" not in response.json()["error"]
+    app = create_app(redis_url, ServerConfig(write_burst=1000), client)
+
+    async def broken(request: Any) -> Any:
+        raise RuntimeError("an internal detail that must not leak")
+
+    app.router.routes.insert(0, Route("/api/v1/broken", broken))
+    with TestClient(app, raise_server_exceptions=False) as failing:
+        response = failing.get("/api/v1/broken")
+    assert response.status_code == 500 and response.headers["content-type"].startswith("application/json")
+    assert "internal detail" not in response.text and "try again" in response.json()["error"]
+    no_traceback(response.text)
