@@ -10,10 +10,11 @@ still the one tested (a newer submission is not overwritten by an older one's pa
 status says why (never joined, crashed, ran out of strikes, the build failed) with the tail of the
 bot's log, which ``arena bots show`` and the server's API show to the submitter.
 
-A smoke job whose version is neither the bot's candidate nor its active version when a worker takes it
-(a newer version was submitted, or the bot was removed) is not played at all (``skip_if_superseded``): no build, no match,
-status ``superseded``. Otherwise one address submitting 30 versions a minute would keep the workers
-busy with builds of up to 120 s each for versions nobody will use.
+A smoke job whose version is neither the bot's candidate nor its active version when a worker takes
+it (a newer version was submitted, or the bot was removed) is not played at all
+(``skip_if_superseded``): no build, no match, status ``superseded``. Otherwise one address submitting
+30 versions a minute would keep the workers busy with builds of up to 120 s each for versions nobody
+will use.
 
 Design detail: each request gets a fresh match id, stored in the status; a worker's verdict is kept
 only if its match id is still the latest request's, so a re-request supersedes a slow earlier one.
