@@ -1,7 +1,9 @@
-"""The ``arena`` command line: run matches, inspect replays, list games. Its app adds the module-level
-apps of ``arena.cli_tournament`` (tournaments, workers), ``arena.cli_leaderboard`` (the table, the web
-page, screenshots) and ``arena.cli_bots`` (``arena bots ...``); what they share is ``arena.cli_common``,
-and what ``arena match`` prints about a series is ``arena.cli_series``.
+"""The ``arena`` command line: run matches and list games. Its app adds the module-level apps of
+``arena.cli_replay`` (``arena replay``), ``arena.cli_logs``, ``arena.cli_view``, ``arena.cli_tournament``
+(tournaments, workers), ``arena.cli_ladder``, ``arena.cli_leaderboard`` (the table, the web page,
+screenshots), ``arena.cli_bots`` (``arena bots ...``), ``arena.cli_server`` and ``arena.cli_storage``;
+what they share is ``arena.cli_common``, and what ``arena match`` prints about a series is
+``arena.cli_series``.
 
 ``arena match A B --sprt elo0=..,elo1=..`` is a head-to-head test that stops as soon as it decides:
 each seed is dealt twice with the seats swapped (``SeriesConfig.duplicate``), and each pair's score
@@ -26,6 +28,7 @@ from arena import (
     cli_ladder,
     cli_leaderboard,
     cli_logs,
+    cli_replay,
     cli_server,
     cli_storage,
     cli_tournament,
@@ -50,7 +53,7 @@ from arena.ratings.sprt import Sprt, SprtParams, SprtSpecError
 from arena.referee.branch import Branch, branch_file
 from arena.referee.match import MatchConfig
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec, BotSpecError, resolve_bot
-from arena.referee.replay import ReplayError, first_difference, read_lines, reproduce
+from arena.referee.replay import ReplayError
 from arena.referee.runner import GameResult, SeriesConfig, run_series, unique_names
 from arena.referee.sandbox import SandboxError, check_sandbox
 from arena.seeds import fresh_seed
@@ -442,45 +445,7 @@ def announce_limits(limits: BotLimits, verbose: bool) -> None:
         say(limits.describe())
 
 
-@app.command("replay")
-def replay_command(
-    file: Annotated[Path, typer.Argument(help="A replay file (.jsonl) written by arena match.")],
-    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only verify; print no play-by-play.")] = False,
-    redis_: Annotated[
-        str | None,
-        typer.Option(
-            "--redis",
-            help="Redis URL of the platform that recorded the match: the file's digest is checked against "
-            "its record [default: $ARENA_REDIS_URL; neither: not checked].",
-        ),
-    ] = None,
-) -> None:
-    """Re-run a replay, print the game, verify that it reproduces exactly and, given the platform's
-    Redis, that it is the replay the platform recorded (exit 1 if it was edited)."""
-    try:
-        lines = read_lines(file)
-        game = get_game(lines[0].get("game", ""))
-        on_step = None if quiet else play_by_play(game)
-        if on_step is not None:
-            on_step.begin([p["bot"] for p in lines[0].get("players", []) if isinstance(p, dict)])
-        reproduction = reproduce(lines, on_step)
-    except (ReplayError, GameError) as exc:
-        raise CliError(str(exc)) from None
-    recorded = file.read_text(encoding="utf-8")
-    difference = first_difference(recorded, reproduction.text)
-    record = reproduction.record
-    typer.echo(format_game(GameResult(record, None, [])))
-    if difference:
-        typer.echo(f"arena: replay {file} does NOT reproduce: {difference}", err=True)
-        raise typer.Exit(1)
-    verdict = cli_storage.platform_check(recorded, str(lines[0].get("match_id", "")), redis_)
-    if verdict is not None and not verdict[0]:
-        typer.echo(f"arena: replay {file} reproduces, but {verdict[1]}", err=True)
-        raise typer.Exit(1)
-    checked = f"; {verdict[1]}" if verdict else ""
-    typer.echo(f"replay verified: {reproduction.steps} decision steps reproduce byte for byte{checked}")
-
-
+app.add_typer(cli_replay.app)
 app.add_typer(cli_tournament.app)
 app.add_typer(cli_logs.app)
 app.add_typer(cli_view.app)
