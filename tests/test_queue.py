@@ -23,7 +23,7 @@ import redis
 from arena.bots import builtin_bots
 from arena.queue import connection, keys, store
 from arena.queue.connection import connect, retrying
-from arena.queue.jobs import JobStatus, MatchJob, enqueue, load_job
+from arena.queue.jobs import JobStatus, MatchJob, enqueue, load_job, take_job, trim_acknowledged
 from arena.queue.plan import TournamentSpec, plan, rotations
 from arena.queue.submissions import builtin_version, resolve
 from arena.queue.worker import Worker, WorkerConfig
@@ -345,3 +345,25 @@ def gated_job(i: int, versions: dict[str, str]) -> MatchJob:
     bots = ("gated", "random") if i % 2 else ("random", "gated")
     seats = tuple(versions[b] for b in bots)
     return MatchJob(f"m{i}", "ninjan", 100 + i, bots, deadline_ms=600_000, versions=seats)
+
+
+def test_finished_jobs_are_trimmed_from_the_stream_and_waiting_ones_kept(
+    client: redis.Redis, redis_url: str
+) -> None:
+    """The job stream would keep every finished job's entry forever (Redis memory per match); the
+    sweep trims those every worker is done with, and never one that is pending or not yet taken."""
+    for i in range(4):
+        enqueue(client, job(i))
+    worker(client, redis_url).run(burst=True)  # (a worker's hourly sweep may trim some already)
+    trim_acknowledged(client)
+    assert [f["match_id"] for _, f in client.xrange(keys.JOBS_STREAM)] == ["m3"]  # the group's position
+    for i in range(4, 7):
+        enqueue(client, job(i))
+    taken = take_job(client, "stalled-worker")  # m4 taken and never acknowledged: it stays pending
+    assert taken is not None and taken.match_id == "m4"
+    assert trim_acknowledged(client) == 1
+    left = [fields["match_id"] for _, fields in client.xrange(keys.JOBS_STREAM)]
+    assert left == ["m4", "m5", "m6"]
+    assert next(g for g in client.xinfo_groups(keys.JOBS_STREAM))["lag"] == 2  # still exact
+    worker(client, redis_url).run(burst=True)  # m5, m6, and m4 claimed from the stalled worker
+    assert all(client.sismember(keys.RECORDED_SET, f"m{i}") for i in range(7))

@@ -98,6 +98,32 @@ def ensure_group(client: redis.Redis) -> None:
             raise
 
 
+def trim_acknowledged(client: redis.Redis) -> int:
+    """Deletes the job stream's entries every worker is done with; returns how many went.
+
+    Design detail: an entry older than both the oldest unacknowledged one and the last one delivered
+    to the group has been acknowledged, and nothing reads it again (a re-queued job gets a new entry),
+    yet the stream would keep it forever: some 40 bytes of Redis a match. Entries only ever get newer
+    and pending ones only go away, so the floor read here stays safe until the trim; Redis keeps the
+    group's lag exact across a trim (checked on 7.0).
+    """
+    try:
+        group = next(g for g in client.xinfo_groups(keys.JOBS_STREAM) if g["name"] == keys.WORKERS_GROUP)
+    except (redis.ResponseError, StopIteration):  # no stream or no group yet: nothing to trim
+        return 0
+    floor = group["last-delivered-id"]
+    oldest_pending = client.xpending(keys.JOBS_STREAM, keys.WORKERS_GROUP)["min"]
+    if oldest_pending is not None:
+        floor = min(floor, oldest_pending, key=_stream_id)
+    return int(client.xtrim(keys.JOBS_STREAM, minid=floor, approximate=False))
+
+
+def _stream_id(entry_id: str) -> tuple[int, int]:
+    """Returns a stream entry id as numbers, for ordering (``"1700000000000-12"``)."""
+    milliseconds, _, sequence = entry_id.partition("-")
+    return int(milliseconds), int(sequence or 0)
+
+
 # Design detail: reading a job and marking it running are one script, so taking a job costs one round
 # trip; a job that is unknown, recorded or dead comes back unchanged and is not started. The function
 # is shared by the scripts that take a job from the stream (below, and ``store.record_and_take``).

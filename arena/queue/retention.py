@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 import redis
 
 from arena.games import GAMES
-from arena.queue import keys, replays, store
+from arena.queue import jobs, keys, replays, store
 from arena.queue.jobs import run_script
 
 DAY = 86400.0
@@ -52,12 +52,14 @@ class SweepReport:
     by_bot: int = 0
     committed: int = 0
     orphans: int = 0
+    jobs_trimmed: int = 0  # acknowledged entries deleted from the job stream
 
     def describe(self) -> str:
         """Returns the report as one line."""
         return (
             f"deleted {self.by_days} replays older than the days kept, {self.by_bot} beyond the last "
-            f"per bot and {self.orphans} never recorded; committed {self.committed} left staged"
+            f"per bot and {self.orphans} never recorded; committed {self.committed} left staged; "
+            f"trimmed {self.jobs_trimmed} finished jobs from the queue's stream"
         )
 
 
@@ -117,6 +119,7 @@ def sweep(client: redis.Redis, now: float | None = None) -> SweepReport:
     now = time.time() if now is None else now
     report = SweepReport()
     settle_pending(client, now, report)
+    report.jobs_trimmed = jobs.trim_acknowledged(client)
     limits = retention(client)
     for game in sorted(GAMES):
         if limits.replay_days:
