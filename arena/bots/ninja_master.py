@@ -350,7 +350,7 @@ class PlannerBot(Bot):
     It needs no randomness: the dice are public and the search is exact over the model."""
 
     name = "planner"
-    PRIOR = (3.0, 3.0, 1.0, 1.0)  # pseudo-counts: best grab, contention-aware grab, another grab, call
+    PRIOR = (1.0, 2.0, 0.3, 0.3)  # pseudo-counts: best grab, contention-aware grab, another grab, call
     WIN_BONUS = 40.0  # VP a win is worth on top of the VP margin
 
     def __init__(self) -> None:
@@ -377,10 +377,15 @@ class PlannerBot(Bot):
         return legal_actions.index(move)
 
     def model(self, seat: int, hands: int) -> Model:
-        """Returns the model of ``seat`` with ``hands`` free hands, fitted to its choices so far."""
-        best, aware, other, call = self.counts.get((seat, hands), self.PRIOR)
-        total = best + aware + other + call
-        return Model(aware=aware / total, second=other / total, call=call / total)
+        """Returns the model of ``seat`` with ``hands`` free hands, fitted to its choices so far: how
+        it grabs is pooled over its free hands (a seat shows it in a few grabs a game, too few to
+        split three ways), how often it calls is not (calling depends on the hands left)."""
+        own = self.counts.get((seat, hands), self.PRIOR)
+        seen = [self.counts.get((seat, h), self.PRIOR) for h in range(HANDS + 1)]
+        grabs = [prior + sum(c[i] - prior for c in seen) for i, prior in enumerate(self.PRIOR[:3])]
+        call = own[3] / sum(own)
+        share = (1 - call) / sum(grabs)
+        return Model(aware=grabs[1] * share, second=grabs[2] * share, call=call)
 
     def _learn(self, same_round: bool, holders: Holders, tick: int) -> None:
         """Counts what each other seat did since this seat's last decision, where it had a component
@@ -396,10 +401,29 @@ class PlannerBot(Bot):
                 gained = [
                     c for c, b, a in zip(COMPONENTS, before, holders, strict=True) if b is None and a == seat
                 ]
+                aware = self.round.aware(seat, before)
                 if gained:
-                    self._count(counts, gained[0], expected.component, self.round.aware(seat, before))
+                    self._count(counts, gained[0], expected.component, aware)
+                elif lost := self._lost(seat, before, holders, (expected.component, aware)):
+                    self._count(counts, lost, expected.component, aware)
             elif not same_round and len(self.round.others) == 1 and mine != self.round.call:
                 counts[3] += last_tick + 1 < MAX_TICKS  # the round ended by a call, not this seat's
+
+    @staticmethod
+    def _lost(
+        seat: int, before: Holders, after: Holders, wanted: tuple[Component, Component]
+    ) -> Component | None:
+        """Returns the component ``seat`` most likely grabbed and lost to another grabber when it
+        gained nothing in a tick that went on: one of ``wanted`` (its best grab, then its
+        contention-aware one) that someone else took, None if neither was. Counting only the grabs
+        a seat won would hide every contested grab it lost, and so make a seat that goes for the
+        contested best component look like one that avoids it."""
+        taken = [
+            c
+            for c, b, a in zip(COMPONENTS, before, after, strict=True)
+            if b is None and a not in (None, seat)
+        ]
+        return next((c for c in wanted if c in taken), None)
 
     @staticmethod
     def _count(counts: list[float], grabbed: Component, best: Component, aware: Component) -> None:
