@@ -90,11 +90,11 @@ def test_ninja_master_master_beats_random():
 
 def test_ninja_master_planner_beats_master():
     wins, losses = head_to_head("ninja-master", PlannerBot, MasterBot, 150, first_seed=20000)
-    assert wins >= losses + 10, (wins, losses)  # 59% over 1,000 games
+    assert wins >= losses + 10, (wins, losses)  # 60% over 1,000 games (603:397)
 
 
 def test_ninja_master_planner_holds_its_own_against_grab_first():
-    """57% over 1,000 games; 150 games vary by about 4 points either way."""
+    """54% over 1,000 games (536:464); 150 games vary by about 4 points either way."""
     wins, losses = head_to_head("ninja-master", PlannerBot, GrabFirst, 150, first_seed=21000)
     assert wins >= 0.45 * (wins + losses), (wins, losses)
 
