@@ -1,0 +1,97 @@
+"""Ninja Burger: ``search`` (optionally with other settings) against ``ninja``, head to head, timed.
+
+    nice .venv/bin/python bench/ninja_burger_h2h.py --games 200 --first-seed 5000
+    nice .venv/bin/python bench/ninja_burger_h2h.py --players 4 --games 40 --deals 16 --horizon 0
+
+Game ``g`` deals seed ``first_seed + g // players`` and puts ``search`` in seat ``g % players`` (every
+deal is played from every seat, as in bench/builtin_ladder.py); the other seats play ``ninja``. A win
+is first place alone, a draw a shared first place (half a win), a loss anything else. It prints the
+score, the win share, the likelihood of superiority over ``ninja`` (draws left out), and the CPU time
+of ``search``'s decisions: mean and 99th percentile, forced ones (a single legal action) included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from arena.bots.ninja_burger import NinjaBot
+from arena.bots.ninja_burger_search import SearchBot
+from arena.bots.search import Budget
+from arena.games import get_game
+from bench.builtin_ladder import unguarded
+from tests.conftest import play_bots
+
+
+class Timed:
+    """Wraps a bot and records the CPU time of each of its decisions."""
+
+    name = "search"
+
+    def __init__(self, bot, times: list[float]) -> None:
+        self.bot, self.times = bot, times
+
+    def on_match_start(self, match) -> None:
+        self.bot.on_match_start(match)
+
+    def choose(self, observation, legal_actions, deadline):
+        start = time.process_time()
+        action = self.bot.choose(observation, legal_actions, deadline)
+        self.times.append(time.process_time() - start)
+        return action
+
+
+def los(wins: int, losses: int) -> float:
+    """Returns the likelihood that the first side is the stronger (normal approximation)."""
+    if wins + losses == 0:
+        return 0.5
+    return 0.5 * (1 + math.erf((wins - losses) / math.sqrt(2 * (wins + losses))))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--first-seed", type=int, default=5000)
+    parser.add_argument("--deals", type=int, help="deals per decision (default: the bot's budget)")
+    parser.add_argument("--horizon", type=int, help="rounds after the current one (default: the bot's)")
+    parser.add_argument("--trust", type=float, help="margin to overrule ninja (default: the bot's)")
+    args = parser.parse_args()
+    game = get_game("ninja-burger")
+    budget = Budget(iterations=args.deals) if args.deals else None
+    times: list[float] = []
+    wins = losses = draws = 0
+    for g in range(args.games):
+        seat, seed = g % args.players, args.first_seed + g // args.players
+        hero = unguarded(SearchBot(budget))
+        if args.horizon is not None:
+            hero.HORIZON = args.horizon
+        if args.trust is not None:
+            hero.TRUST = args.trust
+        bots = [Timed(hero, times) if s == seat else NinjaBot() for s in range(args.players)]
+        ranks = game.ranks(play_bots(game, bots, seed=seed))
+        top = ranks[seat] == 1
+        wins += top and ranks.count(1) == 1
+        draws += top and ranks.count(1) > 1
+        losses += not top
+        if (g + 1) % 20 == 0 or g + 1 == args.games:
+            print(f"{g + 1} games: {wins}:{losses}, {draws} draws", file=sys.stderr, flush=True)
+    times.sort()
+    share = (wins + draws / 2) / args.games
+    print(
+        f"{args.players}p seeds {args.first_seed}+: search {wins}:{losses} ({draws} draws) in {args.games}"
+        f" games, share {share:.3f}, LOS {los(wins, losses):.3f};"
+        f" decision mean {1000 * sum(times) / len(times):.1f} ms,"
+        f" p99 {1000 * times[int(0.99 * (len(times) - 1))]:.1f} ms over {len(times)}"
+    )
+
+
+if __name__ == "__main__":
+    main()
