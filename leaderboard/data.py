@@ -67,7 +67,7 @@ def match_results(client: redis.Redis, match_ids: Iterable[str]) -> list[dict[st
     ids = list(match_ids)
     if not ids:
         return []
-    return [json.loads(t) if t else None for t in client.mget([keys.result(m) for m in ids])]
+    return [store.result_fields(t) if t else None for t in client.mget([keys.result(m) for m in ids])]
 
 
 def matches(
@@ -157,7 +157,7 @@ def _whole(text: str) -> bool:
 def match(client: redis.Redis, match_id: str) -> dict[str, Any] | None:
     """Returns a match's stored result JSON, or None if no match has that id."""
     text = client.get(keys.result(match_id))
-    return json.loads(text) if text else None
+    return store.result_fields(text) if text else None
 
 
 def replay_text(client: redis.Redis, match_id: str) -> str | None:
@@ -244,7 +244,7 @@ def _meetings(
     found: list[dict[str, Any]] = []
     texts = client.mget([keys.result(m) for m in ids]) if ids else []
     for offset, text in enumerate(texts):
-        result = json.loads(text) if text and needle in text else None
+        result = store.result_fields(text) if text and needle in text else None
         if result and any(p["bot"] == other for p in result["players"]):
             found.append(result | {"number": start + len(ids) - offset})
             if len(found) == limit:

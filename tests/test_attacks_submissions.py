@@ -11,7 +11,6 @@ recorded and rated, none dead-lettered.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -23,7 +22,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from arena.queue import build, keys, plan, smoke, submissions
+from arena.queue import build, keys, plan, smoke, store, submissions
 from arena.queue.archives import extract_archive, pack
 from arena.ratings.pairs import player_id
 from arena.referee.processes import BotLimits
@@ -210,7 +209,7 @@ def test_a_bot_that_passes_its_smoke_match_and_then_dodges_loses_every_match_it_
     assert client.smembers(keys.RECORDED_SET) == {j.match_id for j in jobs}
     dodged = [j for j in jobs if "dodger" in j.bots]
     for job in dodged:
-        players = json.loads(client.get(keys.result(job.match_id)))["players"]
+        players = store.result_fields(client.get(keys.result(job.match_id)))["players"]
         dodger = next(p for p in players if p["bot"] == "dodger")
         assert dodger["forfeit"] and dodger["rank"] == 2, players  # a loss to whoever it dodged
     table = client.hgetall(keys.pairs("ninjan"))

@@ -81,7 +81,7 @@ def test_bots_that_never_join_or_crash_lose_their_matches_which_are_rated(
     assert client.xlen(keys.DEAD_STREAM) == 0  # nobody dodged a match by failing to start
     assert client.smembers(keys.RECORDED_SET) == {j.match_id for j in jobs}
     for job in jobs:
-        result = json.loads(client.get(keys.result(job.match_id)))
+        result = store.result_fields(client.get(keys.result(job.match_id)))
         by_bot = {p["bot"]: p for p in result["players"]}
         assert all(by_bot[b]["forfeit"] for b in {"quitter", "crasher"} & by_bot.keys()), result
         if "random" in by_bot:  # the one that played beats the forfeiting seat
@@ -178,7 +178,7 @@ def test_a_seat_whose_build_fails_forfeits_its_match(
     enqueue(client, job)
     w = worker(client, redis_url, tmp_path / "cache")
     assert w.run(burst=True) == 1
-    result = json.loads(client.get(keys.result("b")))
+    result = store.result_fields(client.get(keys.result("b")))
     assert [(p["bot"], p["forfeit"], p["rank"]) for p in result["players"]] == [
         ("random", False, 1),
         ("unbuilt", True, 2),

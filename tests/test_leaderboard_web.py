@@ -149,7 +149,7 @@ def test_api_matches_and_one_match(api: Any, filled: redis.Redis) -> None:
     assert api.get("/api/matches", params={"bot": "nobody"}).json() == {"matches": [], "next_cursor": None}
     assert len(api.get("/api/matches").json()["matches"]) == 5
     one = api.get(f"/api/matches/{listed[0]['match_id']}").json()
-    assert one == json.loads(filled.get(keys.result(listed[0]["match_id"])))
+    assert one == store.result_fields(filled.get(keys.result(listed[0]["match_id"])))
     assert api.get("/api/matches/nosuch").status_code == 404
     assert api.get("/api/matches/nosuch/replay").status_code == 404
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -113,7 +114,7 @@ def test_every_game_recorded_reproduces_byte_for_byte_through_the_store(
             stored = store.replay_text(client, match_id)
             assert stored == text
             assert first_difference(stored, reproduce(parse_lines(stored)).text) is None
-            result = json.loads(client.get(keys.result(match_id)))
+            result = store.result_fields(client.get(keys.result(match_id)))
             assert result["replay_sha256"] == replays.digest(text) == store.recorded_digest(client, match_id)
     assert client.keys(keys.replay("*")) == []  # nothing the old way
 
@@ -440,3 +441,15 @@ def test_a_later_dictionary_is_used_for_new_entries_and_the_earlier_still_reads(
         assert target.get("later") == target.get("earlier") == text
     finally:
         dictionaries.load.cache_clear()  # the added tag must not outlive the test
+
+
+def test_a_compact_stored_result_reads_as_the_whole_result_and_older_whole_ones_still_read() -> None:
+    text, record = replay_of_random_game("ninjan", 7, ["alpha", "beta", "gamma"], "compact")
+    forfeited = (dataclasses.replace(record.players[0], forfeit=True, strikes=3), *record.players[1:])
+    for played in (record, dataclasses.replace(record, players=forfeited)):
+        stored = store.record_json(played, "compact", replays.digest(text), 1700000000.5)
+        whole = {**played.to_json(), "replay_sha256": replays.digest(text), "recorded_at": 1700000000}
+        assert store.result_fields(stored) == whole
+        assert list(store.result_fields(stored)) == list(whole)  # the fields in arena match --json's order
+        assert store.result_fields(json.dumps(whole)) == whole  # a result stored whole before
+        assert len(stored) < len(json.dumps(whole, separators=(",", ":"))) - 30 * len(played.players)

@@ -61,7 +61,7 @@ def test_migration_moves_old_replays_into_the_store_once(client: redis.Redis, ki
     for match_id, text in texts.items():
         stored = store.replay_text(client, match_id)
         assert stored == text and first_difference(stored, reproduce(parse_lines(stored)).text) is None
-        result = json.loads(client.get(keys.result(match_id)))
+        result = store.result_fields(client.get(keys.result(match_id)))
         assert "replay_lines" not in result and result["replay_sha256"] == replays.digest(text)
         assert result["recorded_at"] > 0 and result["players"][0]["bot"] == "a"
         assert client.hgetall(keys.job(match_id)) == {"status": "recorded"}

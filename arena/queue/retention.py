@@ -171,7 +171,7 @@ def _delete(client: redis.Redis, match_ids: Iterable[str]) -> int:
 def _results(client: redis.Redis, match_ids: list[str]) -> list[dict]:
     """Returns the stored result of each match id ({} where none is stored), in order."""
     texts = client.mget([keys.result(m) for m in match_ids]) if match_ids else []
-    return [json.loads(t) if t else {} for t in texts]
+    return [store.result_fields(t) if t else {} for t in texts]
 
 
 def _sweep_days(client: redis.Redis, game: str, cutoff: float) -> int:

@@ -64,11 +64,44 @@ def rated_placements(match: Mapping) -> list[Placement]:
     return [Placement(player_id(p["bot"], p.get("version", "")), int(p["rank"])) for p in match["players"]]
 
 
+RESULT_ORDER = ("game", "match_id", "seed", "players", "winner", "termination", "steps")
+
+
 def record_json(record: MatchRecord, match_id: str, replay_sha256: str, recorded_at: float) -> str:
     """Returns the stored JSON of a match's result: the fields of ``arena match --json``, the sha256
-    of its replay's text and when it was recorded (Unix seconds, for retention)."""
+    of its replay's text and when it was recorded (Unix seconds, for retention), compact.
+
+    Design detail: a result is the one value Redis keeps per match for ever, so it leaves out what
+    ``result_fields`` derives: a player's seat (its place in the list), ``forfeit`` and ``strikes``
+    where they are false and 0, and the winner (the one first-ranked bot). That is about 40 bytes a
+    seat, a fifth of a 4-player result; results stored whole before stay as they are."""
     fields = {**record.to_json(), "match_id": match_id, "replay_sha256": replay_sha256}
+    fields["players"] = [_compact_player(p) for p in fields["players"]]
+    del fields["winner"]
     return json.dumps({**fields, "recorded_at": int(recorded_at)}, separators=(",", ":"))
+
+
+def _compact_player(player: Mapping) -> dict:
+    """Returns a player's stored fields: bot, score and rank, and forfeit or strikes only when set."""
+    kept = {"bot": player["bot"], "score": player["score"], "rank": player["rank"]}
+    return kept | {k: player[k] for k in ("forfeit", "strikes") if player[k]}
+
+
+def result_fields(text: str) -> dict:
+    """Returns a stored result (``record_json``, or a result stored whole before it) with every
+    field of ``arena match --json`` in its order, then the stored extras (``replay_sha256``,
+    ``recorded_at``): what every reader of results shows."""
+    stored = json.loads(text)
+    players = [
+        {"bot": p["bot"], "seat": p.get("seat", seat), "score": p["score"], "rank": p["rank"]}
+        | {"forfeit": p.get("forfeit", False), "strikes": p.get("strikes", 0)}
+        for seat, p in enumerate(stored["players"])
+    ]
+    firsts = [p["bot"] for p in players if p["rank"] == 1]
+    derived = {"players": players, "winner": stored.get("winner", firsts[0] if len(firsts) == 1 else None)}
+    full = {**stored, **derived}
+    ordered = {k: full[k] for k in RESULT_ORDER if k in full}
+    return ordered | {k: v for k, v in full.items() if k not in RESULT_ORDER}
 
 
 # ARGV: match id, group, entry id, then ``take``'s consumer ('' for none), job prefix and statuses;
@@ -188,7 +221,7 @@ def recorded_digest(client: redis.Redis, match_id: str) -> str | None:
     """Returns the sha256 of the replay recorded with a match's result, or None (not recorded, or
     recorded before results kept it)."""
     text = client.get(keys.result(match_id))
-    return json.loads(text).get("replay_sha256") if text else None
+    return result_fields(text).get("replay_sha256") if text else None
 
 
 def replay_text(client: redis.Redis, match_id: str) -> str | None:

@@ -10,7 +10,6 @@ all before a single job is queued.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from typing import Any
 
@@ -113,7 +112,7 @@ def results_page(client: redis.Redis, tournament_id: str, after: str, limit: int
     results = []
     for _, fields in entries:
         text = client.get(keys.result(fields["match_id"]))
-        results.append({**fields, "result": None if text is None else json.loads(text)})
+        results.append({**fields, "result": None if text is None else store.result_fields(text)})
     return {"results": results, "next": entries[-1][0] if len(entries) == limit else None}
 
 
