@@ -453,3 +453,14 @@ def test_a_compact_stored_result_reads_as_the_whole_result_and_older_whole_ones_
         assert list(store.result_fields(stored)) == list(whole)  # the fields in arena match --json's order
         assert store.result_fields(json.dumps(whole)) == whole  # a result stored whole before
         assert len(stored) < len(json.dumps(whole, separators=(",", ":"))) - 30 * len(played.players)
+
+
+def test_placements_keep_no_empty_version_and_read_back_whole() -> None:
+    placements = {
+        "match_id": "m1",
+        "players": [{"bot": "alpha", "version": "", "rank": 2}, {"bot": "beta", "version": "v3", "rank": 1}],
+    }
+    stored = store.stored_placements(placements)
+    assert '"version":""' not in stored and '"version":"v3"' in stored
+    assert store.placements_fields(stored) == placements
+    assert store.placements_fields(json.dumps(placements)) == placements  # an entry stored before

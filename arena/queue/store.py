@@ -59,6 +59,22 @@ def placements_json(record: MatchRecord, job: MatchJob) -> dict:
     return {"match_id": job.match_id, "players": players}
 
 
+def stored_placements(placements: Mapping) -> str:
+    """Returns the list entry of a match's placements: compact JSON without the versions that are
+    empty (a bot run from a file has none), as kept for ever in the game's list of results."""
+    players = [{k: v for k, v in p.items() if k != "version" or v} for p in placements["players"]]
+    return json.dumps({**placements, "players": players}, separators=(",", ":"))
+
+
+def placements_fields(text: str) -> dict:
+    """Returns a list entry of placements (``stored_placements``) as ``placements_json`` made it."""
+    stored = json.loads(text)
+    players = [
+        {"bot": p["bot"], "version": p.get("version", ""), "rank": p["rank"]} for p in stored["players"]
+    ]
+    return {**stored, "players": players}
+
+
 def rated_placements(match: Mapping) -> list[Placement]:
     """Returns the placements of a match as stored by ``placements_json``, each seat by player id."""
     return [Placement(player_id(p["bot"], p.get("version", "")), int(p["rank"])) for p in match["players"]]
@@ -240,7 +256,7 @@ def _record_commands(job: MatchJob, match: MatchRecord, sha: str) -> list[list[s
     commands = [
         ["SADD", keys.RECORDED_SET, job.match_id],
         ["SET", keys.result(job.match_id), record_json(match, job.match_id, sha, time.time())],
-        ["RPUSH", keys.results(job.game), json.dumps(placements, separators=(",", ":"))],
+        ["RPUSH", keys.results(job.game), stored_placements(placements)],
         *(["RPUSH", keys.bot_matches(job.game, bot), job.match_id] for bot in sorted(set(job.bots))),
         *(["HINCRBY", keys.pairs(job.game), field, "1"] for field in fields),
         ["INCR", keys.rating_updates(job.game)],
@@ -316,7 +332,7 @@ def iter_results(client: redis.Redis, game: str, page: int = RESULTS_PAGE) -> It
     start = 0
     while True:
         chunk = client.lrange(keys.results(game), start, start + page - 1)
-        yield from (json.loads(text) for text in chunk)
+        yield from (placements_fields(text) for text in chunk)
         if len(chunk) < page:
             return
         start += page
