@@ -65,12 +65,14 @@ def samples(game: str, players: int, play: str) -> list[tuple[str, MatchRecord]]
     ]
 
 
-def record_all(client: redis.Redis, game: str, players: int, matches: int, way: str, play: str) -> None:
+def record_all(
+    client: redis.Redis, game: str, players: int, matches: int, way: str, play: str, first: int = 0
+) -> None:
     """Records ``matches`` matches of ``game`` between ``players`` bots the ``way`` given ("old", or
-    through the store)."""
+    through the store), numbered from ``first``."""
     bots = BOTS[:players]
     played = samples(game, players, play)
-    for i in range(matches):
+    for i in range(first, first + matches):
         match_id = f"t1-r{i // 2 + 1}-g{i % 2 + 1}-s1"
         text, record = played[i % SAMPLES]
         text = text.replace('"match_id":"SAMPLE"', f'"match_id":"{match_id}"', 1)
@@ -122,15 +124,21 @@ def measure(game: str, players: int, matches: int, way: str, folder: Path, play:
         if way == "folder":
             os.environ[replays.ENV_STORE] = str(folder / f"store-{game}-{players}")
         client = connect(server.url)
-        before = client.info("memory")["used_memory"]
+        used = lambda: client.info("memory")["used_memory"]  # noqa: E731
+        before = used()
         record_all(client, game, players, matches, way, play)
-        per_match = (client.info("memory")["used_memory"] - before) / matches
+        per_match = (used() - before) / matches
+        expired = expire_jobs(client) and (used() - before) / matches
+        halfway = used()  # Redis's fixed costs (script cache, buffers, first allocations) are paid
+        record_all(client, game, players, matches, way, play, first=matches)
+        marginal = expire_jobs(client) and (used() - halfway) / matches  # what one more match costs
+        total = 2 * matches
         disk = sum(p.stat().st_size for p in (folder / f"store-{game}-{players}").rglob("*.z"))
         mine = ", ".join(f"{k} {v}" for k, v in own_keys(client, "t1-r1-g1-s1").items())
-        shared = ", ".join(f"{k} {v / matches:.0f}" for k, v in shared_keys(client, game, players).items())
-        expired = expire_jobs(client) and (client.info("memory")["used_memory"] - before) / matches
-        figures = f"{per_match:>5.0f} B/match in Redis ({expired:.0f} once the job hashes expired)"
-        figures += f", {disk / matches:>5.0f} B/match in the folder"
+        shared = ", ".join(f"{k} {v / total:.0f}" for k, v in shared_keys(client, game, players).items())
+        figures = f"{per_match:>5.0f} B/match in Redis ({expired:.0f} once the job hashes expired"
+        figures += f"; {marginal:.0f} for each of the next {matches})"
+        figures += f", {disk / total:>5.0f} B/match in the folder"
         return f"{game:<13}{players}p {way:<7}{figures}; own keys: {mine}; shares: {shared}"
     finally:
         server.kill()
