@@ -9,22 +9,19 @@ and the folder store's bytes on disk per match. "old" writes what recording wrot
     .venv/bin/python bench/record_memory.py [--matches 1000] [--games ninjan,pnrz] [--players 2,4]
         [--play random|bots]
 
-Figures (2000 matches each, after the job hashes expired; zstd-19 with the game's dictionary): bytes
-of Redis memory per match with the Redis store / with the folder store, and bytes on disk per match
-in the folder. Replays of seeded random play, then of built-in bots (``--play bots``):
+Figures of 2026-12-04 (``--matches 1500 --play bots``: built-in bots' games, at most 4 players, the
+bench has four bot names; zstd-15 with the game's dictionary, compact results): Redis bytes for each
+match after the first 1,500 (the first ones also pay ~0.6 MB of Redis's fixed costs), job hashes
+expired, with the Redis store / with the folder store, and the folder's bytes on disk per match:
 
-    game          players   random: Redis  folder  disk     bots: Redis  folder  disk    old (random)
-    ninjan           2              1640     982    422            1637     985   413           9783
-    ninjan           4              2428    1358    782            2443    1350   778          17707
-    pnrz             2              3105     982   1764            3037     989  1708          33947
-    pnrz             4              3354    1358   1638            3159    1352  1495          31334
-    ninja-burger     2              2493     993   1223            2641     985  1340          25820
-    ninja-burger     4              5326    1358   3421            5187    1358  3275          70996
-    ninja-master     2              4579     985   2975            1613     985   383          79317
-    ninja-master     4              6575    1354   4742            2807    1350  1157         114067
+    game          players   Redis store   folder store   folder disk    old
+    ninjan           2             1312            672           415   9612
+    ninjan           4             1901            825           784  17838
+    pnrz             2             2710            669          1716  33764
+    pnrz             4             2598            823          1496  30122
 
-With zlib-9 and no dictionary (the store before), 2 players, random play, the Redis store kept
-ninjan 2198, pnrz 4755, ninja-burger 3666, ninja-master 6117 bytes per match.
+(ninja-burger at 4 players, folder store: ~790 B a match, from a 3,000-match run.) Before compact
+results, the folder store kept ~1.1 KB a match at 4 players.
 """
 
 from __future__ import annotations
