@@ -25,7 +25,7 @@ def small_search() -> SearchBot:
 
 def test_search_beats_builder_at_a_small_budget():
     wins, losses = head_to_head("pnrz", small_search, BuilderBot, 16, first_seed=7000)
-    assert wins >= losses + 2, (wins, losses)  # FIGURE
+    assert wins >= losses + 6, (wins, losses)  # 13:3 on these 16 games
 
 
 def test_a_bonus_item_facing_a_free_position_is_exposed_until_covered():
