@@ -169,9 +169,10 @@ def test_ninja_master_planner_ignores_the_secret_seed():
 
 # PNRZ -------------------------------------------------------------------------------------------
 # A PNRZ game costs seconds of CPU per builder seat and several times that per search seat, so the
-# suite holds the search bot's behaviour; the ladder (builder against random, search against builder
-# at 2, 3 and 4 players) is played by bench/pnrz_ladder.py, figures in docs/rules/pnrz.md
-# (tests/test_pnrz.py plays builder against random).
+# suite holds the search bot's behaviour; the ladder (2- and 3-player tables) is stored by
+# bench/builtin_ladder.py, the head-to-head series at 2, 3 and 4 players are played by
+# bench/pnrz_ladder.py, figures in docs/rules/pnrz.md; tests/test_builtin_pnrz.py plays search against
+# builder at a small budget (13:3 over 16 games), tests/test_pnrz.py builder against random.
 
 
 def pnrz_state(**fields) -> pz.PnrzState:
