@@ -19,9 +19,13 @@ expired, with the Redis store / with the folder store, and the folder's bytes on
     ninjan           4             1901            825           784  17838
     pnrz             2             2710            669          1716  33764
     pnrz             4             2598            823          1496  30122
+    ninja-burger     2             2359            667          1347  28579
+    ninja-burger     4             4662            805          3291  70705
+    ninja-master     2             1320            660           396  10006
+    ninja-master     4             2262            797          1149  27818
 
-(ninja-burger at 4 players, folder store: ~790 B a match, from a 3,000-match run.) Before compact
-results, the folder store kept ~1.1 KB a match at 4 players.
+(ninja-burger and ninja-master: ``--matches 1000``.) Before compact results, the folder store kept
+~1.1 KB a match at 4 players.
 """
 
 from __future__ import annotations
