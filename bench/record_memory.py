@@ -125,7 +125,10 @@ def measure(game: str, players: int, matches: int, way: str, folder: Path, play:
         if way == "folder":
             os.environ[replays.ENV_STORE] = str(folder / f"store-{game}-{players}")
         client = connect(server.url)
-        used = lambda: client.info("memory")["used_memory"]  # noqa: E731
+
+        def used() -> int:
+            return client.info("memory")["used_memory"]
+
         before = used()
         record_all(client, game, players, matches, way, play)
         per_match = (used() - before) / matches

@@ -97,7 +97,6 @@ class SearchBot(BuilderBot):
     MARGIN = 1.0  # weight of an opponent's point against its own in a line's worth
     ICONS = True  # whether a candidate's line starts after its icon's extra action
     HAND = 0.5  # worth of a point of own pictures in hand, against a point on the board
-    PER_TILE = True  # whether each hand tile's best play joins the candidates too
     EXPOSE = 0.3  # cost of a point of bonus items facing a free position (minus the opponent's)
 
     def __init__(self, budget: Budget | None = None) -> None:
@@ -163,12 +162,11 @@ class SearchBot(BuilderBot):
             plays = sorted(
                 tile_plays(board, hand, mine, theirs, self.OPPONENT_WEIGHT), key=play_rank, reverse=True
             )
-            chosen = plays[: self.CANDIDATES]
-            if self.PER_TILE:
-                for tile_id in hand:
-                    top = next((p for p in plays if p[1] == tile_id), None)
-                    if top is not None and top not in chosen:
-                        chosen.append(top)
+            chosen = plays[: self.CANDIDATES]  # and each hand tile's best play too
+            for tile_id in hand:
+                top = next((p for p in plays if p[1] == tile_id), None)
+                if top is not None and top not in chosen:
+                    chosen.append(top)
             for _, tile_id, place in chosen:
                 after = placed(board, tile_id, place)
                 found.append(((SelectTile(tile_id), place), self.with_extra(obs, after, tile_id)))
@@ -350,8 +348,9 @@ def exposed(cells: dict, faction: Faction) -> int:
     for cx, cy in found[0].cells if found else ():
         points = _POINTS[cells[(cx, cy)]]
         around = [(cx + dx, cy + dy) for dx, dy in NEIGHBOURS]
-        if points == 3 and all(cells.get(n) is not enemy for n in around):
-            total += points * any(n not in cells for n in around)
+        open_to_enemy = all(cells.get(n) is not enemy for n in around) and any(n not in cells for n in around)
+        if points == 3 and open_to_enemy:
+            total += points
     return total
 
 

@@ -43,7 +43,7 @@ from arena.queue.jobs import (
 )
 from arena.ratings import Placement
 from arena.ratings.pairs import match_fields, player_id
-from arena.referee.record import MatchRecord
+from arena.referee.record import MatchRecord, sole_winner
 
 JOB_TTL = 3600  # seconds a recorded job's hash (its status alone) is kept
 RESULTS_PAGE = 1000  # placements read per LRANGE when streaming a game's results
@@ -113,8 +113,8 @@ def result_fields(text: str) -> dict:
         | {"forfeit": p.get("forfeit", False), "strikes": p.get("strikes", 0)}
         for seat, p in enumerate(stored["players"])
     ]
-    firsts = [p["bot"] for p in players if p["rank"] == 1]
-    derived = {"players": players, "winner": stored.get("winner", firsts[0] if len(firsts) == 1 else None)}
+    winner = stored["winner"] if "winner" in stored else sole_winner((p["bot"], p["rank"]) for p in players)
+    derived = {"players": players, "winner": winner}
     full = {**stored, **derived}
     ordered = {k: full[k] for k in RESULT_ORDER if k in full}
     return ordered | {k: v for k, v in full.items() if k not in RESULT_ORDER}
@@ -237,7 +237,7 @@ def recorded_digest(client: redis.Redis, match_id: str) -> str | None:
     """Returns the sha256 of the replay recorded with a match's result, or None (not recorded, or
     recorded before results kept it)."""
     text = client.get(keys.result(match_id))
-    return result_fields(text).get("replay_sha256") if text else None
+    return json.loads(text).get("replay_sha256") if text else None  # stored as is, nothing to derive
 
 
 def replay_text(client: redis.Redis, match_id: str) -> str | None:

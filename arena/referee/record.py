@@ -7,11 +7,17 @@ result line), so the referee, the replay and the queue all read and write the sa
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from arena.games.base import Game, Termination, ranks_from_scores
 from arena.results import PlayerResult
+
+
+def sole_winner(ranked: Iterable[tuple[str, int]]) -> str | None:
+    """Returns the bot ranked first alone among (bot, rank) pairs, or None for a shared first place."""
+    firsts = [bot for bot, rank in ranked if rank == 1]
+    return firsts[0] if len(firsts) == 1 else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,8 +35,7 @@ class MatchRecord:
     @property
     def winner(self) -> str | None:
         """Returns the bot ranked first alone, or None for a shared first place."""
-        firsts = [p for p in self.players if p.rank == 1]
-        return firsts[0].bot if len(firsts) == 1 else None
+        return sole_winner((p.bot, p.rank) for p in self.players)
 
     def to_json(self) -> dict[str, Any]:
         """Returns the record as reported: the fields of ``arena match --json`` and of stored results."""
