@@ -24,7 +24,8 @@ from arena.queue.connection import ENV_URL, connect, shown_url
 T = TypeVar("T")
 
 app = typer.Typer(
-    help="The replay store: fetch a replay, set how long replays are kept, sweep, migrate old replays.",
+    help="The replay store: fetch a replay, set how long replays are kept, sweep, migrate old replays, "
+    "expand replays kept as their decisions.",
     no_args_is_help=True,
 )
 
@@ -108,6 +109,16 @@ def migrate_command(redis_: RedisOption = None) -> None:
     """Move replays recorded before the replay store (plain text in Redis) into it; safe to rerun."""
     report = call(redis_, lambda client: migrate.migrate(client, lambda r: say(f"arena: {r.describe()}")))
     typer.echo(report.describe())
+
+
+@app.command("expand")
+def expand_command(redis_: RedisOption = None) -> None:
+    """Rewrite the replays the store keeps as their decisions as whole replays: run it before upgrading
+    to an arena whose rules for a game differ (its notes say so); safe to rerun."""
+    report = call(redis_, lambda client: migrate.expand_stored(replays.store_for(client)))
+    typer.echo(report.describe())
+    if report.failed:
+        raise typer.Exit(1)
 
 
 def platform_check(text: str, match_id: str, option: str | None) -> tuple[bool, str] | None:

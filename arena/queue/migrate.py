@@ -170,3 +170,42 @@ def _trim_job(client: redis.Redis, match_id: str) -> int:
     if client.hlen(keys.job(match_id)) <= 1:
         return 0
     return int(store.finish_job(client, match_id))
+
+
+@dataclasses.dataclass
+class ExpandReport:
+    """What ``expand_stored`` did: replays rewritten whole, and those it could not regenerate."""
+
+    expanded: int = 0
+    failed: list[str] = dataclasses.field(default_factory=list)  # "MATCH_ID: why", the first few
+
+    def describe(self) -> str:
+        """Returns the report as one line."""
+        failed = f"; {len(self.failed)} could not be regenerated: {self.failed[0]}" if self.failed else ""
+        return f"rewrote {self.expanded} replays kept as their decisions as whole replays{failed}"
+
+
+def expand_stored(target: replays.ReplayStore) -> ExpandReport:
+    """Rewrites every replay the store keeps as its decisions (``arena.referee.compact``) as the
+    whole replay, which any later arena reads without re-running the game: ``arena storage expand``,
+    run by the arena version that recorded them before one whose rules for a game differ. Idempotent.
+
+    Design detail: each entry is read, regenerated and written back only if it is still the bytes read
+    (a match that retention deleted meanwhile is not brought back).
+    """
+    report = ExpandReport()
+    for match_id, kind, _ in target.entries():
+        if kind != replays.REPLAY:
+            continue
+        stored = target.read(match_id, kind)
+        if stored is None or not replays.is_decisions_form(stored):
+            continue
+        try:
+            whole = replays.compress(replays.decode(kind, stored))
+        except replays.ReplayStoreError as exc:
+            report.failed.append(f"{match_id}: {exc}")
+            continue
+        if target.read(match_id, kind) == stored:
+            target.write(match_id, kind, whole)
+            report.expanded += 1
+    return report

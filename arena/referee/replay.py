@@ -264,11 +264,14 @@ class Reproduction:
     steps: int
 
 
-def reproduce(lines: list[dict[str, Any]], on_step: Callable[[Step], None] | None = None) -> Reproduction:
+def reproduce(
+    lines: list[dict[str, Any]], on_step: Callable[[Step], None] | None = None, check_actions: bool = True
+) -> Reproduction:
     """Re-runs a replay's game from its header and decisions; returns the regenerated replay.
 
     Raises ReplayError when a line is malformed (``check_lines``), the replay was made with other
-    rules or another generator, or a recorded decision is not the legal action it names.
+    rules or another generator, or a recorded decision is not the legal action it names (unless
+    ``check_actions`` is False: decisions kept without their actions, ``arena.referee.compact``).
     """
     header, game = opening(lines)
     bots, seed = [p["bot"] for p in header["players"]], header["seed"]
@@ -285,7 +288,7 @@ def reproduce(lines: list[dict[str, Any]], on_step: Callable[[Step], None] | Non
             writer.forfeit(step, seat, line["reason"])
 
     driver = Driver(game, game.initial_state(len(bots), seed))
-    for step in recorded_steps(game, driver, lines, on_referee):
+    for step in recorded_steps(game, driver, lines, on_referee, check_actions):
         writer.step(game, step)
         if on_step:
             on_step(step)
@@ -317,10 +320,12 @@ def recorded_steps(
     driver: Driver,
     lines: list[dict[str, Any]],
     on_referee: Callable[[int, dict[str, Any]], None] | None = None,
+    check_actions: bool = True,
 ) -> Iterator[Step]:
     """Yields each step of a recorded game (checked ``lines``) re-run through the engine by ``driver``,
     every decision the recorded index checked against the action the line names; ``on_referee`` gets
-    each strike and forfeit line with its step. Raises ReplayError where the record and the game part.
+    each strike and forfeit line with its step. Raises ReplayError where the record and the game part
+    (``check_actions`` False: only the indexes are checked, each against the number of legal actions).
     """
     recorded = iter([x for x in lines[1:] if x.get("type") in ("strike", "forfeit", "decision")])
     pending = next(recorded, None)
@@ -328,7 +333,8 @@ def recorded_steps(
         choices: dict[int, tuple[int, str]] = {}
         while turn.legal and pending is not None and pending.get("step") == turn.step:
             if pending["type"] == "decision":
-                choices[pending["seat"]] = (_recorded_index(game, turn, pending), pending["by"])
+                index = _recorded_index(game, turn, pending, check_actions)
+                choices[pending["seat"]] = (index, pending["by"])
             elif on_referee is not None:
                 on_referee(turn.step, pending)
             pending = next(recorded, None)
@@ -353,13 +359,13 @@ def check_versions(header: dict[str, Any], game: Game) -> None:
         )
 
 
-def _recorded_index(game: Game, turn: Turn, line: dict[str, Any]) -> int:
+def _recorded_index(game: Game, turn: Turn, line: dict[str, Any], check_action: bool = True) -> int:
     """Returns the index of a recorded decision, checked against the action the line names."""
     seat, index = line["seat"], line.get("index")
     legal = turn.legal.get(seat)
     if legal is None or not isinstance(index, int) or not 0 <= index < len(legal):
         raise ReplayError(f"step {turn.step}: seat {seat}'s decision (index {index}) is not a legal choice")
-    if codec.to_json(legal[index], game.action_type) != line["action"]:
+    if check_action and codec.to_json(legal[index], game.action_type) != line["action"]:
         raise ReplayError(
             f"step {turn.step}: seat {seat}'s legal action {index} is not the recorded "
             f"{_shown(line['action'])}"

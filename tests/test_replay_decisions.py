@@ -1,0 +1,127 @@
+"""Replays kept as their decisions (arena.referee.compact) in the replay store: every byte comes back,
+a replay the engine does not regenerate is kept whole, other rules are a clear error, and
+``arena storage expand`` rewrites them whole before an upgrade. Private redis-server, tmp folders."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import redis
+
+from arena.games import GAMES, get_game
+from arena.queue import migrate, replays, store
+from arena.queue.replays import FolderStore, RedisStore, ReplayStoreError
+from arena.referee import compact
+from arena.referee.replay import parse_lines, reproduce
+from tests.conftest import replay_of_random_game, run_arena
+from tests.test_replay_store import record_random, stores
+
+pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+
+
+def refereed_replay(game: str, seed: int) -> str:
+    """Returns a 2-player replay in which the referee struck seat 0 at step 0 (its move a fallback),
+    then seat 0 forfeited at step 2 (every later move of it a fallback), as the referee writes one."""
+    text = replay_of_random_game(game, seed, ["a", "b"], f"ref-{game}")[0]
+    lines = [x for x in parse_lines(text) if x["type"] not in ("event", "result")]
+    marked = []
+    for line in lines:
+        if line["type"] == "decision" and line["seat"] == 0 and (line["step"] == 0 or line["step"] >= 2):
+            line["by"] = "fallback"
+        if line["type"] == "decision" and line["seat"] == 0 and line["step"] in (0, 2):
+            kind = "strike" if line["step"] == 0 else "forfeit"
+            extra = (
+                {"code": "ERROR_CODE_TIMEOUT", "message": "late", "strikes": 1} if kind == "strike" else {}
+            )
+            marked.append({"type": kind, "step": line["step"], "seat": 0, **extra, "reason": "disconnected"})
+            if kind == "strike":
+                del marked[-1]["reason"]
+        marked.append(line)
+    return reproduce(marked).text
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_every_game_is_kept_as_its_decisions_and_comes_back_byte_for_byte(game: str) -> None:
+    engine = GAMES[game]
+    for players in (engine.spec.min_players, engine.spec.max_players):
+        text = replay_of_random_game(game, 70 + players, [f"b{i}" for i in range(players)], f"d-{game}")[0]
+        form = compact.pack(text)
+        assert compact.is_decisions_form(form) and len(form) * 4 < len(text)
+        assert compact.expand(form) == text
+        stored = replays.encode(replays.REPLAY, text.encode())
+        assert len(stored) < len(replays.compress(text.encode())) * 0.8  # what the store saves
+        assert replays.decode(replays.REPLAY, stored) == text.encode()
+
+
+def test_strikes_forfeits_and_fallbacks_survive_the_decisions_form() -> None:
+    text = refereed_replay("ninjan", 5)
+    assert '"type":"strike"' in text and '"type":"forfeit"' in text and '"by":"fallback"' in text
+    form = compact.pack(text)
+    assert compact.is_decisions_form(form) and '"fallback"' in form
+    assert compact.expand(form) == text
+
+
+def test_a_replay_the_engine_does_not_regenerate_is_kept_whole() -> None:
+    text = replay_of_random_game("pnrz", 3, ["a", "b"], "whole")[0]
+    edited = text.replace('"type":"event","step":1,', '"type":"event","step":1, ', 1)
+    assert edited != text and compact.pack(edited) == edited  # its bytes are not the engine's
+    lines = text.splitlines(keepends=True)
+    header = json.loads(lines[0])
+    branched = "".join([json.dumps({**header, "from": {"match_id": "m", "step": 3}}) + "\n", *lines[1:]])
+    assert compact.pack(branched) == branched  # a branched game does not start where its seed does
+    assert compact.pack("not a replay\n") == "not a replay\n"
+
+
+def test_a_bot_log_that_looks_like_decisions_is_kept_as_written(tmp_path: Path, client: redis.Redis) -> None:
+    hostile = b'{"type":"decisions","game":"ninjan"}\n[0,0,99]\n'
+    for target in stores(client, tmp_path):
+        target.put("m1", "log-0", hostile)
+        assert target.get("m1", "log-0") == hostile
+
+
+def test_a_corrupt_decisions_form_is_a_clear_error(tmp_path: Path, client: redis.Redis) -> None:
+    text = replay_of_random_game("ninjan", 3, ["a", "b"], "bad")[0]
+    form = compact.pack(text).splitlines(keepends=True)
+    for bad in ("[0,0]\n", "[0,0,999]\n", "{oops\n"):
+        for target in stores(client, tmp_path):
+            target.write("bad", "replay", replays.compress("".join([form[0], bad, *form[2:]]).encode()))
+            with pytest.raises(ReplayStoreError, match="cannot be regenerated"):
+                target.get("bad")
+
+
+def test_other_rules_are_a_clear_error_until_the_store_is_expanded(
+    tmp_path: Path, client: redis.Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(replays.ENV_STORE, str(tmp_path / "store"))
+    texts = {f"x-{n}": record_random(client, "ninjan", 2, 80 + n, f"x-{n}") for n in range(3)}
+    target = replays.store_for(client)
+    assert isinstance(target, FolderStore) and all(
+        replays.is_decisions_form(target.read(m, "replay")) for m in texts
+    )
+    spec = get_game("ninjan").spec
+    newer_rules = type(spec)(**{**vars(spec), "rules": spec.rules + 1})
+    with monkeypatch.context() as upgraded:
+        upgraded.setattr(get_game("ninjan"), "spec", newer_rules)
+        with pytest.raises(ReplayStoreError, match=r"ninjan rules 1.*arena storage expand"):
+            store.replay_text(client, "x-0")
+    proc = run_arena(
+        "storage", "expand", "--redis", redis_url, env={replays.ENV_STORE: str(tmp_path / "store")}
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "rewrote 3 replays" in proc.stdout
+    assert migrate.expand_stored(target).expanded == 0  # done: a rerun rewrites nothing
+    with monkeypatch.context() as upgraded:
+        upgraded.setattr(get_game("ninjan"), "spec", newer_rules)
+        assert all(store.replay_text(client, m) == text for m, text in texts.items())
+
+
+def test_the_redis_store_expands_in_place(client: redis.Redis) -> None:
+    target = RedisStore(client)
+    text = replay_of_random_game("ninja-master", 9, ["a", "b", "c"], "nm")[0]
+    target.put("nm", "replay", text.encode())
+    before = len(target.read("nm", "replay"))
+    assert migrate.expand_stored(target).expanded == 1
+    assert len(target.read("nm", "replay")) > before and target.get("nm") == text.encode()
