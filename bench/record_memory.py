@@ -9,23 +9,21 @@ and the folder store's bytes on disk per match. "old" writes what recording wrot
     .venv/bin/python bench/record_memory.py [--matches 1000] [--games ninjan,pnrz] [--players 2,4]
         [--play random|bots]
 
-Figures of 2026-12-04 (``--matches 1500 --play bots``: built-in bots' games, at most 4 players, the
-bench has four bot names; zstd-15 with the game's dictionary, compact results): Redis bytes for each
-match after the first 1,500 (the first ones also pay ~0.6 MB of Redis's fixed costs), job hashes
-expired, with the Redis store / with the folder store, and the folder's bytes on disk per match:
+Figures of 2026-12-04 (``--matches 1000 --play bots``: built-in bots' games, at most 4 players, the
+bench has four bot names; replays kept as their decisions, zstd-15 with the game's dictionary, compact
+results): Redis bytes for each match after the first 1,000 (the first ones also pay ~0.6 MB of Redis's
+fixed costs), job hashes expired, with the Redis store / with the folder store, and the folder's bytes
+on disk per match; "whole" is the Redis store before replays were kept as their decisions:
 
-    game          players   Redis store   folder store   folder disk    old
-    ninjan           2             1312            672           415   9612
-    ninjan           4             1901            825           784  17838
-    pnrz             2             2710            669          1716  33764
-    pnrz             4             2598            823          1496  30122
-    ninja-burger     2             2359            667          1347  28579
-    ninja-burger     4             4662            805          3291  70705
-    ninja-master     2             1320            660           396  10006
-    ninja-master     4             2262            797          1149  27818
-
-(ninja-burger and ninja-master: ``--matches 1000``.) Before compact results, the folder store kept
-~1.1 KB a match at 4 players.
+    game          players   Redis store   folder store   folder disk    old   (whole)
+    ninjan           2             1068            660           153   9602    1312
+    ninjan           4             1293            805           239  17838    1901
+    pnrz             2             1436            660           489  33761    2710
+    pnrz             4             1529            805           447  30112    2598
+    ninja-burger     2             1254            660           321  28642    2359
+    ninja-burger     4             1996            805           864  70766    4662
+    ninja-master     2             1043            653           123  10013    1320
+    ninja-master     4             1330            799           267  27910    2262
 """
 
 from __future__ import annotations
