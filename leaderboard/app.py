@@ -208,7 +208,7 @@ def api_replay(request: Request) -> Response:
     """Returns one match's replay re-run into frames (see ``leaderboard.frames``)."""
     try:
         return JSONResponse(backend(request).replay(request.path_params["match_id"]))
-    except ReplayError as exc:
+    except (ReplayError, replays.ReplayStoreError) as exc:  # corrupt, or kept as decisions of other rules
         return JSONResponse({"error": f"the stored replay does not re-run: {exc}"}, status_code=500)
 
 

@@ -125,3 +125,20 @@ def test_the_redis_store_expands_in_place(client: redis.Redis) -> None:
     before = len(target.read("nm", "replay"))
     assert migrate.expand_stored(target).expanded == 1
     assert len(target.read("nm", "replay")) > before and target.get("nm") == text.encode()
+
+
+def test_the_web_pages_name_a_replay_they_cannot_regenerate(client: redis.Redis, redis_url: str) -> None:
+    from starlette.testclient import TestClient
+
+    from arena.server.app import ServerConfig
+    from arena.server.app import create_app as server_app
+    from leaderboard.app import create_app as leaderboard_app
+
+    form = compact.pack(replay_of_random_game("ninjan", 3, ["a", "b"], "bad")[0]).splitlines(keepends=True)
+    RedisStore(client).write("bad", "replay", replays.compress("".join([form[0], "[0,0,999]\n"]).encode()))
+    with TestClient(leaderboard_app(redis_url, client)) as web:
+        answer = web.get("/api/matches/bad/replay")
+        assert answer.status_code == 500 and "cannot be regenerated" in answer.json()["error"]
+    with TestClient(server_app(redis_url, ServerConfig(), client)) as api:
+        answer = api.get("/api/v1/matches/bad/log")
+        assert answer.status_code == 500 and "cannot be regenerated" in answer.text

@@ -149,7 +149,10 @@ async def match_log(request: Request) -> Response:
     def read() -> tuple[str | None, dict[str, str]]:
         return store.replay_text(client, match_id), client.hgetall(keys.job(match_id))
 
-    replay, job = await run_in_threadpool(read)
+    try:
+        replay, job = await run_in_threadpool(read)
+    except replays.ReplayStoreError as exc:  # corrupt, or kept as decisions of other rules
+        raise ApiError(500, f"the stored replay of {match_id!r} cannot be read: {exc}") from None
     if replay is not None:
         return PlainTextResponse(replay, media_type="application/jsonl")
     if job:
