@@ -283,18 +283,12 @@ def test_a_writer_that_died_mid_write_leaves_nothing_behind_a_delete(tmp_path: P
 
 def raw_entry(client: redis.Redis, target: replays.ReplayStore, match_id: str) -> bytes:
     """Returns the replay of ``match_id`` as ``target`` keeps it (compressed, tag first)."""
-    if isinstance(target, FolderStore):
-        return (target.folder(match_id) / "replay.z").read_bytes()
-    return RedisStore(client).client.hget(keys.stored(match_id), "replay")
+    return target.read(match_id, "replay")
 
 
 def write_raw(client: redis.Redis, target: replays.ReplayStore, match_id: str, stored: bytes) -> None:
-    """Puts ``stored`` as the replay of ``match_id`` exactly as given, bypassing ``compress``."""
-    if isinstance(target, FolderStore):
-        target.folder(match_id).mkdir(parents=True, exist_ok=True)
-        (target.folder(match_id) / "replay.z").write_bytes(stored)
-    else:
-        RedisStore(client).client.hset(keys.stored(match_id), "replay", stored)
+    """Puts ``stored`` as the replay of ``match_id`` exactly as given, bypassing ``encode``."""
+    target.write(match_id, "replay", stored)
 
 
 def test_every_game_has_a_shipped_dictionary_that_is_small_and_unchanged() -> None:
