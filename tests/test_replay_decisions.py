@@ -26,19 +26,22 @@ def refereed_replay(game: str, seed: int) -> str:
     """Returns a 2-player replay in which the referee struck seat 0 at step 0 (its move a fallback),
     then seat 0 forfeited at step 2 (every later move of it a fallback), as the referee writes one."""
     text = replay_of_random_game(game, seed, ["a", "b"], f"ref-{game}")[0]
-    lines = [x for x in parse_lines(text) if x["type"] not in ("event", "result")]
+    strike = {
+        "type": "strike",
+        "step": 0,
+        "seat": 0,
+        "code": "ERROR_CODE_TIMEOUT",
+        "message": "late",
+        "strikes": 1,
+    }
+    forfeit = {"type": "forfeit", "step": 2, "seat": 0, "reason": "disconnected"}
     marked = []
-    for line in lines:
-        if line["type"] == "decision" and line["seat"] == 0 and (line["step"] == 0 or line["step"] >= 2):
+    for line in parse_lines(text):
+        if line["type"] in ("event", "result"):
+            continue  # the engine writes them again
+        if line["type"] == "decision" and line["seat"] == 0 and line["step"] != 1:
+            marked += [strike] if line["step"] == 0 else [forfeit] if line["step"] == 2 else []
             line["by"] = "fallback"
-        if line["type"] == "decision" and line["seat"] == 0 and line["step"] in (0, 2):
-            kind = "strike" if line["step"] == 0 else "forfeit"
-            extra = (
-                {"code": "ERROR_CODE_TIMEOUT", "message": "late", "strikes": 1} if kind == "strike" else {}
-            )
-            marked.append({"type": kind, "step": line["step"], "seat": 0, **extra, "reason": "disconnected"})
-            if kind == "strike":
-                del marked[-1]["reason"]
         marked.append(line)
     return reproduce(marked).text
 
