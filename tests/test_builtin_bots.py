@@ -83,6 +83,11 @@ def test_ninjan_search_beats_the_round_simulating_greedy():
     assert wins > losses, (wins, losses)
 
 
+def test_ninjan_search_beats_two_round_simulating_greedies_at_three_players():
+    wins, _ = head_to_head("ninjan", small_search, RoundSimGreedy, 30, players=3, first_seed=32000)
+    assert wins >= 15, wins  # 19 of 30 at this budget (par 10); 38 of 60 at the default budget
+
+
 def test_ninja_master_master_beats_random():
     wins, losses = head_to_head("ninja-master", MasterBot, builtin_bots("ninja-master")["random"], 40)
     assert wins >= 36, (wins, losses)
