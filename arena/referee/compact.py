@@ -48,7 +48,7 @@ def pack(text: str) -> str:
             return text
         form = _decisions_form(lines)
         return form if expand(form) == text else text
-    except ReplayError:
+    except Exception:  # the whole replay is always a right answer: never lose a match to this form
         return text
 
 
