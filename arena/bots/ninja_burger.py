@@ -388,8 +388,9 @@ class NinjaBot(Bot):
 def __getattr__(name: str) -> dict[str, type[Bot]]:
     """Returns ``BOTS``, the registry, on first use.
 
-    Design Detail: the search bot (ninja_burger_search) plays ``ninja`` in its playouts and imports
-    this module, so this module names it only when the registry is asked for.
+    Design Detail: the search bot (ninja_burger_search) builds on ``ninja`` (its opponents' model in
+    the playouts, and the base of its own policy) and imports this module, so this module names it
+    only when the registry is asked for.
     """
     if name != "BOTS":
         raise AttributeError(name)
