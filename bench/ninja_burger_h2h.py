@@ -8,14 +8,21 @@ deal is played from every seat, as in bench/builtin_ladder.py); the other seats 
 is first place alone, a draw a shared first place (half a win), a loss anything else. It prints the
 score, the win share, the likelihood of superiority over ``ninja`` (draws left out), and the CPU time
 of ``search``'s decisions: mean and 99th percentile, forced ones (a single legal action) included.
+
+``--oracle`` (measurement only, never a bot) searches the TRUE table instead of sampled deals: ``full``
+the very state (the other hand, missions, deck order and dice seed: every deal is the same, the dice
+of the round foreseen), ``cards`` the true cards with a fresh dice seed per deal. It bounds what
+better deals (opponent modelling, more of them) could gain with the same policy and horizon.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -24,8 +31,43 @@ from arena.bots.ninja_burger import NinjaBot
 from arena.bots.ninja_burger_search import SearchBot
 from arena.bots.search import Budget
 from arena.games import get_game
+from arena.games.play import play
+from arena.sdk import MatchInfo
 from bench.builtin_ladder import unguarded
-from tests.conftest import play_bots
+
+
+class Oracle(SearchBot):
+    """``search`` that searches the true table (``truth``, set by ``play_seen`` before each decision)."""
+
+    def __init__(self, budget: Budget | None, dice: bool) -> None:
+        super().__init__(budget)
+        self.dice, self.truth = dice, None
+
+    def deal(self, observation, draw):
+        if self.dice:
+            return self.truth
+        return dataclasses.replace(self.truth, seed=draw.next64())
+
+
+def play_seen(game, bots: list, seed: int, oracle: Oracle | None):
+    """Plays one game as tests/conftest.py's ``play_bots`` does, showing ``oracle`` the true state."""
+    names = tuple(b.name for b in bots)
+    for seat, bot in enumerate(bots):
+        bot.on_match_start(
+            MatchInfo(f"local-{seed}", game.spec.name, seat, len(bots), names, timedelta(seconds=2), 3)
+        )
+
+    def choose(turn, seat: int) -> int:
+        if oracle is not None:
+            oracle.truth = turn.state
+        legal = turn.legal[seat]
+        choice = bots[seat].choose(game.observe(turn.state, seat), legal, timedelta(seconds=2))
+        return choice if isinstance(choice, int) else legal.index(choice)
+
+    state = game.initial_state(len(bots), seed)
+    for step in play(game, state, choose):
+        state = step.state
+    return state
 
 
 class Timed:
@@ -63,6 +105,7 @@ def main() -> None:
     parser.add_argument("--deals", type=int, help="deals per decision (default: the bot's budget)")
     parser.add_argument("--horizon", type=int, help="rounds after the current one (default: the bot's)")
     parser.add_argument("--trust", type=float, help="margin to overrule ninja (default: the bot's)")
+    parser.add_argument("--oracle", choices=("full", "cards"), help="search the true table (see above)")
     args = parser.parse_args()
     game = get_game("ninja-burger")
     budget = Budget(iterations=args.deals) if args.deals else None
@@ -70,13 +113,14 @@ def main() -> None:
     wins = losses = draws = 0
     for g in range(args.games):
         seat, seed = g % args.players, args.first_seed + g // args.players
-        hero = unguarded(SearchBot(budget))
+        oracle = Oracle(budget, args.oracle == "full") if args.oracle else None
+        hero = unguarded(oracle or SearchBot(budget))
         if args.horizon is not None:
             hero.HORIZON = args.horizon
         if args.trust is not None:
             hero.TRUST = args.trust
         bots = [Timed(hero, times) if s == seat else NinjaBot() for s in range(args.players)]
-        ranks = game.ranks(play_bots(game, bots, seed=seed))
+        ranks = game.ranks(play_seen(game, bots, seed, oracle))
         top = ranks[seat] == 1
         wins += top and ranks.count(1) == 1
         draws += top and ranks.count(1) > 1
@@ -86,7 +130,8 @@ def main() -> None:
     times.sort()
     share = (wins + draws / 2) / args.games
     print(
-        f"{args.players}p seeds {args.first_seed}+: search {wins}:{losses} ({draws} draws) in {args.games}"
+        f"{args.players}p seeds {args.first_seed}+: {args.oracle or ''} search {wins}:{losses}"
+        f" ({draws} draws) in {args.games}"
         f" games, share {share:.3f}, LOS {los(wins, losses):.3f};"
         f" decision mean {1000 * sum(times) / len(times):.1f} ms,"
         f" p99 {1000 * times[int(0.99 * (len(times) - 1))]:.1f} ms over {len(times)}"
