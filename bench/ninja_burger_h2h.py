@@ -11,8 +11,9 @@ of ``search``'s decisions: mean and 99th percentile, forced ones (a single legal
 
 ``--oracle`` (measurement only, never a bot) searches the TRUE table instead of sampled deals: ``full``
 the very state (the other hand, missions, deck order and dice seed: every deal is the same, the dice
-of the round foreseen), ``cards`` the true cards with a fresh dice seed per deal. It bounds what
-better deals (opponent modelling, more of them) could gain with the same policy and horizon.
+of the round foreseen), ``cards`` the true cards with a fresh dice seed per deal, ``hands`` only the
+true hands (missions, decks and dice dealt as ``search`` deals them). It bounds what better deals
+(opponent modelling, more of them) could gain with the same policy and horizon.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.bots.ninja_burger import NinjaBot
-from arena.bots.ninja_burger_search import SearchBot
+from arena.bots.ninja_burger_search import SearchBot, determinize
 from arena.bots.search import Budget
 from arena.games import get_game
 from arena.games.play import play
@@ -39,14 +40,28 @@ from bench.builtin_ladder import unguarded
 class Oracle(SearchBot):
     """``search`` that searches the true table (``truth``, set by ``play_seen`` before each decision)."""
 
-    def __init__(self, budget: Budget | None, dice: bool) -> None:
+    def __init__(self, budget: Budget | None, knows: str) -> None:
         super().__init__(budget)
-        self.dice, self.truth = dice, None
+        self.knows, self.truth = knows, None
 
     def deal(self, observation, draw):
-        if self.dice:
+        if self.knows == "full":
             return self.truth
-        return dataclasses.replace(self.truth, seed=draw.next64())
+        if self.knows == "cards":
+            return dataclasses.replace(self.truth, seed=draw.next64())
+        return true_hands(determinize(observation, draw), self.truth, draw)
+
+
+def true_hands(dealt, truth, draw):
+    """Returns ``dealt`` with ``truth``'s hands, the fortune cards left over shuffled into its decks."""
+    held = {c.id for h in truth.hands for c in h}
+    rest = [c for c in dealt.fortune_deck + dealt.fortune_discard if c.id not in held]
+    rest += [c for h in dealt.hands for c in h if c.id not in held]
+    draw.shuffle(rest)
+    size = len(dealt.fortune_deck)
+    return dataclasses.replace(
+        dealt, hands=truth.hands, fortune_deck=tuple(rest[:size]), fortune_discard=tuple(rest[size:])
+    )
 
 
 def play_seen(game, bots: list, seed: int, oracle: Oracle | None):
@@ -105,7 +120,7 @@ def main() -> None:
     parser.add_argument("--deals", type=int, help="deals per decision (default: the bot's budget)")
     parser.add_argument("--horizon", type=int, help="rounds after the current one (default: the bot's)")
     parser.add_argument("--trust", type=float, help="margin to overrule ninja (default: the bot's)")
-    parser.add_argument("--oracle", choices=("full", "cards"), help="search the true table (see above)")
+    parser.add_argument("--oracle", choices=("full", "cards", "hands"), help="search the true table")
     args = parser.parse_args()
     game = get_game("ninja-burger")
     budget = Budget(iterations=args.deals) if args.deals else None
@@ -113,7 +128,7 @@ def main() -> None:
     wins = losses = draws = 0
     for g in range(args.games):
         seat, seed = g % args.players, args.first_seed + g // args.players
-        oracle = Oracle(budget, args.oracle == "full") if args.oracle else None
+        oracle = Oracle(budget, args.oracle) if args.oracle else None
         hero = unguarded(oracle or SearchBot(budget))
         if args.horizon is not None:
             hero.HORIZON = args.horizon
