@@ -23,7 +23,6 @@ import dataclasses
 import math
 import sys
 import time
-from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -32,17 +31,20 @@ from arena.bots.ninja_burger import NinjaBot
 from arena.bots.ninja_burger_search import SearchBot, determinize
 from arena.bots.search import Budget
 from arena.games import get_game
-from arena.games.play import play
-from arena.sdk import MatchInfo
 from bench.builtin_ladder import unguarded
+from tests.conftest import play_bots
 
 
 class Oracle(SearchBot):
-    """``search`` that searches the true table (``truth``, set by ``play_seen`` before each decision)."""
+    """``search`` that searches the true table (``truth``, shown by ``see`` before each decision)."""
 
     def __init__(self, budget: Budget | None, knows: str) -> None:
         super().__init__(budget)
         self.knows, self.truth = knows, None
+
+    def see(self, state) -> None:
+        """Keeps the true state of the table (``play_bots`` calls it before each decision)."""
+        self.truth = state
 
     def deal(self, observation, draw):
         if self.knows == "full":
@@ -62,27 +64,6 @@ def true_hands(dealt, truth, draw):
     return dataclasses.replace(
         dealt, hands=truth.hands, fortune_deck=tuple(rest[:size]), fortune_discard=tuple(rest[size:])
     )
-
-
-def play_seen(game, bots: list, seed: int, oracle: Oracle | None):
-    """Plays one game as tests/conftest.py's ``play_bots`` does, showing ``oracle`` the true state."""
-    names = tuple(b.name for b in bots)
-    for seat, bot in enumerate(bots):
-        bot.on_match_start(
-            MatchInfo(f"local-{seed}", game.spec.name, seat, len(bots), names, timedelta(seconds=2), 3)
-        )
-
-    def choose(turn, seat: int) -> int:
-        if oracle is not None:
-            oracle.truth = turn.state
-        legal = turn.legal[seat]
-        choice = bots[seat].choose(game.observe(turn.state, seat), legal, timedelta(seconds=2))
-        return choice if isinstance(choice, int) else legal.index(choice)
-
-    state = game.initial_state(len(bots), seed)
-    for step in play(game, state, choose):
-        state = step.state
-    return state
 
 
 class Timed:
@@ -135,7 +116,8 @@ def main() -> None:
         if args.trust is not None:
             hero.TRUST = args.trust
         bots = [Timed(hero, times) if s == seat else NinjaBot() for s in range(args.players)]
-        ranks = game.ranks(play_seen(game, bots, seed, oracle))
+        watch = None if oracle is None else oracle.see
+        ranks = game.ranks(play_bots(game, bots, seed, watch=watch))
         top = ranks[seat] == 1
         wins += top and ranks.count(1) == 1
         draws += top and ranks.count(1) > 1

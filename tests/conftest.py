@@ -7,7 +7,7 @@ import json
 import os
 import random
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,10 +60,17 @@ def walk(value: Any) -> Iterator[Any]:
             yield from walk(item)
 
 
-def play_bots(game: Game, bots: list, seed: int, match_id: str | None = None) -> Any:
+def play_bots(
+    game: Game,
+    bots: list,
+    seed: int,
+    match_id: str | None = None,
+    watch: Callable[[Any], None] | None = None,
+) -> Any:
     """Plays one game in-process between SDK bot instances (seat i = bots[i]); returns the final state.
 
-    No referee, no gRPC: for rules tests and strength checks of built-in bots.
+    No referee, no gRPC: for rules tests and strength checks of built-in bots. ``watch`` sees the
+    true state before each decision (a measurement's oracle; never a bot's view).
     """
     from datetime import timedelta
 
@@ -78,6 +85,8 @@ def play_bots(game: Game, bots: list, seed: int, match_id: str | None = None) ->
         )
 
     def choose(turn: Any, seat: int) -> int:
+        if watch is not None:
+            watch(turn.state)
         legal = turn.legal[seat]
         choice = bots[seat].choose(game.observe(turn.state, seat), legal, timedelta(seconds=2))
         return choice if isinstance(choice, int) else legal.index(choice)
