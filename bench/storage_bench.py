@@ -1,7 +1,8 @@
 """Storage benchmark (issue 18): a million matches recorded, then what each one costs to keep and what
 each web page costs to show, at a hundredth, a tenth and all of them.
 
-    python bench/storage_bench.py                       # 1,000,000 matches (about 15-20 minutes on 2 cores)
+    python bench/storage_bench.py --pack-once           # 1,000,000 matches (about 15 minutes on 2 cores)
+    python bench/storage_bench.py                       # the same, each match's engine re-run (2-3 hours)
     python bench/storage_bench.py --matches 200000      # a fifth of it
     python bench/storage_bench.py --store folder        # replays in a folder store (default: Redis store)
     python bench/storage_bench.py --matches 2000 --out /tmp/storage.json
@@ -12,7 +13,9 @@ recorded match one of them with a new match id and new bots (100 bots, drawn per
 header and result. Every match goes through the real recording path, ``arena.queue.store.record``
 (what a worker calls after a game: the Lua script, and the replay store wherever the recording path
 puts replays), from ``--jobs`` processes with ``--threads`` threads each, into a private redis-server
-the benchmark starts (no persistence, never 127.0.0.1:6379).
+the benchmark starts (no persistence, never 127.0.0.1:6379). With ``--pack-once`` the engine
+re-run that ``compact.pack`` spends on each match to check its decisions form is done once per
+template and checked against the real ``pack`` (``packed_once``): the same bytes are stored.
 
 At each checkpoint (``--matches`` / 100, / 10 and all of it: 10,000, 100,000 and 1,000,000 by
 default) it reports:
@@ -59,11 +62,13 @@ sys.path.insert(0, str(HERE))
 import redis  # noqa: E402
 from queue_bench import private_redis  # noqa: E402
 
+from arena import codec  # noqa: E402
 from arena.games import GAMES, get_game  # noqa: E402
 from arena.games.play import play  # noqa: E402
 from arena.queue import keys, store  # noqa: E402
 from arena.queue.connection import connect  # noqa: E402
 from arena.queue.jobs import MatchJob  # noqa: E402
+from arena.referee import compact  # noqa: E402
 from arena.referee.record import MatchRecord, final_record  # noqa: E402
 from arena.referee.replay import ReplayWriter  # noqa: E402
 
@@ -130,9 +135,11 @@ def synthetic(number: int, pool: list[Template]) -> tuple[MatchJob, MatchRecord,
 _worker: dict[str, Any] = {}
 
 
-def _start_worker(url: str, threads: int) -> None:
+def _start_worker(url: str, threads: int, pack_once: bool) -> None:
     """Builds a recording process's templates, client and thread pool (once per process)."""
     _worker["pool"] = templates()
+    if pack_once:
+        compact.pack = packed_once(_worker["pool"])
     _worker["client"] = connect(url)
     _worker["threads"] = concurrent.futures.ThreadPoolExecutor(threads)
 
@@ -147,6 +154,37 @@ def _record_range(start: int, stop: int) -> int:
         return store.record(client, job, record, replay, "0-1")
 
     return sum(_worker["threads"].map(one, range(start, stop)))
+
+
+def packed_once(pool: list[Template]) -> Callable[[str], str]:
+    """Returns ``compact.pack`` for synthetic matches with each template's engine re-run done once.
+
+    ``pack`` re-runs the engine to check each decisions form (1-28 ms a match): a million re-runs of
+    the same few dozen games would measure only the CPU, and take hours. A synthetic match's form is
+    its template's decision rows under its own header, so this gives exactly what ``pack`` gives
+    (checked here against the real ``pack`` for two renamed copies of every template; the bench
+    stops if one differs) and leaves everything else on the recording path as it is.
+    """
+    real = compact.pack
+    rows: dict[str, str] = {}
+    for number in range(len(pool)):
+        form = real(synthetic(number, pool)[2])
+        if not compact.is_decisions_form(form):
+            raise SystemExit(
+                f"bench: template {number} is not kept as its decisions: run without --pack-once"
+            )
+        rows[pool[number].body] = form.split("\n", 1)[1]
+
+    def pack(text: str) -> str:
+        header, rest = text.split("\n", 1)
+        body = rest[: rest.rindex("\n", 0, len(rest) - 1) + 1]  # the replay without its result line
+        return codec.compact_json({**json.loads(header), "type": compact.DECISIONS}) + "\n" + rows[body]
+
+    for number in range(len(pool), 3 * len(pool)):
+        text = synthetic(number, pool)[2]
+        if pack(text) != real(text):
+            raise SystemExit(f"bench: --pack-once differs from compact.pack for match {number}")
+    return pack
 
 
 def record_until(executor: concurrent.futures.Executor, start: int, stop: int) -> float:
@@ -287,6 +325,7 @@ class Settings:
     threads: int
     repeats: int
     folder: Path | None  # a folder store's root; None: the Redis store
+    pack_once: bool = False  # each template's decisions form checked once, not per match
 
 
 @dataclasses.dataclass
@@ -317,10 +356,11 @@ def run(settings: Settings) -> dict[str, Any]:
             "templates": len(pool),
             "replay_bytes_mean": mean,
             "replays": "raw in Redis" if found is None else found.describe(),
-            "recording": f"{settings.jobs} processes x {settings.threads} threads, arena.queue.store.record",
+            "recording": f"{settings.jobs} processes x {settings.threads} threads, arena.queue.store.record"
+            + (", each template's decisions form checked once (--pack-once)" if settings.pack_once else ""),
             "checkpoints": [],
         }
-        initargs = (url, settings.threads)
+        initargs = (url, settings.threads, settings.pack_once)
         with concurrent.futures.ProcessPoolExecutor(settings.jobs, None, _start_worker, initargs) as executor:
             done = 1
             for count in settings.counts:
@@ -415,6 +455,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="recording processes")
     parser.add_argument("--threads", type=int, default=4, help="recording threads per process")
     parser.add_argument("--repeats", type=int, default=11, help="views per page and checkpoint")
+    parser.add_argument(
+        "--pack-once",
+        action="store_true",
+        help="re-run the engine to check each template's decisions form once, not for every match",
+    )
     parser.add_argument("--out", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     if args.matches < len(GAMES) or args.jobs < 1 or args.threads < 1 or args.repeats < 1:
@@ -423,7 +468,9 @@ def main(argv: list[str]) -> int:
     folders = _folder_store(args.store)
     folder = next(folders)
     try:
-        figures = run(Settings(args.matches, counts, args.jobs, args.threads, args.repeats, folder))
+        figures = run(
+            Settings(args.matches, counts, args.jobs, args.threads, args.repeats, folder, args.pack_once)
+        )
     finally:
         folders.close()
     text = json.dumps(figures, indent=2)

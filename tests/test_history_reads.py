@@ -265,6 +265,27 @@ def test_storage_bench_reports_memory_store_bytes_and_every_page(
         )
 
 
+@pytest.mark.e2e
+def test_storage_bench_pack_once_stores_the_same_bytes_as_packing_every_match(tmp_path: Any) -> None:
+    """--pack-once (the million-match run's engine re-runs done once per template) stores exactly
+    what the recording path stores when it packs every match itself."""
+    stored = []
+    for extra in ([], ["--pack-once"]):
+        out = tmp_path / f"storage{len(extra)}.json"
+        argv = ["--matches", "300", "--repeats", "1", "--out", str(out), *extra]
+        done = subprocess.run(
+            [sys.executable, "bench/storage_bench.py", *argv],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        figures = json.loads(out.read_text())
+        stored.append([c["store_bytes_per_match"]["stored"] for c in figures["checkpoints"]])
+    assert stored[0] == stored[1] and len(stored[0]) == 3
+
+
 def test_head_to_head_finds_bots_whose_names_need_escaping(client: redis.Redis, api: Any) -> None:
     odd = 'q"uo\\te é <b>'
     record(client, "ninjan", "odd-1", [odd, "ann"])
