@@ -113,9 +113,14 @@ def migrate_command(redis_: RedisOption = None) -> None:
 
 @app.command("expand")
 def expand_command(redis_: RedisOption = None) -> None:
-    """Rewrite the replays the store keeps as their decisions as whole replays: run it before upgrading
-    to an arena whose rules for a game differ (its notes say so); safe to rerun."""
-    report = call(redis_, lambda client: migrate.expand_stored(replays.store_for(client)))
+    """Rewrite the replays the store keeps as their decisions as whole replays: run it with the workers
+    stopped, before upgrading to an arena whose rules for a game differ (its notes say so); safe to rerun."""
+
+    def expand(client: redis.Redis) -> migrate.ExpandReport:
+        retention.commit_recorded(client)  # a replay a dead worker staged but did not commit: expanded too
+        return migrate.expand_stored(replays.store_for(client))
+
+    report = call(redis_, expand)
     typer.echo(report.describe())
     if report.failed:
         raise typer.Exit(1)

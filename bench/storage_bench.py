@@ -161,9 +161,9 @@ def packed_once(pool: list[Template]) -> Callable[[str], str]:
 
     ``pack`` re-runs the engine to check each decisions form (1-28 ms a match): a million re-runs of
     the same few dozen games would measure only the CPU, and take hours. A synthetic match's form is
-    its template's decision rows under its own header, so this gives exactly what ``pack`` gives
-    (checked here against the real ``pack`` for two renamed copies of every template; the bench
-    stops if one differs) and leaves everything else on the recording path as it is.
+    its template's decision rows under its own header and digest, so this gives exactly what
+    ``pack`` gives (checked here against the real ``pack`` for two renamed copies of every template;
+    the bench stops if one differs) and leaves everything else on the recording path as it is.
     """
     real = compact.pack
     rows: dict[str, str] = {}
@@ -178,7 +178,8 @@ def packed_once(pool: list[Template]) -> Callable[[str], str]:
     def pack(text: str) -> str:
         header, rest = text.split("\n", 1)
         body = rest[: rest.rindex("\n", 0, len(rest) - 1) + 1]  # the replay without its result line
-        return codec.compact_json({**json.loads(header), "type": compact.DECISIONS}) + "\n" + rows[body]
+        first = {**json.loads(header), "type": compact.DECISIONS, compact.DIGEST: compact.digest(text)}
+        return codec.compact_json(first) + "\n" + rows[body]
 
     for number in range(len(pool), 3 * len(pool)):
         text = synthetic(number, pool)[2]

@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 import redis
 
+from arena import codec
 from arena.games import GAMES, get_game
 from arena.queue import migrate, replays, store
 from arena.queue.replays import FolderStore, RedisStore, ReplayStoreError
 from arena.referee import compact
-from arena.referee.replay import parse_lines, reproduce
+from arena.referee import replay as replay_module
+from arena.referee.replay import OtherVersion, parse_lines, reproduce
 from tests.conftest import replay_of_random_game, run_arena
 from tests.test_replay_store import record_random, stores
 
@@ -91,8 +93,60 @@ def test_a_corrupt_decisions_form_is_a_clear_error(tmp_path: Path, client: redis
     for bad in ("[0,0]\n", "[0,0,999]\n", "{oops\n"):
         for target in stores(client, tmp_path):
             target.write("bad", "replay", replays.compress("".join([form[0], bad, *form[2:]]).encode()))
-            with pytest.raises(ReplayStoreError, match="cannot be regenerated"):
+            with pytest.raises(ReplayStoreError, match="is corrupt") as caught:
                 target.get("bad")
+            assert "expand" not in str(caught.value)  # nothing an upgrade would mend
+
+
+def test_an_engine_that_regenerates_other_bytes_without_new_rules_is_refused(
+    tmp_path: Path, client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A change that makes other bytes (here: the result line) without a new rules version is caught
+    by the form's digest: a clear error naming 'arena storage expand', never a replay never played."""
+    text = replay_of_random_game("ninjan", 3, ["a", "b"], "drift")[0]
+    form = compact.pack(text)
+    assert compact.expand(form) == text
+
+    def drifted(value: object) -> str:
+        extra = {"note": 1} if isinstance(value, dict) and value.get("type") == "result" else {}
+        return codec.compact_json({**value, **extra} if extra else value)
+
+    monkeypatch.setattr(replay_module, "_dumps", drifted)
+    with pytest.raises(OtherVersion, match="other bytes"):
+        compact.expand(form)
+    for target in stores(client, tmp_path):
+        target.write("drift", "replay", replays.compress(form.encode()))
+        with pytest.raises(ReplayStoreError, match="arena storage expand"):
+            target.get("drift")
+
+
+def test_expand_reports_a_corrupt_entry_and_goes_on(tmp_path: Path, client: redis.Redis) -> None:
+    for target in stores(client, tmp_path):
+        texts = {f"ok-{n}": replay_of_random_game("ninjan", n, ["a", "b"], f"ok-{n}")[0] for n in range(2)}
+        for match_id, text in texts.items():
+            target.put(match_id, "replay", text.encode())
+        target.write("broken", "replay", b"\x01not a zstd frame")
+        report = migrate.expand_stored(target)
+        assert report.expanded == 2 and len(report.failed) == 1 and report.failed[0].startswith("broken: ")
+        assert all(target.get(m) == text.encode() for m, text in texts.items())
+
+
+def test_expand_takes_in_a_replay_a_dead_worker_staged_but_did_not_commit(
+    tmp_path: Path, client: redis.Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "store"
+    monkeypatch.setenv(replays.ENV_STORE, str(folder))
+    with monkeypatch.context() as dying:
+        dying.setattr(store, "commit_staged", lambda *args: None)  # the worker dies after recording
+        text = record_random(client, "ninjan", 2, 90, "staged")
+    target = replays.store_for(client)
+    assert target.read("staged", "replay") is None  # recorded, its replay still only staged
+    proc = run_arena("storage", "expand", "--redis", redis_url, env={replays.ENV_STORE: str(folder)})
+    assert proc.returncode == 0, proc.stderr
+    assert "rewrote 1 replays" in proc.stdout
+    stored = target.read("staged", "replay")
+    assert stored is not None and not replays.is_decisions_form(stored)
+    assert store.replay_text(client, "staged") == text
 
 
 def test_other_rules_are_a_clear_error_until_the_store_is_expanded(
@@ -141,7 +195,7 @@ def test_the_web_pages_name_a_replay_they_cannot_regenerate(client: redis.Redis,
     RedisStore(client).write("bad", "replay", replays.compress("".join([form[0], "[0,0,999]\n"]).encode()))
     with TestClient(leaderboard_app(redis_url, client)) as web:
         answer = web.get("/api/matches/bad/replay")
-        assert answer.status_code == 500 and "cannot be regenerated" in answer.json()["error"]
+        assert answer.status_code == 500 and "corrupt" in answer.json()["error"]
     with TestClient(server_app(redis_url, ServerConfig(), client)) as api:
         answer = api.get("/api/v1/matches/bad/log")
-        assert answer.status_code == 500 and "cannot be regenerated" in answer.text
+        assert answer.status_code == 500 and "corrupt" in answer.text

@@ -177,12 +177,14 @@ class ExpandReport:
     """What ``expand_stored`` did: replays rewritten whole, and those it could not regenerate."""
 
     expanded: int = 0
-    failed: list[str] = dataclasses.field(default_factory=list)  # "MATCH_ID: why", the first few
+    failed: list[str] = dataclasses.field(default_factory=list)  # "MATCH_ID: why", each one
 
     def describe(self) -> str:
         """Returns the report as one line."""
-        failed = f"; {len(self.failed)} could not be regenerated: {self.failed[0]}" if self.failed else ""
-        return f"rewrote {self.expanded} replays kept as their decisions as whole replays{failed}"
+        done = f"rewrote {self.expanded} replays kept as their decisions as whole replays"
+        if not self.failed:
+            return done
+        return f"{done}; {len(self.failed)} could not be read or regenerated: {self.failed[0]}"
 
 
 def expand_stored(target: replays.ReplayStore) -> ExpandReport:
@@ -198,9 +200,9 @@ def expand_stored(target: replays.ReplayStore) -> ExpandReport:
         if kind != replays.REPLAY:
             continue
         stored = target.read(match_id, kind)
-        if stored is None or not replays.is_decisions_form(stored):
-            continue
         try:
+            if stored is None or not replays.is_decisions_form(stored):
+                continue
             whole = replays.compress(replays.decode(kind, stored))
         except replays.ReplayStoreError as exc:
             report.failed.append(f"{match_id}: {exc}")

@@ -148,14 +148,31 @@ def settle_pending(client: redis.Redis, now: float, report: SweepReport) -> None
         removed = 0
         for match_id, score in due:
             if isinstance(target, replays.FolderStore):
-                sha = store.recorded_digest(client, match_id)
-                if sha is not None:
-                    report.committed += bool(target.commit(match_id, store.staged_tag(sha)))
+                committed = _commit_recorded(client, target, match_id)
+                if committed is not None:
+                    report.committed += committed
                 elif not client.sismember(keys.RECORDED_SET, match_id):
                     report.orphans += bool(target.discard_older(match_id, now - ORPHAN_AGE))
             removed += run_script(client, _UNPEND, (keys.STORE_PENDING,), (match_id, repr(score)))
         if len(due) < PAGE or not removed:
             return
+
+
+def commit_recorded(client: redis.Redis) -> int:
+    """Commits now the staged replay of every pending match that was recorded (a worker that died
+    between recording and committing), whatever its age; returns how many. Leaves every other pending
+    match to ``settle_pending``: its worker may still be playing it."""
+    target = replays.store_for(client)
+    if not isinstance(target, replays.FolderStore):
+        return 0
+    return sum(_commit_recorded(client, target, m) or 0 for m, _ in client.zscan_iter(keys.STORE_PENDING))
+
+
+def _commit_recorded(client: redis.Redis, target: replays.FolderStore, match_id: str) -> int | None:
+    """Returns 1 if the match was recorded and its staged replay is committed now, 0 if it was
+    recorded and nothing was staged, None if it was not recorded."""
+    sha = store.recorded_digest(client, match_id)
+    return None if sha is None else int(target.commit(match_id, store.staged_tag(sha)))
 
 
 def _delete(client: redis.Redis, match_ids: Iterable[str]) -> int:

@@ -42,6 +42,11 @@ class ReplayError(ValueError):
     """A replay file that cannot be read or does not reproduce."""
 
 
+class OtherVersion(ReplayError):
+    """A replay made with other rules, another generator or format than this arena's: the arena
+    version that made it reproduces it."""
+
+
 # The fields each kind of line must have, with their JSON types; every integer is a non-negative one
 # (seeds are 64-bit, steps, seats and indexes count from 0), ``object`` is any JSON value.
 LINE_FIELDS: dict[str, dict[str, type]] = {
@@ -352,7 +357,7 @@ def check_versions(header: dict[str, Any], game: Game) -> None:
     made = (header.get("format"), versions.get("rules"), versions.get("rng"))
     here = (FORMAT, game.spec.rules, rng.VERSION)
     if made != here:
-        raise ReplayError(
+        raise OtherVersion(
             f"this replay was made by arena {versions.get('arena', '?')} (format {made[0]}, "
             f"{game.spec.name} rules {made[1]}, generator {made[2]}); this arena plays format {here[0]}, "
             f"rules {here[1]}, generator {here[2]}: reproduce it with the arena version that made it"
