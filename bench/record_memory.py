@@ -9,21 +9,22 @@ and the folder store's bytes on disk per match. "old" writes what recording wrot
     .venv/bin/python bench/record_memory.py [--matches 1000] [--games ninjan,pnrz] [--players 2,4]
         [--play random|bots]
 
-Figures of 2026-12-04 (``--matches 1000 --play bots``: built-in bots' games, at most 4 players, the
-bench has four bot names; replays kept as their decisions, zstd-15 with the game's dictionary, compact
-results): Redis bytes for each match after the first 1,000 (the first ones also pay ~0.6 MB of Redis's
-fixed costs), job hashes expired, with the Redis store / with the folder store, and the folder's bytes
-on disk per match; "whole" is the Redis store before replays were kept as their decisions:
+Figures of 2026-12-05 (``--matches 1000 --play bots``: built-in bots' games, at most 4 players, the
+bench has four bot names; replays kept as their decisions with their digest, zstd-15 with the game's
+dictionary, compact results): Redis bytes for each match after the first 1,000 (the first ones also
+pay ~0.6 MB of Redis's fixed costs), job hashes expired, with the Redis store / with the folder store,
+and the folder's bytes on disk per match; "whole" is the Redis store before replays were kept as
+their decisions:
 
     game          players   Redis store   folder store   folder disk    old   (whole)
-    ninjan           2             1068            660           153   9602    1312
-    ninjan           4             1293            805           239  17838    1901
-    pnrz             2             1436            660           489  33761    2710
-    pnrz             4             1529            805           447  30112    2598
-    ninja-burger     2             1254            660           321  28642    2359
-    ninja-burger     4             1996            805           864  70766    4662
-    ninja-master     2             1043            653           123  10013    1320
-    ninja-master     4             1330            799           267  27910    2262
+    ninjan           2             1092            658           181   9609    1312
+    ninjan           4             1364            797           267  17786    1901
+    pnrz             2             1480            660           515  33744    2710
+    pnrz             4             1548            803           473  30114    2598
+    ninja-burger     2             1273            668           349  28580    2359
+    ninja-burger     4             2024            805           893  70748    4662
+    ninja-master     2             1065            666           151  10006    1320
+    ninja-master     4             1361            805           295  27819    2262
 """
 
 from __future__ import annotations
