@@ -228,18 +228,7 @@ def test_storage_bench_reports_memory_store_bytes_and_every_page(
 ) -> None:
     """bench/storage_bench.py at a small count: the figures of every checkpoint and the ratios (no
     timing is asserted: the machine is shared; the full run is for measuring)."""
-    out = tmp_path / "storage.json"
-    argv = ["--matches", str(matches), "--store", store_kind, "--repeats", "2", "--out", str(out)]
-    done = subprocess.run(
-        [sys.executable, "bench/storage_bench.py", *argv],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    figures = json.loads(out.read_text())
-    assert figures == json.loads(done.stdout)
+    figures = storage_bench(tmp_path, "--matches", str(matches), "--store", store_kind, "--repeats", "2")
     assert [c["matches"] for c in figures["checkpoints"]] == [matches // 100, matches // 10, matches]
     pages = {
         "home",
@@ -271,19 +260,25 @@ def test_storage_bench_pack_once_stores_the_same_bytes_as_packing_every_match(tm
     what the recording path stores when it packs every match itself."""
     stored = []
     for extra in ([], ["--pack-once"]):
-        out = tmp_path / f"storage{len(extra)}.json"
-        argv = ["--matches", "300", "--repeats", "1", "--out", str(out), *extra]
-        done = subprocess.run(
-            [sys.executable, "bench/storage_bench.py", *argv],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert done.returncode == 0, done.stderr[-2000:]
-        figures = json.loads(out.read_text())
+        figures = storage_bench(tmp_path, "--matches", "300", "--repeats", "1", *extra)
         stored.append([c["store_bytes_per_match"]["stored"] for c in figures["checkpoints"]])
     assert stored[0] == stored[1] and len(stored[0]) == 3
+
+
+def storage_bench(tmp_path: Any, *argv: str) -> dict[str, Any]:
+    """Runs bench/storage_bench.py with ``argv``; returns its figures (checked to be what it printed)."""
+    out = tmp_path / "storage.json"
+    done = subprocess.run(
+        [sys.executable, "bench/storage_bench.py", *argv, "--out", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(out.read_text())
+    assert figures == json.loads(done.stdout)
+    return figures
 
 
 def test_head_to_head_finds_bots_whose_names_need_escaping(client: redis.Redis, api: Any) -> None:
