@@ -62,7 +62,6 @@ sys.path.insert(0, str(HERE))
 import redis  # noqa: E402
 from queue_bench import private_redis  # noqa: E402
 
-from arena import codec  # noqa: E402
 from arena.games import GAMES, get_game  # noqa: E402
 from arena.games.play import play  # noqa: E402
 from arena.queue import keys, store  # noqa: E402
@@ -178,8 +177,7 @@ def packed_once(pool: list[Template]) -> Callable[[str], str]:
     def pack(text: str) -> str:
         header, rest = text.split("\n", 1)
         body = rest[: rest.rindex("\n", 0, len(rest) - 1) + 1]  # the replay without its result line
-        first = {**json.loads(header), "type": compact.DECISIONS, compact.DIGEST: compact.digest(text)}
-        return codec.compact_json(first) + "\n" + rows[body]
+        return compact.first_row(json.loads(header), compact.digest(text)) + "\n" + rows[body]
 
     for number in range(len(pool), 3 * len(pool)):
         text = synthetic(number, pool)[2]

@@ -87,10 +87,16 @@ def expand(text: str) -> str:
     return whole
 
 
+def first_row(header: dict[str, Any], replay_digest: str) -> str:
+    """Returns the first line of a decisions form (no newline): the replay's header line as a dict,
+    retyped, with the replay's digest."""
+    return codec.compact_json({**header, "type": DECISIONS, DIGEST: replay_digest})
+
+
 def _decisions_form(lines: list[dict[str, Any]], replay_digest: str) -> str:
     """Returns the decisions form of checked replay lines (``parse_lines``) whose text has
     ``replay_digest``."""
-    rows = [codec.compact_json({**lines[0], "type": DECISIONS, DIGEST: replay_digest})]
+    rows = [first_row(lines[0], replay_digest)]
     for line in lines[1:]:
         if line["type"] == "decision":
             by = [] if line["by"] == _BOT else [line["by"]]
