@@ -66,11 +66,13 @@ def play_bots(
     seed: int,
     match_id: str | None = None,
     watch: Callable[[Any], None] | None = None,
+    on_step: Callable[[Any], None] | None = None,
 ) -> Any:
     """Plays one game in-process between SDK bot instances (seat i = bots[i]); returns the final state.
 
     No referee, no gRPC: for rules tests and strength checks of built-in bots. ``watch`` sees the
-    true state before each decision (a measurement's oracle; never a bot's view).
+    true state before each decision (a measurement's oracle; never a bot's view); ``on_step`` gets
+    every ``Step`` (its events included) as it is played.
     """
     from datetime import timedelta
 
@@ -94,6 +96,8 @@ def play_bots(
     state = game.initial_state(len(bots), seed)
     for step in play(game, state, choose):
         state = step.state
+        if on_step is not None:
+            on_step(step)
     return state
 
 

@@ -28,7 +28,7 @@ def small_search() -> SearchBot:
 
 def test_search_beats_ninja_at_a_small_budget():
     wins, losses = head_to_head("ninja-burger", small_search, NinjaBot, 80, first_seed=7000)
-    assert wins >= losses + 8, (wins, losses)  # 43:29 on these 80 games
+    assert wins >= losses + 8, (wins, losses)  # 45:28 on these 80 games
 
 
 def test_sharp_ninja_holds_every_card_for_less_than_ninja():
@@ -37,8 +37,8 @@ def test_sharp_ninja_holds_every_card_for_less_than_ninja():
 
 
 def test_sharp_ninja_beats_ninja_over_seeded_games():
-    """Both seats of each deal (the deal's luck cancels): 159.5 of these 300 games (53.2%; 52.9% over
-    the 2,000 games of SharpNinja's docstring), where par is 150."""
+    """Both seats of each deal (the deal's luck cancels): 166 of these 300 games (55.3%; 55.6% over
+    the 12,000 games of SharpNinja's docstring), where par is 150."""
     score = 0.0
     for seed in range(9000, 9150):
         for seat in (0, 1):
@@ -46,7 +46,7 @@ def test_sharp_ninja_beats_ninja_over_seeded_games():
             bots[seat] = SharpNinja()
             ranks = nb.GAME.ranks(play_bots(nb.GAME, bots, seed=seed))
             score += (ranks[seat] == 1) / ranks.count(1)
-    assert score >= 155, score
+    assert score >= 160, score
 
 
 def table_after_ninjas(seed: int, players: int) -> nb.NinjaBurgerState:

@@ -296,11 +296,19 @@ class NinjaBot(Bot):
         won, lost = list(honor), list(honor)
         won[seat] += mission.reward_honor
         lost[seat] -= min(mission.penalty_honor, honor[seat])
-        swing = standing(obs.seat, won) - standing(obs.seat, lost)
+        swing = self.standing_after(obs, seat, won) - self.standing_after(obs, seat, lost)
         if seat == obs.seat:
             swing += (mission.reward_money + mission.penalty_money) / MONEY_PER_HONOR
         rest = mission_chance(self.ninja(obs, seat), obs.checks[obs.check_index + 1 :], items_of(obs, seat))
         return swing * rest
+
+    def standing_after(self, obs: Observation, active: int, honor: Sequence[int]) -> float:
+        """Returns the bot's ``standing`` once ``active``'s mission has left the table at ``honor``."""
+        return standing(obs.seat, honor)
+
+    def hold(self, obs: Observation, effect: Effect) -> float:
+        """Returns what a card of ``effect`` is worth kept in hand (``HOLD``), in the stakes' units."""
+        return self.HOLD[effect]
 
     def choose_skill(self, obs: Observation, legal_actions: Sequence[Action]) -> Action:
         """Returns the skill with the best chance on this check (items and played cards included)."""
@@ -320,7 +328,7 @@ class NinjaBot(Bot):
         """Plays a reroll card when the mission it saves is worth more than keeping the card."""
         assert obs.check_index is not None
         p = current_chance(obs, self.ninja(obs, obs.seat), items_of(obs, obs.seat))
-        if p * self.stake(obs, obs.seat) > self.HOLD[Effect.REROLL]:
+        if p * self.stake(obs, obs.seat) > self.hold(obs, Effect.REROLL):
             return legal_actions[0]
         return Decline()
 
@@ -343,7 +351,7 @@ class NinjaBot(Bot):
                     key = tuple(sorted(items, key=lambda c: c.id))
                     gain += self.MISSIONS_LEFT * item_future_value(ninja, key, card)
                 gain -= card.price / MONEY_PER_HONOR
-            gain -= self.HOLD[card.effect]
+            gain -= self.hold(obs, card.effect)
             if gain > best_value:
                 best, best_value = action, gain
         return best
@@ -379,7 +387,7 @@ class NinjaBot(Bot):
                 harm = now * (1 - extra) * stake
             else:
                 harm = min(card.value, victim.money) / MONEY_PER_HONOR * (victim.honor == top)
-            harm -= self.HOLD[card.effect]
+            harm -= self.hold(obs, card.effect)
             if harm > best_value:
                 best, best_value = action, harm
         return best
