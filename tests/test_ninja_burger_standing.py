@@ -46,7 +46,7 @@ def test_situation_after_a_mission():
 
 def test_a_game_passes_the_start_and_every_mission_that_did_not_end_it():
     events: list = []
-    final = play_bots(GAME, [NinjaBot(), NinjaBot()], 31, on_step=lambda step: events.extend(step.events))
+    play_bots(GAME, [NinjaBot(), NinjaBot()], 31, on_step=lambda step: events.extend(step.events))
     cells = game_positions(events, 1, GAME.initial_state(2, 31).honor)
     missions = sum(isinstance(e, MissionEnded) for e in events)
     assert len(cells) == missions  # the start, and every mission but the last (which ended the game)
