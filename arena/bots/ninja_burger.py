@@ -31,8 +31,6 @@ from typing import ClassVar
 
 from arena.bots.common import RandomBot
 from arena.games.ninja_burger import (
-    END_HIGH,
-    END_LOW,
     Ability,
     Action,
     Attend,
@@ -50,6 +48,7 @@ from arena.games.ninja_burger import (
     PlayFortune,
     Skill,
     fortune_cards,
+    honor_ends_game,
     mission_cards,
     ninja_cards,
 )
@@ -155,9 +154,8 @@ def standing(seat: int, honor: Sequence[int]) -> float:
     bot against random ones. Dividing by ``HONOR_AT_PAR`` keeps it in the units of every other value
     here, so one scale serves the mission stakes, the card values and the thresholds.
     """
-    n, total = len(honor), sum(honor)
     lead = honor[seat] - max(h for s, h in enumerate(honor) if s != seat)
-    if total >= END_HIGH * n or total <= END_LOW * n:
+    if honor_ends_game(honor):
         return (1.0 if lead > 0 else 0.0) / HONOR_AT_PAR
     return 1 / (1 + math.exp(-(LEAD_BIAS + LEAD_SLOPE * lead))) / HONOR_AT_PAR
 

@@ -24,10 +24,9 @@ import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from arena.games.ninja_burger import END_HIGH, END_LOW, MeetingHeld, MissionEnded
+from arena.games.ninja_burger import MeetingHeld, MissionEnded, honor_ends_game
 
 ROUND_OVER, MINE_NEXT, RIVAL_NEXT = "round-over", "mine-next", "rival-next"
-SITUATIONS = (ROUND_OVER, MINE_NEXT, RIVAL_NEXT)
 PRIOR_GAMES = 20  # pseudo-games of the logistic curve mixed into each cell
 PRIOR_SLOPE = 0.4  # the curve: logit of winning per honor point of lead (ninja's slope)
 STORED = Path(__file__).resolve().parent / "data" / "ninja_burger_standing.json"
@@ -53,9 +52,7 @@ class StandingTable:
     def chance(self, mine: int, rival: int, situation: str) -> float:
         """Returns the seat's chance of winning (a draw counted half) from this position: exact where
         the game has ended, else the cell's count mixed with the curve."""
-        mine, rival = max(mine, 0), max(rival, 0)
-        total = mine + rival
-        if total >= END_HIGH * 2 or total <= END_LOW * 2:
+        if honor_ends_game((mine, rival)):
             return 1.0 if mine > rival else 0.5 if mine == rival else 0.0
         prior = 1 / (1 + math.exp(-PRIOR_SLOPE * (mine - rival)))
         games, score = self.cells.get((mine, rival, situation), (0, 0.0))
@@ -86,7 +83,7 @@ def game_positions(events: Iterable[object], seat: int, start: tuple[int, int]) 
             order = event.order
         elif isinstance(event, MissionEnded):
             honor[event.seat] += event.honor
-            if END_LOW * 2 < sum(honor) < END_HIGH * 2:
+            if not honor_ends_game(honor):
                 cells.append((honor[seat], honor[1 - seat], situation_after(order, event.seat, seat)))
     return cells
 

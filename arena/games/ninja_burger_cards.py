@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+from collections.abc import Sequence
 from enum import IntEnum
 from pathlib import Path
 
@@ -25,6 +26,14 @@ SALARY_ABILITY_BONUS = 50
 ROUND_CAP = 60
 END_HIGH = 10  # the game ends when total honor >= END_HIGH * players ...
 END_LOW = 4  # ... or <= END_LOW * players
+
+
+def honor_ends_game(honor: Sequence[int]) -> bool:
+    """Returns whether a table at ``honor`` (by seat) is over (Step 9): the total at ``END_HIGH``
+    times the players or more, or ``END_LOW`` times or less. The engine and the bots' reasoning ask
+    this one rule."""
+    total, n = sum(honor), len(honor)
+    return total >= END_HIGH * n or total <= END_LOW * n
 
 
 class Skill(IntEnum):

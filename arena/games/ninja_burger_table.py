@@ -14,8 +14,6 @@ from collections.abc import Mapping, Sequence
 from enum import IntEnum
 
 from arena.games.ninja_burger_cards import (
-    END_HIGH,
-    END_LOW,
     LEADER_BONUS,
     ROUND_CAP,
     SALARY,
@@ -29,6 +27,7 @@ from arena.games.ninja_burger_cards import (
     NinjaCard,
     Skill,
     check_total,
+    honor_ends_game,
     roll_3d6,
 )
 from arena.games.rng import derive
@@ -544,8 +543,7 @@ class _Table:
         self.money[seat] += money
         self.events.append(MissionEnded(seat, mission.id, success, honor, money))
         self.checks, self.check_index, self.plan, self.plays, self.queue = [], 0, [], [], []
-        total = sum(self.honor)
-        if total >= END_HIGH * self.n or total <= END_LOW * self.n:
+        if honor_ends_game(self.honor):
             self.phase = Phase.OVER
             return
         self.mission_index += 1
