@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.bots.ninja_burger_search import determinize, estimate, playout, policy_actions
+from arena.bots.ninja_burger_search import determinize, estimate, play_each, playout, policy_actions
 from arena.games.ninja_burger import GAME, Action, NinjaBurgerState, Phase
 from arena.games.rng import derive, derive_seed
 
@@ -82,10 +82,8 @@ def searched(state: NinjaBurgerState, me: int, legal: tuple, deals: int) -> list
     draw = derive(state.seed, "choice-bench-search", *labels(state, me))
     totals = [0.0] * len(legal)
     for _ in range(deals):
-        dealt = determinize(obs, draw)
-        others = policy_actions(dealt, [s for s in GAME.to_move(dealt) if s != me], me)
-        for k, choice in enumerate(legal):
-            totals[k] += worth(dealt, me, others, choice, [dealt.seed])[0]
+        results = play_each(determinize(obs, draw), legal, me, _END)
+        totals = [t + r for t, r in zip(totals, results, strict=True)]
     return [t / deals for t in totals]
 
 

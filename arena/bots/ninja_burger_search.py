@@ -212,6 +212,14 @@ def playout(state: NinjaBurgerState, last_round: int, me: int) -> NinjaBurgerSta
     return state
 
 
+def play_each(state: NinjaBurgerState, choices: Sequence[Action], me: int, last_round: int) -> list[float]:
+    """Returns ``me``'s ``estimate`` after playing each of ``choices`` in ``state`` and playing on
+    until ``last_round`` (the other seats act as ``ninja`` would, the same for every choice)."""
+    others = policy_actions(state, [s for s in GAME.to_move(state) if s != me], me)
+    starts = [GAME.apply_legal(state, {**others, me: choice}) for choice in choices]
+    return [estimate(playout(start, last_round, me), me) for start in starts]
+
+
 def estimate(state: NinjaBurgerState, seat: int) -> float:
     """Returns ``seat``'s chance of finishing first alone: exact at the end, else a logistic curve in
     its lead over the best rival, money (items at their price) and fortune cards counted in honor."""
@@ -268,11 +276,8 @@ class SearchBot(Bot):
         totals = [0.0] * len(legal_actions)
         done = 0
         while done < self.budget.iterations and not (done and clock.expired()):
-            state = self.deal(observation, draw)
-            others = policy_actions(state, [s for s in GAME.to_move(state) if s != me], me)
-            for i, action in enumerate(legal_actions):
-                after = GAME.apply_legal(state, {**others, me: action})
-                totals[i] += estimate(playout(after, last_round, me), me)
+            results = play_each(self.deal(observation, draw), legal_actions, me, last_round)
+            totals = [t + r for t, r in zip(totals, results, strict=True)]
             done += 1
         return max(
             legal_actions, key=lambda a: totals[legal_actions.index(a)] / done + self.TRUST * (a == usual)
