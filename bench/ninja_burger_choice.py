@@ -8,9 +8,11 @@ players (measurement only): the ninja to keep, the staff meeting, the Errand tra
 For each seed and each seat it plays the game, ``SharpNinja`` against ``ninja``. At each of the seat's
 decisions of the measured kinds with more than one legal choice it plays each choice out to the end
 ``--playouts`` times, with the true cards, the decks in their true order and fresh dice: that mean is
-the true worth of each choice. Then it scores ways of choosing against ``SharpNinja``'s own choice
-(the one ``search`` makes), as the gain in winning share per game (the gains of the seat's decisions
-added up; at 2 players a game is won, lost or drawn, a draw counting half):
+the true worth of each choice. The dice rolled in the decision's own step stay the true ones (a check's
+roll follows its choice of skill at once), so there every playout, and the oracle, sees that roll.
+Then it scores ways of choosing against ``SharpNinja``'s own choice (the one ``search`` makes), as
+the gain in winning share per game (the gains of the seat's decisions added up; at 2 players a game
+is won, lost or drawn, a draw counting half):
 
 - ``random``: a uniformly random choice;
 - ``search``: ``--search-deals`` deals of what the seat cannot see (``determinize``), each choice
@@ -45,6 +47,7 @@ PHASES = {
     "skill": Phase.CHOOSE_SKILL,
 }
 WAYS = ("random", "search", "search, margin 5", "oracle")
+FIELDS = ("decisions", "sharp", *WAYS)  # what a row adds up, by kind of decision
 MARGIN = 0.05
 _END = 10**6  # a last round no game reaches: playouts run to the end of the game
 
@@ -106,7 +109,7 @@ def measure(task: tuple[int, int, tuple[str, ...], int, int]) -> dict[str, dict[
         second = [sum(t[half:]) / (playouts - half) for t in truth]
         oracle = (second[first.index(max(first))] + first[second.index(max(second))]) / 2
         kind = next(k for k, p in PHASES.items() if p is state.phase)
-        row = rows.setdefault(kind, dict.fromkeys(("decisions", "sharp", *WAYS), 0.0))
+        row = rows.setdefault(kind, dict.fromkeys(FIELDS, 0.0))
         row["decisions"] += 1
         row["sharp"] += mean[usual]
         row["random"] += sum(mean) / len(mean) - mean[usual]
@@ -133,7 +136,7 @@ def main() -> None:
     with multiprocessing.Pool(args.processes) as pool:
         for done, rows in enumerate(pool.imap_unordered(measure, tasks), 1):
             for kind, row in rows.items():
-                total = totals.setdefault(kind, dict.fromkeys(row, 0.0))
+                total = totals.setdefault(kind, dict.fromkeys(FIELDS, 0.0))
                 for key, value in row.items():
                     total[key] += value
             if done % 20 == 0:
@@ -141,7 +144,7 @@ def main() -> None:
     print(f"2 players, seeds {args.first_seed}+, {len(games)} games against ninja; gain per game:")
     print("| decision | decisions | " + " | ".join(WAYS) + " |\n|---|---|" + "---|" * len(WAYS))
     for kind in args.phases:
-        total = totals.get(kind, dict.fromkeys(("decisions", "sharp", *WAYS), 0.0))
+        total = totals.get(kind, dict.fromkeys(FIELDS, 0.0))
         cells = " | ".join(f"{100 * total[way] / len(games):+.1f}" for way in WAYS)
         print(f"| {kind} | {int(total['decisions'])} | {cells} |")
     if "ninja" in totals:
