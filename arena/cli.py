@@ -55,7 +55,8 @@ from arena.referee.match import MatchConfig
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec, BotSpecError, resolve_bot
 from arena.referee.replay import ReplayError
 from arena.referee.runner import GameResult, SeriesConfig, run_series, unique_names
-from arena.referee.sandbox import SandboxError, check_sandbox
+from arena.referee.sandbox import SandboxError
+from arena.referee.sandbox_check import check_sandbox
 from arena.seeds import fresh_seed
 from arena.wire_limits import DEADLINE_MS_MAX, MAX_STRIKES_MAX
 
@@ -438,7 +439,7 @@ def announce_limits(limits: BotLimits, verbose: bool) -> None:
     says how bots run: always when they run unconfined, else with ``verbose``."""
     if limits.sandbox:
         try:
-            check_sandbox()
+            check_sandbox(limits)
         except SandboxError as exc:
             raise CliError(str(exc)) from None
     if verbose or not limits.sandbox:

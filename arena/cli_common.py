@@ -17,10 +17,12 @@ from typing import Annotated, TypeVar
 import redis
 import typer
 
+from arena import seeds
 from arena.console import say
 from arena.queue.connection import RedisSetupError, connect, resolve_url, retrying
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits
-from arena.referee.sandbox import SandboxError, check_sandbox
+from arena.referee.sandbox import SandboxError
+from arena.referee.sandbox_check import check_sandbox
 
 T = TypeVar("T")
 
@@ -76,13 +78,23 @@ def on_redis(option: str | None, action: Callable[[redis.Redis], T]) -> T:
     return retrying(url, lambda: action(client), say)
 
 
+def check_seed_key() -> None:
+    """Reads the platform's seed key now when a file is named for it (``ARENA_SEED_KEY_FILE``), so a
+    server or worker that cannot read it says so at start, not at its first tournament."""
+    if os.environ.get(seeds.KEY_FILE_VARIABLE) or os.environ.get(seeds.KEY_VARIABLE):
+        try:
+            seeds.platform_key()
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+
+
 def worker_limits(no_sandbox: bool, announce: bool = True) -> BotLimits:
     """Returns the workers' bot limits after checking the sandbox can start here (else a CliError
     saying why and what to do); ``announce``: says how bots will run (a worker's first line)."""
     limits = dataclasses.replace(DEFAULT_LIMITS, sandbox=not no_sandbox)
     if limits.sandbox:
         try:
-            check_sandbox()
+            check_sandbox(limits)
         except SandboxError as exc:
             raise CliError(str(exc)) from None
     if announce:

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import typer
 
-from arena.cli_common import CliError, redis_url
+from arena.cli_common import CliError, check_seed_key, redis_url
 from arena.console import say
 from arena.queue.archives import ArchiveLimits
 from arena.queue.connection import ENV_URL, shown_url
@@ -106,6 +106,7 @@ def server_command(
         organiser = OrganiserToken.from_file(organiser_token_file)
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    check_seed_key()
     url = redis_url_from(redis_url_file)
     forget_redis_url()
     try:

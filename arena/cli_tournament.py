@@ -34,7 +34,15 @@ import redis
 import typer
 
 from arena.cli_bots import ServerOption, remote
-from arena.cli_common import CliError, JsonOption, NoSandboxOption, RedisOption, redis_url, worker_limits
+from arena.cli_common import (
+    CliError,
+    JsonOption,
+    NoSandboxOption,
+    RedisOption,
+    check_seed_key,
+    redis_url,
+    worker_limits,
+)
 from arena.cli_server import RedisUrlFileOption, forget_redis_url, redis_url_from
 from arena.cli_tables import format_standings
 from arena.console import printable, say
@@ -79,6 +87,7 @@ def worker_command(
 ) -> None:
     """Play queued matches from Redis and record their results, until stopped."""
     limits = worker_limits(no_sandbox)
+    check_seed_key()
     url = redis_url_from(redis_url_file, redis_)
     forget_redis_url()
     config = WorkerConfig(url, idle_timeout=timedelta(seconds=idle_timeout), bot_limits=limits)

@@ -26,6 +26,7 @@ from arena.games.rng import derive_seed
 from arena.paths import state_dir
 
 KEY_VARIABLE = "ARENA_SEED_KEY"  # hex; set the same key wherever tournaments are created
+KEY_FILE_VARIABLE = "ARENA_SEED_KEY_FILE"  # a file holding it (a compose secret shared by server and workers)
 KEY_FILE = "seed.key"
 
 
@@ -50,13 +51,21 @@ def keyed_seed(key: bytes, chosen: int, *labels: object) -> int:
 
 
 def platform_key(folder: Path | None = None) -> bytes:
-    """Returns the platform's secret seed key: ``ARENA_SEED_KEY`` (hex), else the key file in arena's
-    state folder, made on first use (32 random bytes, readable by its owner only)."""
+    """Returns the platform's secret seed key: ``ARENA_SEED_KEY`` (hex), else the file named by
+    ``ARENA_SEED_KEY_FILE``, else the key file in arena's state folder, made on first use (32 random
+    bytes, readable by its owner only).
+
+    Design detail: a hosted platform's server (which plans tournaments and ladders) and workers
+    (which queue regression games) run as different users and must key seeds alike, so there the key
+    is a secret file both can read, never a file one of them makes."""
     if os.environ.get(KEY_VARIABLE):
+        return _hex_key(os.environ[KEY_VARIABLE], KEY_VARIABLE)
+    if os.environ.get(KEY_FILE_VARIABLE):
+        named = Path(os.environ[KEY_FILE_VARIABLE])
         try:
-            return bytes.fromhex(os.environ[KEY_VARIABLE])
-        except ValueError:
-            raise ValueError(f"{KEY_VARIABLE} must be hexadecimal (openssl rand -hex 32)") from None
+            return _hex_key(named.read_text(), f"{KEY_FILE_VARIABLE} ({named})")
+        except OSError as exc:
+            raise ValueError(f"{KEY_FILE_VARIABLE}: cannot read {named}: {exc.strerror}") from None
     path = (folder or state_dir()) / KEY_FILE
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -68,3 +77,14 @@ def platform_key(folder: Path | None = None) -> bytes:
             with os.fdopen(fd, "w") as file:
                 file.write(secrets.token_hex(32))
     return bytes.fromhex(path.read_text().strip())
+
+
+def _hex_key(text: str, where: str) -> bytes:
+    """Returns the key written in hexadecimal in ``text``; raises ValueError naming ``where``."""
+    try:
+        key = bytes.fromhex(text.strip())
+    except ValueError:
+        key = b""
+    if len(key) < 16:
+        raise ValueError(f"{where} must hold at least 32 hexadecimal digits (openssl rand -hex 32)")
+    return key

@@ -16,6 +16,7 @@ import re
 import shutil
 import stat
 import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -368,3 +369,81 @@ def test_a_bot_removed_while_its_matches_wait_forfeits_them_rather_than_voiding_
     worker(client, redis_url, tmp_path / "cache").run(burst=True)
     assert client.xlen(keys.DEAD_STREAM) == 0, "the removed bot's matches were voided, not forfeited"
     assert client.smembers(keys.RECORDED_SET) == {j.match_id for j in jobs}
+
+
+def test_a_build_whose_entry_program_is_missing_fails_with_its_reason_after_the_build(
+    client: redis.Redis, tmp_path: Path
+) -> None:
+    """The entry of a submission with a build names what the build makes, so it is accepted at
+    submission and checked once the build is done: a build that makes no ``./bot`` fails the
+    submission with that reason, and one that makes it passes."""
+    folder = tmp_path / "submitted"
+    folder.mkdir()
+    (folder / "make.py").write_text(
+        "import os, sys\nopen('bot', 'w').write('#!/bin/sh\\n')\nos.chmod('bot', 0o755)\n"
+    )
+    submitted, _ = submissions.submit(
+        client, "maker", ["ninjan"], directory=folder, entry="./bot", build="python make.py"
+    )
+    assert submitted.name == "maker"  # ./bot is not in the folder: no refusal before the build
+    unpacked = unpacked_bot(tmp_path, {"make.py": "print('makes nothing')\n"})
+    with pytest.raises(build.BuildError) as refused:
+        build.built(
+            unpacked,
+            "0123456789ab",
+            python_build("pass"),
+            BotLimits(),
+            timedelta(seconds=60),
+            entry=("./bot",),
+        )
+    assert "the build succeeded, but --entry's program ./bot is not in the built folder" in str(refused.value)
+    assert leftovers(tmp_path) == []
+    made = build.built(
+        unpacked,
+        "0123456789ab",
+        python_build(MAKES_BOT),
+        BotLimits(),
+        timedelta(seconds=60),
+        entry=("./bot",),
+    )
+    assert os.access(made / "bot", os.X_OK)
+
+
+MAKES_BOT = "import os\nopen('bot', 'w').write('#!/bin/sh\\n')\nos.chmod('bot', 0o755)\n"
+
+# Builds a version as the image's unprivileged worker would (uid 10002 in compose.yaml), whose
+# permissions on its own cache are only its owner's: no CAP_DAC_OVERRIDE (the test drops it from root,
+# whose interpreter may live in a home no other user may enter). The built folder, read-only, must
+# still be moved into place.
+UNPRIVILEGED_BUILD = """
+import sys
+from datetime import timedelta
+from pathlib import Path
+from arena.queue import build
+from arena.referee.processes import BotLimits
+folder = Path(sys.argv[1])
+built = build.built(folder, "0123456789ab", ("/bin/sh", "-c", sys.argv[2]), BotLimits(sandbox=False),
+                    timedelta(seconds=60), entry=("./bot",))
+print(sorted(p.name for p in built.iterdir()), oct(built.stat().st_mode & 0o777))
+"""
+WITHOUT_PRIVILEGE = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"] if os.getuid() == 0 else []
+
+
+def test_a_build_works_for_an_unprivileged_worker(tmp_path: Path) -> None:
+    unpacked = unpacked_bot(tmp_path, {"make.py": "print('bot maker')\n"})
+    done = subprocess.run(
+        [
+            *WITHOUT_PRIVILEGE,
+            sys.executable,
+            "-c",
+            UNPRIVILEGED_BUILD,
+            str(unpacked),
+            "printf 'x' > bot; chmod 755 bot",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["['bot',", "'make.py']", "0o555"], done.stdout
+    assert leftovers(tmp_path) == ["0123456789ab-built"]

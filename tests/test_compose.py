@@ -5,6 +5,7 @@ credential is on a command line; and every arena command it runs is a real ``are
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -80,23 +81,75 @@ def test_credentials_come_from_secret_files_never_a_command_line_or_the_environm
     assert used == set(COMPOSE["secrets"])
 
 
-def test_the_server_is_published_and_the_workers_scale_with_the_sandbox_grants() -> None:
+def test_the_server_is_published_on_a_configurable_host_side_and_the_workers_scale() -> None:
     server, worker = SERVICES["server"], SERVICES["worker"]
     port = option(server["command"], "--port")
-    assert server["ports"] == [f"{port}:{port}"] and option(server["command"], "--host") == "0.0.0.0"
+    assert option(server["command"], "--host") == "0.0.0.0"
+    (published,) = server["ports"]
+    assert published == f"${{ARENA_BIND:-0.0.0.0}}:${{ARENA_PORT:-{port}}}:{port}"  # default unchanged
     assert "container_name" not in worker and "ports" not in worker  # both would break --scale
-    assert set(worker["security_opt"]) == {"seccomp=unconfined", "apparmor=unconfined"}
-    assert not worker.get("privileged") and not worker.get("cap_add")  # nothing beyond the namespaces
     for service in (server, worker):
         assert service["depends_on"]["redis"]["condition"] == "service_healthy"
         mounts = dict(volume.split(":") for volume in service["volumes"])
         assert set(mounts) <= set(COMPOSE["volumes"])
         assert mounts["replays"] == service["environment"]["ARENA_REPLAY_STORE"]
-        assert mounts["arena-state"] == "/var/lib/arena"
+    assert dict(v.split(":") for v in worker["volumes"])["arena-state"] == "/var/lib/arena"  # the bot cache
 
 
-def test_the_image_installs_bubblewrap_and_everything_the_services_import() -> None:
+def test_the_workers_get_what_the_sandbox_needs_in_a_container_and_no_privilege() -> None:
+    """What tests/compose/test_stack.py's run needs: without seccomp=unconfined bubblewrap cannot make
+    its user namespace, without systempaths=unconfined the kernel refuses the bot's fresh /proc."""
+    worker = SERVICES["worker"]
+    options = set(worker["security_opt"])
+    assert {"seccomp=unconfined", "systempaths=unconfined"} <= options
+    assert options <= {"seccomp=unconfined", "systempaths=unconfined", "apparmor=unconfined"}
+    assert not worker.get("privileged") and not worker.get("cap_add")
+    assert not any("cgroup" in volume for volume in worker["volumes"])  # never the host's cgroupfs
+    assert worker.get("cgroup") != "host"
+    # a cgroup v1 host gives no per-bot cgroup in a container: each worker container is bounded whole
+    assert worker["cpus"] and worker["mem_limit"] and worker["pids_limit"]
+
+
+def test_services_run_as_users_of_their_own_which_can_read_their_secrets() -> None:
+    """Server and workers run as different non-root users of the image, and the README's chown and
+    chmod make each secret file readable by the services that mount it (and by no one else)."""
+    server, worker = SERVICES["server"]["user"], SERVICES["worker"]["user"]
+    server_uid, server_gid = server.split(":")
+    worker_uid, worker_gid = worker.split(":")
+    assert server_uid != worker_uid and "0" not in (server_uid, worker_uid)
+    assert int(server_uid) >= 10000 and int(worker_uid) >= 10000  # above the host's usual user ids
     dockerfile = (REPO / "Dockerfile").read_text(encoding="utf-8")
-    assert "bubblewrap" in dockerfile
+    assert f"--uid {server_uid} --gid {server_gid}" in dockerfile
+    assert f"--uid {worker_uid} --gid {worker_gid}" in dockerfile
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    chown = re.search(r"sudo chown (\d+):(\d+) ([^\n]+)", readme)
+    assert chown and chown.group(1) == server_uid and chown.group(2) == server_gid
+    owned = {name.removeprefix("secrets/") for name in chown.group(3).split()}
+    group_readable = set(re.search(r"chmod 640 ([^\n]+)", readme).group(1).replace("secrets/", "").split())
+    for name, service in SERVICES.items():
+        if name not in ("server", "worker"):
+            continue
+        uid = service["user"].split(":")[0]
+        for secret in service["secrets"]:
+            assert secret in owned, f"{secret} is not given to the image's users"
+            assert uid == server_uid or secret in group_readable, f"{name} cannot read {secret}"
+    assert "redis_password" not in owned  # read by Redis's entrypoint as root only
+
+
+def test_the_project_image_is_built_never_pulled_and_secrets_stay_out_of_git_and_builds() -> None:
+    for name, service in arena_services().items():
+        if "build" in service:
+            assert service["pull_policy"] == "build", name
+        else:
+            assert service["pull_policy"] in ("never", "build"), name
+    ignored = (REPO / ".gitignore").read_text().split()
+    assert "secrets/" in ignored or "secrets" in ignored
+    assert "secrets" in (REPO / ".dockerignore").read_text().split()
+
+
+def test_the_image_carries_every_kit_language_and_the_sandbox() -> None:
+    dockerfile = (REPO / "Dockerfile").read_text(encoding="utf-8")
+    for package in ("bubblewrap", "nodejs", "golang-go", "golang-google-grpc-dev", "protoc-gen-go-grpc"):
+        assert package in dockerfile, package
     assert "COPY arena " in dockerfile and "COPY leaderboard " in dockerfile  # the server mounts it
-    assert "USER arena" in dockerfile
+    assert "USER arena-server" in dockerfile

@@ -20,15 +20,16 @@ from arena.queue import keys, plan, store, submissions
 from arena.queue.jobs import JobStatus, MatchJob, enqueue, load_job
 from arena.queue.worker import READY_LINE, Worker, WorkerConfig
 from arena.ratings.pairs import player_id
-from arena.referee.processes import BotLimits
-from arena.referee.sandbox import SandboxError, check_sandbox
+from arena.referee.processes import DEFAULT_LIMITS, BotLimits
+from arena.referee.sandbox import SandboxError
+from arena.referee.sandbox_check import check_sandbox
 from tests.conftest import REPO, SEED_KEY, run_arena
 from tests.test_queue import FAST
 
 
 def sandbox_works() -> bool:
     try:
-        check_sandbox()
+        check_sandbox(DEFAULT_LIMITS)
     except SandboxError:
         return False
     return True

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee import cgroups, sandbox
+from arena.referee import cgroups, sandbox, sandbox_check
 from arena.referee.processes import BotLimits, BotProcess, BotSpec, resolve_bot
 from tests.conftest import REPO, run_arena
 
@@ -127,7 +127,7 @@ def test_declared_variables_are_split_from_the_command() -> None:
 def test_the_cgroup_gets_the_limits_and_the_bot_runs_in_it(tmp_path: Path) -> None:
     limits = BotLimits(memory_mb=300, processes=40, cpus=0.5)
     if not cgroups.support().parents:  # an unprivileged user without a delegated cgroup: rlimits only
-        assert "CPU share 0.5 cores (not enforced: no writable cgroup)" in limits.describe()
+        assert "CPU share 0.5 cores (not enforced per bot: no writable cgroup)" in limits.describe()
         pytest.skip("no writable cgroup here (an unprivileged user): the limits line says so")
     group = cgroups.BotCgroup(limits.cgroup_limits())
     try:
@@ -193,3 +193,43 @@ def test_without_bubblewrap_arena_says_why_and_what_to_do_in_one_line(tmp_path: 
     (line,) = proc.stderr.splitlines()
     assert line.startswith("arena: error: the bot sandbox needs bubblewrap")
     assert "apt-get install bubblewrap" in line and "--no-sandbox" in line
+
+
+def test_the_self_check_runs_a_probe_in_a_sandbox_made_as_a_bots(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker's check starts the same BotProcess as a submitted bot (limits, mounts, /bot, the
+    socket): a probe that finds the sandbox wrong makes the check fail in one line saying what."""
+    sandbox_check.check_sandbox(BotLimits())  # holds on this machine
+    started = []
+    monkeypatch.setattr(sandbox_check, "BotProcess", lambda *a, **k: started.append(a) or BotProcess(*a, **k))
+    sandbox_check._checked.cache_clear()
+    sandbox_check.check_sandbox(BotLimits(memory_mb=512))
+    ((spec, env, _, limits, endpoint),) = started
+    assert spec.kind == "submitted" and limits.memory_mb == 512 and endpoint.socket is not None
+    assert env == {"ARENA_TOKEN": "sandbox-check"}
+    monkeypatch.setattr(sandbox_check, "PROBE", sandbox_check.PROBE.replace("!= 65534", "== 65534"))
+    sandbox_check._checked.cache_clear()
+    with pytest.raises(sandbox.SandboxError) as refused:
+        sandbox_check.check_sandbox(BotLimits())
+    (line,) = str(refused.value).splitlines()
+    assert "(arena-sandbox-probe: runs as uid 65534, not 65534)" in line
+    sandbox_check._checked.cache_clear()
+
+
+def test_the_self_check_names_bubblewraps_own_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sandbox bubblewrap refuses to make (here: a mount of a missing folder; in a container
+    without compose.yaml's grants, the fresh /proc) fails the check with bubblewrap's own line."""
+    made = sandbox.command
+    monkeypatch.setattr(
+        sandbox,
+        "command",
+        lambda request: (lambda c: ([c[0][0], "--ro-bind", "/nonexistent-source", "/x", *c[0][1:]], c[1]))(
+            made(request)
+        ),
+    )
+    sandbox_check._checked.cache_clear()
+    with pytest.raises(sandbox.SandboxError) as refused:
+        sandbox_check.check_sandbox(BotLimits())
+    sandbox_check._checked.cache_clear()
+    (line,) = str(refused.value).splitlines()
+    assert line.startswith("the bot sandbox cannot start on this machine (bwrap: "), line
+    assert "/nonexistent-source" in line

@@ -16,7 +16,8 @@ import pytest
 
 from arena.games.rng import derive_seed
 from arena.queue.plan import TournamentSpec, plan
-from arena.seeds import KEY_VARIABLE, keyed_seed, platform_key, series_seed
+from arena.seeds import KEY_FILE_VARIABLE, KEY_VARIABLE, keyed_seed, platform_key, series_seed
+from tests.conftest import run_arena
 
 KEY = bytes(range(32))
 
@@ -91,3 +92,29 @@ def test_keyed_seeds_differ_by_every_label() -> None:
         )
         == 4
     )
+
+
+def test_a_hosted_platform_reads_its_key_from_a_secret_file_both_server_and_workers_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(KEY_VARIABLE, raising=False)
+    secret = tmp_path / "seed_key"
+    secret.write_text("cd" * 32 + "\n")
+    monkeypatch.setenv(KEY_FILE_VARIABLE, str(secret))
+    assert platform_key(tmp_path) == bytes.fromhex("cd" * 32)
+    assert not (tmp_path / "seed.key").exists()  # no key of its own is made beside it
+    secret.write_text("short")
+    with pytest.raises(ValueError, match="at least 32 hexadecimal digits"):
+        platform_key(tmp_path)
+    monkeypatch.setenv(KEY_FILE_VARIABLE, str(tmp_path / "missing"))
+    with pytest.raises(ValueError, match="cannot read"):
+        platform_key(tmp_path)
+
+
+def test_a_server_or_worker_that_cannot_read_its_key_says_so_at_start(tmp_path: Path) -> None:
+    env = {KEY_FILE_VARIABLE: str(tmp_path / "missing"), "ARENA_REDIS_URL": "redis://127.0.0.1:1/0"}
+    for command in (["worker", "--no-sandbox", "--burst"], ["server", "--port", "0"]):
+        proc = run_arena(*command, env=env)
+        assert proc.returncode == 2, proc.stderr
+        (line,) = proc.stderr.splitlines()[-1:]
+        assert line.startswith(f"arena: error: {KEY_FILE_VARIABLE}: cannot read"), proc.stderr

@@ -44,7 +44,8 @@ from typing import IO
 import redis
 
 from arena.queue import keys
-from arena.queue.archives import ArchiveLimits, remove_tree
+from arena.queue.archives import ArchiveLimits, SubmissionError, remove_tree
+from arena.queue.entries import check_entry
 from arena.referee import sandbox
 from arena.referee.processes import MIB, BotLimits
 
@@ -55,6 +56,10 @@ OUTPUT_KEPT = 64 * 1024  # bytes of the build's output kept (its end) for the er
 BUILD_DISK_MB = 512  # the build's private /tmp (and HOME: compilers' caches), a tmpfs
 PYTHON_WORDS = frozenset({"python", "python3"})
 WATCH_SECONDS = 0.1  # how often a running build's folder is measured
+# The toolchains' settings a build gets from the worker's environment, and nothing else of it (no
+# secret is one): the image sets Go's (GOPATH mode over the contract's code and Debian's libraries,
+# static binaries, no module downloads), so ``go build -o bot .`` works as bots/go/build.sh builds.
+TOOLCHAIN_VARIABLES = ("GOPATH", "GO111MODULE", "CGO_ENABLED", "GOFLAGS", "GOPROXY")
 
 
 class BuildError(Exception):
@@ -88,9 +93,15 @@ def built(
     argv: Sequence[str],
     limits: BotLimits,
     timeout: timedelta = DEFAULT_BUILD_TIMEOUT,
+    entry: Sequence[str] = (),
 ) -> Path:
     """Returns ``<cache>/<version>-built`` (beside ``folder``, the unpacked version), running the
-    build in a copy of ``folder`` the first time; raises BuildError when the build fails."""
+    build in a copy of ``folder`` the first time; raises BuildError when the build fails or leaves
+    no program that ``entry`` (the bot's entry command) can start.
+
+    Design detail: the entry of a version with a build command is checked here, after the build, not
+    at submission: the program it starts (``./bot``) is usually what the build makes.
+    """
     final = folder.parent / f"{version}-built"
     if final.is_dir():
         return final
@@ -101,15 +112,41 @@ def built(
         set_writable(copy, True)  # the unpacked tree is read-only (arena.queue.archives)
         run_build(argv, copy, limits, timeout)
         check_size(copy, LIMITS)
+        if entry:
+            check_built_entry(copy, entry)
         set_writable(copy, False)
-        try:
-            os.rename(copy, final)
-        except OSError:
-            if not final.is_dir():  # another worker's build won the race: use that one
-                raise
+        _rename_folder(copy, final)
     finally:
         remove_tree(work)
     return final
+
+
+def check_built_entry(folder: Path, entry: Sequence[str]) -> None:
+    """Raises BuildError unless ``entry`` can start in the built ``folder`` (the checks a submission
+    without a build gets at once, ``arena.queue.entries``)."""
+    try:
+        check_entry(folder, entry)
+    except SubmissionError as exc:
+        shown = str(exc).replace(f"--dir {folder}", "the built folder")
+        raise BuildError(f"the build succeeded, but {shown}") from None
+
+
+def _rename_folder(copy: Path, final: Path) -> None:
+    """Moves the read-only built ``copy`` to ``final``; a build another worker finished first wins.
+
+    Design detail: moving a folder to another parent rewrites its ``..`` entry, which needs write
+    permission on the folder itself: root has it anyway, the image's unprivileged worker does not,
+    so the folder is writable for the move and read-only again right after.
+    """
+    mode = stat.S_IMODE(copy.stat().st_mode)
+    os.chmod(copy, mode | stat.S_IWUSR)
+    try:
+        os.rename(copy, final)
+    except OSError:
+        if not final.is_dir():
+            raise
+        return
+    os.chmod(final, mode)
 
 
 def check_size(folder: Path, limits: ArchiveLimits) -> None:
@@ -219,14 +256,15 @@ def _confined(
     if words and words[0] in PYTHON_WORDS:  # the worker's interpreter, as for the bot's entry
         words = (sys.executable, *words[1:])
     if not limits.sandbox:
-        basics = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "TMPDIR") if k in os.environ}
+        names = ("PATH", "HOME", "LANG", "TMPDIR", *TOOLCHAIN_VARIABLES)
+        basics = {k: os.environ[k] for k in names if k in os.environ}
         return tuple(words), folder, {**basics, **declared}
     request = sandbox.SandboxRequest(
         argv=sandbox.with_variables(declared, words),
         code=((folder, sandbox.BOT_INSIDE),),
         cwd=sandbox.BOT_INSIDE,
         socket=None,  # a build talks to no referee, and has no network at all
-        env={},
+        env={name: os.environ[name] for name in TOOLCHAIN_VARIABLES if name in os.environ},
         disk_bytes=BUILD_DISK_MB * MIB,
         writable=True,
     )

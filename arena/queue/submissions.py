@@ -238,12 +238,15 @@ def draft(
     build_argv = _argv(build, "--build") if build is not None else ()
     if build is not None and not build_argv:
         raise SubmissionError("--build is empty: give the command that builds the bot, or leave it out")
+    # With a build command, the entry names what the build makes: it is checked after the build,
+    # on the worker (arena.queue.build.check_built_entry).
     if directory is not None:
         archive = pack(directory, limits).archive
-        check_entry(directory, argv)
+        if not build_argv:
+            check_entry(directory, argv)
     assert archive is not None
     summary = inspect_archive(archive, limits)
-    if directory is None:
+    if directory is None and not build_argv:
         check_archive_entry(summary, argv)
     return Draft(games, archive=archive, entry=argv, build=build_argv, summary=summary)
 

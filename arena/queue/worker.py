@@ -350,7 +350,7 @@ def built_spec(
     argv = build.build_command(client, version) if spec.kind == "submitted" else None
     if argv is None or spec.cwd is None:
         return spec
-    folder = build.built(spec.cwd, version, argv, limits, timeout)
+    folder = build.built(spec.cwd, version, argv, limits, timeout, entry=spec.argv)
     return dataclasses.replace(spec, cwd=folder, code=(folder,))
 
 

@@ -95,6 +95,45 @@ def support() -> CgroupSupport:
     return CgroupSupport(1 if parents else 0, parents)
 
 
+def enclosing_bounds() -> str:
+    """Returns the CPU, memory and process bounds of the cgroup this process runs in, as read at the
+    cgroup mount's root ('' when there are none): in a container without a writable cgroup they bound
+    all of its bots together (compose.yaml's ``cpus``, ``mem_limit``, ``pids_limit``)."""
+    v2 = (ROOT / "cgroup.controllers").is_file()
+    files = (
+        {"cpu": ROOT / "cpu.max", "memory": ROOT / "memory.max", "pids": ROOT / "pids.max"}
+        if v2
+        else {
+            "cpu": ROOT / "cpu" / "cpu.cfs_quota_us",
+            "memory": ROOT / "memory" / "memory.limit_in_bytes",
+            "pids": ROOT / "pids" / "pids.max",
+        }
+    )
+    values = {}
+    for name, path in files.items():
+        with contextlib.suppress(OSError):
+            values[name] = path.read_text().split()
+    parts = []
+    cpu = values.get("cpu", [])
+    if cpu and cpu[0] not in ("max", "-1"):
+        period = int(cpu[1]) if v2 and len(cpu) > 1 else _v1_period()
+        parts.append(f"{int(cpu[0]) / period:g} cores")
+    memory = values.get("memory", [])
+    if memory and memory[0] != "max" and int(memory[0]) < 1 << 60:
+        parts.append(f"{int(memory[0]) >> 20} MiB")
+    pids = values.get("pids", [])
+    if pids and pids[0] != "max":
+        parts.append(f"{pids[0]} processes")
+    return ", ".join(parts)
+
+
+def _v1_period() -> int:
+    try:
+        return int((ROOT / "cpu" / "cpu.cfs_period_us").read_text())
+    except (OSError, ValueError):
+        return CPU_PERIOD_US
+
+
 class BotCgroup:
     """One bot's cgroups (one folder per v1 controller, or one v2 folder), made with its limits."""
 

@@ -96,7 +96,7 @@ class BotLimits:
                 return "cgroup" + (" + rlimit" if rlimit else "")
             if name == "processes":  # RLIMIT_NPROC counts the user's processes, not the bot's
                 return "rlimit, shared by every process of this user: run workers as a user of their own"
-            return "rlimit" if rlimit else "not enforced: no writable cgroup"
+            return "rlimit" if rlimit else "not enforced per bot: no writable cgroup"
 
         parts = [
             _limit("memory", self.memory_mb, "MiB", where("memory", True)),
@@ -113,7 +113,9 @@ class BotLimits:
             )
         else:
             how = UNCONFINED_WARNING
-        return f"arena: {how}; limits per bot: {', '.join(parts)}"
+        shared = cgroups.enclosing_bounds() if "cpu" not in enforced else ""
+        together = f"; all bots together: this worker's cgroup ({shared})" if shared else ""
+        return f"arena: {how}; limits per bot: {', '.join(parts)}{together}"
 
     def wrap(self, argv: tuple[str, ...], cgroup_files: list[str] = ()) -> tuple[str, ...]:
         """Returns a command that joins the cgroups, sets the limits and then execs ``argv`` (same pid).

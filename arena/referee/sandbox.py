@@ -27,7 +27,6 @@ import functools
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -82,19 +81,6 @@ def bwrap_path() -> str:
     if path is None:
         raise SandboxError(f"the bot sandbox needs bubblewrap, which is not installed: {INSTALL_HINT}")
     return path
-
-
-@functools.cache
-def check_sandbox() -> None:
-    """Starts one empty sandbox (once per process); raises SandboxError saying why it cannot work."""
-    command = [bwrap_path(), *_namespaces(), "--ro-bind", "/usr", "/usr", *_usr_links(), "/usr/bin/true"]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise SandboxError(f"the bot sandbox cannot start ({exc}): {INSTALL_HINT}") from None
-    if done.returncode != 0:
-        why = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
-        raise SandboxError(f"the bot sandbox cannot start on this machine ({why}): {INSTALL_HINT}")
 
 
 def _namespaces() -> list[str]:

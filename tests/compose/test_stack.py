@@ -1,0 +1,376 @@
+"""The hosted competition for real: ``compose.yaml`` on a real Docker daemon, Redis, the server and
+workers in their containers, the bots in the real sandbox inside the workers.
+
+An organiser and three participants follow README's "Hosting a competition" as written: each of its
+runnable blocks is read from the README and run in bash (so the docs cannot drift from what works),
+with only the substitutions in ``SUBSTITUTIONS`` (this run's address and worker count), each of
+which must still be found in the README. Everything goes through the server with the CLI from the
+host. Run by ``scripts/test-compose``, which starts the Docker daemon and cleans up the machine;
+the tests run in order and share the stack (module scope).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from leaderboard import browser
+from tests.conftest import REPO
+
+RUN = Path(os.environ.get("ARENA_COMPOSE_RUN", "/nonexistent"))
+DOCKER = "/usr/bin/docker"
+PROJECT = f"arena-ci-{os.getpid()}"
+BOTS = {"alice": "python", "bob": "node", "carol": "go"}  # the README's participants, one per kit
+SMOKE_SECONDS = 600  # a first Go build on a cold worker included
+TOURNAMENT_SECONDS = 900
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+PORT = free_port()
+URL = f"http://127.0.0.1:{PORT}"
+# What this run changes in the README's commands, and nothing else.
+SUBSTITUTIONS = {
+    "--scale worker=4": "--scale worker=2",
+    "http://arena.example:8080": URL,
+    "http://localhost:8080": URL,
+}
+
+
+def readme_blocks(heading: str) -> list[str]:
+    """Returns the ```sh blocks of README's '### heading' section (in 'Hosting a competition')."""
+    hosting = (REPO / "README.md").read_text(encoding="utf-8").split("\n## Hosting a competition\n", 1)[1]
+    section = hosting.split(f"\n### {heading}\n", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+    return re.findall(r"```sh\n(.*?)```", section, flags=re.S)
+
+
+def substituted(block: str) -> str:
+    for old, new in SUBSTITUTIONS.items():
+        block = block.replace(old, new)
+    return block
+
+
+def test_every_substitution_is_still_in_the_readme() -> None:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    for old in SUBSTITUTIONS:
+        assert old in text, f"README no longer says {old!r}: update SUBSTITUTIONS with it"
+
+
+class Stack:
+    """The project copy the organiser works in, and how to run commands there as a person would."""
+
+    def __init__(self, folder: Path, bin_dir: Path) -> None:
+        self.folder = folder
+        self.env = {
+            **os.environ,
+            "PATH": f"{bin_dir}:{REPO / '.venv' / 'bin'}:{os.environ['PATH']}",
+            "COMPOSE_PROJECT_NAME": PROJECT,
+            "ARENA_BIND": "127.0.0.1",
+            "ARENA_PORT": str(PORT),
+            "XDG_STATE_HOME": str(folder / ".state"),  # the host CLI keeps nothing of the user's
+        }
+        for name in ("ARENA_SERVER", "ARENA_BOT_SECRET", "ARENA_REDIS_URL"):
+            self.env.pop(name, None)
+
+    def bash(self, script: str, timeout: float = 900, **env: str) -> str:
+        """Runs ``script`` in bash (errexit, pipefail) in the project folder; returns its output."""
+        done = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", script],
+            cwd=self.folder,
+            env={**self.env, **env},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, (
+            f"{script}\nexit {done.returncode}\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
+        )
+        return done.stdout + done.stderr
+
+    def compose(self, *args: str, timeout: float = 900) -> str:
+        done = subprocess.run(
+            [DOCKER, "compose", *args],
+            cwd=self.folder,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        assert done.returncode == 0, f"docker compose {' '.join(args)}: {done.stderr[-4000:]}"
+        return done.stdout
+
+    def arena_json(self, *args: str) -> object:
+        return json.loads(
+            self.bash(" ".join(["arena", *args, "--json", "--server", URL]), timeout=120).strip()
+        )
+
+    def containers(self, service: str) -> list[str]:
+        return self.compose("ps", "-q", service).split()
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """The organiser's copy of the project (the files git tracks), with ``docker`` (the daemon's own
+    client) and, for root, ``sudo`` first on PATH; the stack is taken down, volumes and all, at the end."""
+    folder = tmp_path_factory.mktemp("organiser") / "arena"
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
+    for name in filter(None, tracked.decode().split("\0")):
+        source = REPO / name
+        if source.is_file():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, folder / name)
+    bin_dir = folder.parent / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "docker").symlink_to(DOCKER)
+    if os.getuid() == 0:
+        (bin_dir / "sudo").write_text('#!/bin/sh\nexec "$@"\n')
+        (bin_dir / "sudo").chmod(0o755)
+    stack = Stack(folder, bin_dir)
+    try:
+        yield stack
+    finally:
+        hold(folder)
+        logs = subprocess.run(
+            [DOCKER, "compose", "logs", "--no-color"],
+            cwd=folder,
+            env=stack.env,
+            capture_output=True,
+            text=True,
+        )
+        (RUN / "compose.log").write_text(logs.stdout + logs.stderr)
+        subprocess.run([DOCKER, "compose", "down", "--volumes", "--timeout", "20"], cwd=folder, env=stack.env)
+
+
+def hold(folder: Path) -> None:
+    """With ARENA_COMPOSE_HOLD=1, keeps the stack up for a person to look at until the file
+    ``$ARENA_COMPOSE_RUN/hold`` is removed (its path and the project's are printed)."""
+    if os.environ.get("ARENA_COMPOSE_HOLD") != "1":
+        return
+    gate = RUN / "hold"
+    gate.write_text(
+        f"cd {folder} && COMPOSE_PROJECT_NAME={PROJECT} DOCKER_HOST={os.environ['DOCKER_HOST']}\n"
+    )
+    print(f"holding the stack: rm {gate} to go on", flush=True)
+    while gate.exists():
+        time.sleep(1)
+
+
+def http_json(path: str) -> object:
+    with urllib.request.urlopen(URL + path, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
+def wait_for(what: str, check, seconds: float, every: float = 2.0):
+    """Returns ``check()``'s first truthy value, polling; fails naming ``what`` after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = check()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"{what}: not within {seconds:g} s"
+        time.sleep(every)
+
+
+# -- the organiser starts the stack ----------------------------------------------------------------
+
+
+def test_the_organiser_starts_the_stack_as_the_readme_says(stack: Stack) -> None:
+    (setup,) = readme_blocks("The organiser: start the stack")[:1]
+    output = stack.bash(substituted(setup), timeout=1800)
+    running = stack.compose("ps", "--format", "{{.Service}} {{.State}}").split("\n")
+    states = sorted(line for line in running if line)
+    assert states == ["redis running", "server running", "worker running", "worker running"], states
+    first_lines = [line for line in output.splitlines() if "arena: bots run" in line]
+    assert len(first_lines) == 2, output  # each worker's first line, grepped by the README's command
+    for line in first_lines:
+        assert "bots run sandboxed" in line
+        # cgroup v1 host: no per-bot cgroup in a container; the line says so and names the container's
+        assert "CPU share 1 cores (not enforced per bot: no writable cgroup)" in line, line
+        assert "all bots together: this worker's cgroup (2 cores, 6144 MiB, 2048 processes)" in line, line
+        for limit in ("memory 2048 MiB", "processes 512", "CPU time 3600 s", "open files 256", "disk 64 MiB"):
+            assert limit in line, line
+
+
+def test_redis_is_not_published_and_the_server_only_on_the_chosen_address(stack: Stack) -> None:
+    for container in stack.containers("redis"):
+        ports = json.loads(subprocess.check_output([DOCKER, "inspect", container]))[0]["NetworkSettings"][
+            "Ports"
+        ]
+        assert all(not bound for bound in ports.values()), ports
+    (server,) = stack.containers("server")
+    ports = json.loads(subprocess.check_output([DOCKER, "inspect", server]))[0]["NetworkSettings"]["Ports"]
+    assert ports["8080/tcp"] == [{"HostIp": "127.0.0.1", "HostPort": str(PORT)}]
+    assert http_json("/api/v1/bots") is not None
+
+
+def test_services_run_as_users_of_their_own(stack: Stack) -> None:
+    def uid(container: str) -> str:
+        return subprocess.check_output([DOCKER, "exec", container, "id", "-u"], text=True).strip()
+
+    (server,) = stack.containers("server")
+    assert uid(server) == "10001"
+    assert {uid(c) for c in stack.containers("worker")} == {"10002"}
+    host_users = {line.split(":")[2] for line in Path("/etc/passwd").read_text().splitlines() if ":" in line}
+    assert not {"10001", "10002"} & host_users
+
+
+# -- participants enter bots in every kit language -------------------------------------------------
+
+
+def smoke_state(stack: Stack, bot: str) -> dict:
+    shown = stack.arena_json("bots", "show", bot)
+    assert isinstance(shown, dict)
+    return shown
+
+
+def smoke_done(stack: Stack, bot: str) -> dict | None:
+    shown = smoke_state(stack, bot)
+    smoke = shown.get("smoke") or {}
+    return shown if smoke.get("status") in ("passed", "failed") else None
+
+
+def test_participants_enter_a_bot_in_every_kit_language(stack: Stack, secrets_seen: dict[str, str]) -> None:
+    entering = readme_blocks("A participant: enter a bot")[0]
+    output = stack.bash(substituted(entering), timeout=1200)
+    found = dict(
+        re.findall(r"owner secret \(shown only now; needed to update or remove (\w+)\): (\S+)", output)
+    )
+    assert set(found) == set(BOTS), output
+    secrets_seen.update({f"owner secret of {bot}": secret for bot, secret in found.items()})
+    for bot in BOTS:
+        shown = wait_for(f"{bot}'s smoke match", lambda bot=bot: smoke_done(stack, bot), SMOKE_SECONDS)
+        assert shown["smoke"]["status"] == "passed", (bot, shown)
+        assert shown["version"], shown  # the version tournaments use
+
+
+def test_a_participant_updates_a_bot_with_the_secret_in_the_environment(
+    stack: Stack, secrets_seen: dict[str, str]
+) -> None:
+    before = smoke_state(stack, "alice")["version"]
+    update = readme_blocks("A participant: enter a bot")[1]
+    output = stack.bash(substituted(update), ALICE_SECRET=secrets_seen["owner secret of alice"])
+    assert "updated alice version" in output, output
+
+    def new_active() -> dict | None:
+        shown = smoke_state(stack, "alice")
+        return shown if shown["version"] != before and shown["smoke"]["status"] == "passed" else None
+
+    shown = wait_for("alice's new version", new_active, SMOKE_SECONDS)
+    assert "take_richest.py" in json.dumps(shown)
+
+
+# -- the organiser's tournament ----------------------------------------------------------------------
+
+
+def test_the_organiser_runs_a_tournament_every_kit_plays_sandboxed_without_a_strike(stack: Stack) -> None:
+    (block,) = readme_blocks("The organiser: run a tournament")
+    output = stack.bash(substituted(block), timeout=TOURNAMENT_SECONDS)
+    assert '"rows"' in output  # the curl line: the ratings as JSON
+    leaderboard = http_json("/api/leaderboard/ninjan")
+    assert isinstance(leaderboard, dict)
+    assert {row["bot"] for row in leaderboard["rows"]} >= {*BOTS, "random"}
+    (tournament,) = [t for t in http_json("/api/tournaments") if t["game"] == "ninjan"]
+    assert int(tournament["recorded"]) == int(tournament["total"]) == 24, (
+        tournament
+    )  # 4 bots, 2 seatings, 2 rounds
+    assert int(tournament.get("dead") or 0) == 0, tournament
+    played = http_json("/api/matches?game=ninjan&limit=200")["matches"]  # smoke matches are no results
+    assert len(played) == 24
+    for match in played:
+        for player in match["players"]:
+            assert not player["forfeit"] and not player["strikes"], match
+
+
+# -- what the organiser sees, and what nobody may ----------------------------------------------------
+
+
+def test_the_leaderboard_reads_over_http_and_in_chromium(stack: Stack) -> None:
+    rows = http_json("/api/leaderboard/ninjan")["rows"]
+    with browser.chromium() as chrome:
+        page = browser.open_page(chrome, f"{URL}/games/ninjan")
+        shown = page.eval_on_selector_all(
+            "#leaderboard tbody tr td.bot", "cells => cells.map(c => c.textContent)"
+        )
+        page.screenshot(path=str(RUN / "leaderboard.png"), full_page=True)
+        page.close()
+    assert sorted(shown) == sorted(row["bot"] for row in rows), shown
+
+
+@pytest.fixture(scope="module")
+def secrets_seen() -> dict[str, str]:
+    """Every secret this run learns (the organiser's files, the owner secrets printed)."""
+    return {}
+
+
+def test_no_secret_appears_in_any_argv_environment_inspect_history_or_log(
+    stack: Stack, secrets_seen: dict[str, str]
+) -> None:
+    for name in ("redis_password", "organiser_token", "seed_key"):
+        secrets_seen[name] = (stack.folder / "secrets" / name).read_text().strip()
+    places: dict[str, str] = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):  # every process, the containers' included
+        for part in ("cmdline", "environ"):
+            try:
+                places[f"/proc/{pid}/{part}"] = (
+                    Path(f"/proc/{pid}/{part}").read_bytes().decode(errors="replace")
+                )
+            except OSError:
+                continue
+    containers = stack.compose("ps", "-aq").split()
+    places["docker inspect"] = subprocess.check_output([DOCKER, "inspect", *containers], text=True)
+    places["image inspect"] = subprocess.check_output([DOCKER, "image", "inspect", "arena:latest"], text=True)
+    places["image history"] = subprocess.check_output(
+        [DOCKER, "history", "--no-trunc", "arena:latest"], text=True
+    )
+    places["compose logs"] = stack.compose("logs", "--no-color")
+    for name, secret in secrets_seen.items():
+        assert len(secret) >= 32, name
+        leaks = [place for place, text in places.items() if secret in text]
+        assert not leaks, f"{name} appears in {leaks}"
+
+
+# -- growing and restarting ----------------------------------------------------------------------------
+
+
+def test_a_third_worker_joins_and_plays(stack: Stack) -> None:
+    stack.compose("up", "-d", "--wait", "--no-recreate", "--scale", "worker=3", timeout=600)
+    workers = stack.containers("worker")
+    assert len(workers) == 3
+    for worker in workers:
+        wait_for(
+            "the new worker's first line",
+            lambda worker=worker: (
+                "arena: bots run sandboxed"
+                in subprocess.run([DOCKER, "logs", worker], capture_output=True, text=True).stderr
+            ),
+            120,
+        )
+
+
+def test_the_stack_restarts_with_every_result_still_there(stack: Stack) -> None:
+    before = http_json("/api/leaderboard/ninjan")["rows"]
+    matches = http_json("/api/matches?game=ninjan&limit=200")["matches"]
+    stack.compose("down", "--timeout", "20")
+    stack.compose("up", "-d", "--wait", "--scale", "worker=2", timeout=900)
+    after = http_json("/api/leaderboard/ninjan")["rows"]
+    assert [(r["bot"], r["games"], round(r["elo"], 6)) for r in after] == [
+        (r["bot"], r["games"], round(r["elo"], 6)) for r in before
+    ]
+    assert http_json("/api/matches?game=ninjan&limit=200")["matches"] == matches
+    for bot in BOTS:
+        assert smoke_state(stack, bot)["smoke"]["status"] == "passed"
