@@ -348,18 +348,43 @@ def test_no_secret_appears_in_any_argv_environment_inspect_history_or_log(
 
 
 def test_a_third_worker_joins_and_plays(stack: Stack) -> None:
+    """Scaled to three, the new worker takes jobs: with the first two paused, it plays a small
+    tournament alone."""
+    old = stack.containers("worker")
     stack.compose("up", "-d", "--wait", "--no-recreate", "--scale", "worker=3", timeout=600)
-    workers = stack.containers("worker")
-    assert len(workers) == 3
-    for worker in workers:
-        wait_for(
-            "the new worker's first line",
-            lambda worker=worker: (
-                "arena: bots run sandboxed"
-                in subprocess.run([DOCKER, "logs", worker], capture_output=True, text=True).stderr
-            ),
-            120,
+    (new,) = set(stack.containers("worker")) - set(old)
+    assert "arena: bots run sandboxed" in worker_log(new)
+    subprocess.run([DOCKER, "pause", *old], check=True)
+    try:
+        output = stack.bash(
+            f"arena tournament ninjan --bots alice,random --rounds 1 --server {URL} "
+            "--organiser-token-file secrets/organiser_token",
+            timeout=TOURNAMENT_SECONDS,
         )
+    finally:
+        subprocess.run([DOCKER, "unpause", *old], check=True)
+    assert "alice" in output
+    assert worker_log(new).count(": recorded") == 2, worker_log(new)  # both seatings, on the new worker
+
+
+def worker_log(container: str) -> str:
+    done = subprocess.run([DOCKER, "logs", container], capture_output=True, text=True, check=True)
+    return done.stdout + done.stderr
+
+
+def test_a_worker_without_the_sandbox_grants_says_why_in_one_line_and_exits(stack: Stack) -> None:
+    """Docker's defaults (what today's workers had): the bot-identical check fails before any job, with
+    bubblewrap's own words and the grants to add; the restart policy and the log carry the line."""
+    done = subprocess.run(
+        [DOCKER, "run", "--rm", "--user", "10002:10000", "arena:latest", "arena", "worker", "--burst"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("arena: error: the bot sandbox cannot start on this machine (bwrap: "), line
+    assert "seccomp=unconfined, systempaths=unconfined and apparmor=unconfined" in line, line
 
 
 def test_the_stack_restarts_with_every_result_still_there(stack: Stack) -> None:
