@@ -153,3 +153,14 @@ def test_the_image_carries_every_kit_language_and_the_sandbox() -> None:
         assert package in dockerfile, package
     assert "COPY arena " in dockerfile and "COPY leaderboard " in dockerfile  # the server mounts it
     assert "USER arena-server" in dockerfile
+
+
+def test_the_commands_in_the_files_comments_are_the_readmes_which_the_stack_test_runs() -> None:
+    """compose.yaml's header repeats the organiser's commands; they are README's, word for word, and
+    tests/compose/test_stack.py runs README's (so neither can drift into a command that fails)."""
+    header = (REPO / "compose.yaml").read_text(encoding="utf-8").split("\nname:", 1)[0]
+    commands = [line.removeprefix("#   ") for line in header.splitlines() if line.startswith("#   ")]
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert len(commands) >= 6
+    for command in commands:
+        assert command.split("  #")[0].strip() in readme, command
