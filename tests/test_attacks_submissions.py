@@ -79,11 +79,14 @@ print(f"wrote {written} MiB", flush=True)
 """
 
 
-def test_a_build_cannot_write_one_file_past_the_unpacked_limit(tmp_path: Path) -> None:
+def test_a_build_that_leaves_more_than_a_bot_may_hold_is_refused_and_leaves_nothing(tmp_path: Path) -> None:
+    """The build works in its tmpfs; what it leaves is unpacked with an archive's limits, so a 300 MiB
+    file (past the 100 MiB a bot may hold) fails the build with that reason, and nothing is cached."""
     with pytest.raises(build.BuildError) as refused:
         run(tmp_path, python_build(ONE_BIG_FILE))
     message = str(refused.value)
-    assert f"stopped at {LIMIT_MIB} MiB: File too large" in message, message  # never a byte past it
+    assert message.startswith("the build left what a bot may not hold: the bot archive is too big"), message
+    assert f"more than {LIMIT_MIB} MiB" in message
     assert leftovers(tmp_path) == []
 
 
@@ -99,13 +102,78 @@ for n in range(80):
 """
 
 
-def test_a_build_filling_its_folder_with_many_files_is_stopped_while_it_runs(tmp_path: Path) -> None:
+def test_a_build_filling_its_disk_is_stopped_by_the_kernel_at_its_tmpfs_size(tmp_path: Path) -> None:
+    """Everything a build writes is in its sized tmpfs, deleted-but-open files included: the kernel
+    refuses the write past BUILD_DISK_MB (no walker measuring a folder), and the worker's disk never
+    holds a byte of it."""
     with pytest.raises(build.BuildError) as refused:
         run(tmp_path, python_build(MANY_BIG_FILES))
     message = str(refused.value)
-    assert "was stopped while it ran: it wrote more than 100 MiB" in message, message
+    assert "No space left on device" in message, message
     totals = [int(word) for word in message.replace("|", " ").split() if word.isdigit()]
-    assert max(totals) < 4000, "stopped long before its 4 GiB: measured while it ran, not after"
+    assert max(totals) <= build.BUILD_DISK_MB, message
+    assert leftovers(tmp_path) == []
+
+
+# Opens a file, deletes it and keeps writing to it (space no folder walk sees), then reports.
+DELETED_BUT_OPEN = """
+import os
+out = open("hidden", "wb")
+os.unlink("hidden")
+written = 0
+try:
+    for _ in range(4000):
+        out.write(b"x" * 2**20)
+        out.flush()
+        written += 1
+except OSError as exc:
+    print(f"stopped at {written} MiB: {exc.strerror}", flush=True)
+    raise SystemExit(1)
+"""
+
+
+def test_a_build_cannot_hide_disk_in_deleted_but_open_files(tmp_path: Path) -> None:
+    with pytest.raises(build.BuildError) as refused:
+        run(tmp_path, python_build(DELETED_BUT_OPEN))
+    written = int(re.search(r"stopped at (\d+) MiB: No space left on device", str(refused.value)).group(1))
+    assert written <= build.BUILD_DISK_MB
+    assert leftovers(tmp_path) == []
+
+
+def test_a_build_that_hides_a_folder_it_made_unlistable_fails_and_leaves_nothing(tmp_path: Path) -> None:
+    script = "mkdir -p hide/deep && head -c 1000000 /dev/zero > hide/deep/blob && chmod 0300 hide"
+    with pytest.raises(build.BuildError) as refused:
+        run(tmp_path, ("sh", "-c", script))
+    assert "left a folder that cannot be packed" in str(refused.value), refused.value
+    assert leftovers(tmp_path) == []
+
+
+def test_a_build_cannot_leave_a_link_a_fifo_or_a_device(tmp_path: Path) -> None:
+    other = tmp_path / "cache" / "another-bot"
+    other.mkdir(parents=True)
+    (other / "secret.txt").write_text("another bot's file")
+    folder = unpacked_bot(tmp_path, {"bot.py": "print('bot')\n"})
+    for making, kind in (
+        (f"ln -s {other}/secret.txt stolen", "is a symbolic link"),
+        ("mkfifo pipe", "is a device or a fifo"),
+    ):
+        with pytest.raises(build.BuildError) as refused:
+            run(tmp_path, ("sh", "-c", making), folder)
+        assert kind in str(refused.value), refused.value
+        assert leftovers(tmp_path) == ["another-bot"]
+
+
+def test_a_build_past_its_process_or_memory_limit_fails_with_its_reason(tmp_path: Path) -> None:
+    limits = BotLimits(processes=32, memory_mb=256)
+    folder = unpacked_bot(tmp_path, {"bot.py": "print('bot')\n"})
+    forks = "for i in $(seq 80); do sleep 30 & done; wait"
+    with pytest.raises(build.BuildError) as refused:
+        build.built(folder, "0123456789ab", ("sh", "-c", forks), limits, timedelta(seconds=60))
+    assert "exited with code" in str(refused.value) or "the process limit" in str(refused.value)
+    hog = "x = bytearray(600 * 2**20); print(len(x))"
+    with pytest.raises(build.BuildError) as refused:
+        build.built(folder, "0123456789ab", python_build(hog), limits, timedelta(seconds=60))
+    assert "MemoryError" in str(refused.value) or "memory" in str(refused.value), refused.value
     assert leftovers(tmp_path) == []
 
 
@@ -113,7 +181,7 @@ def test_a_build_filling_its_folder_with_many_files_is_stopped_while_it_runs(tmp
 ESCAPES = """
 import os
 for path in ["/usr/escape", "/usr/bin/escape", "/proc/1/escape", "/proc/sys/kernel/escape",
-             "/tmp/ok", "inside", "/bot/inside-too"]:
+             "/tmp/ok", "inside", "/src/escape", "/bot/escape"]:
     try:
         with open(path, "w") as f:
             f.write("x")
@@ -132,9 +200,9 @@ def test_a_build_writes_nowhere_on_the_host_but_its_own_copy(tmp_path: Path) -> 
         run(tmp_path, python_build(ESCAPES), folder)
     output = str(refused.value).split("exited with code 3: ", 1)[1]
     report = dict(re.findall(r"ESCAPE (\S+) -> ([^|]+?)(?: \||$)", output))
-    assert len(report) == 7, report
+    assert len(report) == 8, report
     written = sorted(path for path, outcome in report.items() if outcome == "written")
-    assert written == ["/bot/inside-too", "/tmp/ok", "inside"], report  # its tmpfs and its own copy
+    assert written == ["/tmp/ok", "inside"], report  # its tmpfs, its own copy in it; never its source
     assert sorted(str(p) for p in tmp_path.rglob("*")) == before  # and the failed copy is gone
     assert not Path("/usr/escape").exists() and not Path("/usr/bin/escape").exists()
 

@@ -2,32 +2,33 @@
 
 A version may carry a build command (``arena bots submit --build "go build -o bot ."``, stored as a
 JSON argv in the version record's field ``build``). The first time a worker needs that version it
-copies the unpacked folder, runs the command in the copy inside the bot sandbox (same bubblewrap as
-bots, ``arena.referee.sandbox``: no network, no host files but the system runtime, its own user),
-with the bot limits and a time limit, and renames the copy to ``<cache>/<version>-built``: the folder
-the bot then runs from, bound read-only like any bot's code. A failed or timed-out build raises
-``BuildError`` carrying the tail of the build's output; nothing is cached for it, so a later job tries
-again (a failed version never becomes active: its smoke match fails, see ``arena.queue.smoke``).
+builds it confined exactly as its bots run: inside the bot sandbox (``arena.referee.sandbox``: no
+network, no host files but the system runtime, its own user, the same seccomp filter), in a cgroup of
+its own with the bot limits (memory, CPU share, processes; rlimits where no cgroup can be made) and a
+time limit. The unpacked version is bound read-only at ``/src``; the build works on a copy of it at
+``BUILD_INSIDE``, inside the sandbox's private ``/tmp``, a tmpfs of ``BUILD_DISK_MB``: the kernel bounds
+what a build can write (files deleted but still open included), and nothing a build writes touches
+the worker's disk. When the command succeeds, the sandbox packs the built folder as a tar.gz onto a
+pipe only the packing step holds (the build's own processes are killed first); the worker reads at
+most the unpacked limit of it and unpacks it with a submitted archive's checks (``extract_archive``: no
+link, no FIFO, no device, within the size and file limits) into ``<cache>/<version>-built``, the
+folder the bot then runs from, read-only, whose ``--entry`` is then checked.
 
-Design detail: the copy is built under a temporary name beside the final folder and renamed into
+A build that fails, runs out of time, breaks a limit or leaves what a bot may not hold raises
+``BuildError`` with the reason and its output's tail (the owner reads it in ``arena bots show``);
+nothing is cached for it. A sandbox that never started the build is the platform's failure
+(``BuildPlatformError``): the job is retried, as for a bot whose sandbox did not start.
+
+Design detail: the result is unpacked under a temporary name beside the final folder and renamed into
 place, so two workers sharing a cache never run a half-built bot; the loser of the race throws its
 copy away.
-
-Design detail, disk: the copy is the one writable place a build has on the worker's own disk, so what
-it may write there is bounded while it runs, not only checked afterwards (a build writing without end
-would fill the worker's disk before any check): ``RLIMIT_FSIZE`` stops each file at the unpacked limit
-(the write fails with ``EFBIG``), and a watcher measures the copy every ``WATCH_SECONDS`` and ends the
-build once it holds more than a bot may, so the disk a build can take is about the limit plus what it
-writes in one interval.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import os
-import resource
 import shlex
 import shutil
 import signal
@@ -44,36 +45,56 @@ from typing import IO
 import redis
 
 from arena.queue import keys
-from arena.queue.archives import ArchiveLimits, SubmissionError, remove_tree
+from arena.queue.archives import (
+    ArchiveError,
+    ArchiveLimits,
+    SubmissionError,
+    extract_archive,
+    pack,
+    remove_tree,
+)
 from arena.queue.entries import check_entry
-from arena.referee import sandbox
+from arena.referee import cgroups, sandbox
 from arena.referee.processes import MIB, BotLimits
 
 LIMITS = ArchiveLimits()  # what a built folder may hold, as a submitted archive (the workers' defaults)
 
 DEFAULT_BUILD_TIMEOUT = timedelta(seconds=120)
 OUTPUT_KEPT = 64 * 1024  # bytes of the build's output kept (its end) for the error message
-BUILD_DISK_MB = 512  # the build's private /tmp (and HOME: compilers' caches), a tmpfs
+BUILD_DISK_MB = 512  # the build's private /tmp: its copy of the bot and its caches (HOME), a tmpfs
+BUILD_INSIDE = "/tmp/bot"  # where the build runs inside its sandbox (its working directory)
+SOURCE_INSIDE = "/src"  # the unpacked version, read-only
 PYTHON_WORDS = frozenset({"python", "python3"})
-WATCH_SECONDS = 0.1  # how often a running build's folder is measured
+BUILD_LOG = "/tmp/.arena-build.log"  # the build's own output, inside (its tail goes to the worker)
+STARTED_LINE = "arena: build sandbox ready"  # printed inside before the copy: the sandbox started
 # The toolchains' settings a build gets from the worker's environment, and nothing else of it (no
 # secret is one): the image sets Go's (GOPATH mode over the contract's code and Debian's libraries,
 # static binaries, no module downloads), so ``go build -o bot .`` works as bots/go/build.sh builds.
 TOOLCHAIN_VARIABLES = ("GOPATH", "GO111MODULE", "CGO_ENABLED", "GOFLAGS", "GOPROXY")
 
+# Runs inside the sandbox as its user: copies the source, runs the build ("$@") with its output in a
+# file, kills whatever the build left running (kill -1: every process of the sandbox but this shell
+# and its init), passes the output's tail on (stderr), then packs the folder onto stdout, which the
+# build never held. Exit codes: the build's own when it failed; 125 and 124 for the copy and the pack.
+_SCRIPT = f"""\
+echo "{STARTED_LINE}" >&2
+cp -R {SOURCE_INSIDE}/. {BUILD_INSIDE}/ && chmod -R u+w {BUILD_INSIDE} || exit 125
+"$@" </dev/null >{BUILD_LOG} 2>&1
+code=$?
+kill -KILL -1 2>/dev/null
+tail -c {64 * 1024} {BUILD_LOG} >&2
+[ "$code" -eq 0 ] || exit "$code"
+cd {BUILD_INSIDE} && tar -czf - . || exit 124
+"""
+
 
 class BuildError(Exception):
-    """A build command that failed or ran out of time; the message ends with its output's tail."""
+    """A build command that failed, ran out of time, broke a limit or left what a bot may not hold;
+    the message says which and ends with its output's tail."""
 
 
-@dataclasses.dataclass(frozen=True)
-class _BuildLimits(BotLimits):
-    """The bot limits plus ``RLIMIT_FSIZE``: no file a build writes grows past ``file_bytes``."""
-
-    file_bytes: int = ArchiveLimits().unpacked_bytes
-
-    def rlimits(self) -> list[tuple[int, int]]:
-        return [*super().rlimits(), (resource.RLIMIT_FSIZE, self.file_bytes)]
+class BuildPlatformError(Exception):
+    """The build's sandbox never started it: the platform's failure, retried like one."""
 
 
 def build_command(client: redis.Redis, version: str) -> tuple[str, ...] | None:
@@ -95,9 +116,9 @@ def built(
     timeout: timedelta = DEFAULT_BUILD_TIMEOUT,
     entry: Sequence[str] = (),
 ) -> Path:
-    """Returns ``<cache>/<version>-built`` (beside ``folder``, the unpacked version), running the
-    build in a copy of ``folder`` the first time; raises BuildError when the build fails or leaves
-    no program that ``entry`` (the bot's entry command) can start.
+    """Returns ``<cache>/<version>-built`` (beside ``folder``, the unpacked version), building it the
+    first time; raises BuildError when the build fails or leaves no program that ``entry`` (the bot's
+    entry command) can start.
 
     Design detail: the entry of a version with a build command is checked here, after the build, not
     at submission: the program it starts (``./bot``) is usually what the build makes.
@@ -105,16 +126,16 @@ def built(
     final = folder.parent / f"{version}-built"
     if final.is_dir():
         return final
+    result = run_build(argv, folder, limits, timeout)
     work = Path(tempfile.mkdtemp(prefix=f".{version}-build-", dir=folder.parent))
     try:
         copy = work / "bot"
-        shutil.copytree(folder, copy, symlinks=True)
-        set_writable(copy, True)  # the unpacked tree is read-only (arena.queue.archives)
-        run_build(argv, copy, limits, timeout)
-        check_size(copy, LIMITS)
+        try:
+            extract_archive(result, copy, LIMITS)
+        except ArchiveError as exc:
+            raise BuildError(f"the build left what a bot may not hold: {exc}") from None
         if entry:
             check_built_entry(copy, entry)
-        set_writable(copy, False)
         _rename_folder(copy, final)
     finally:
         remove_tree(work)
@@ -149,72 +170,109 @@ def _rename_folder(copy: Path, final: Path) -> None:
     os.chmod(final, mode)
 
 
-def check_size(folder: Path, limits: ArchiveLimits) -> None:
-    """Raises BuildError when the built tree holds more bytes or entries than an unpacked bot may
-    (the same limits as a submitted archive's), so a build cannot grow a bot past what was checked."""
-    if over_size(folder, limits):
-        raise BuildError(f"the build left {_too_much(limits)}")
+def run_build(argv: Sequence[str], folder: Path, limits: BotLimits, timeout: timedelta) -> bytes:
+    """Runs ``argv`` on a copy of ``folder`` confined as a bot (sandboxed unless ``limits.sandbox`` is
+    off); returns the built folder as a tar.gz. Raises BuildError with the output's tail when the build
+    exits non-zero, outlives ``timeout`` or leaves more than a bot may hold, and BuildPlatformError
+    when its sandbox never started."""
+    support = cgroups.support()
+    group = cgroups.BotCgroup(limits.cgroup_limits(), support) if support.parents else None
+    try:
+        if limits.sandbox:
+            return _run_confined(argv, folder, limits, timeout, group)
+        return _run_unconfined(argv, folder, limits, timeout, group)
+    finally:
+        if group is not None:
+            group.remove()
 
 
-def _too_much(limits: ArchiveLimits) -> str:
-    return (
-        f"more than {limits.unpacked_bytes // MIB} MiB or {limits.files:,} files in the bot's folder: "
-        "build less (caches belong in $HOME or /tmp, which are dropped)"
+def _run_confined(
+    argv: Sequence[str], folder: Path, limits: BotLimits, timeout: timedelta, group: cgroups.BotCgroup | None
+) -> bytes:
+    declared, words = sandbox.declared_variables(argv)
+    if words and words[0] in PYTHON_WORDS:  # the worker's interpreter, as for the bot's entry
+        words = (sys.executable, *words[1:])
+    request = sandbox.SandboxRequest(
+        argv=("/bin/sh", "-c", _SCRIPT, "arena-build", *sandbox.with_variables(declared, words)),
+        code=((folder, Path(SOURCE_INSIDE)),),
+        cwd=Path(BUILD_INSIDE),
+        socket=None,  # a build talks to no referee, and has no network at all
+        env={name: os.environ[name] for name in TOOLCHAIN_VARIABLES if name in os.environ},
+        disk_bytes=BUILD_DISK_MB * MIB,
     )
+    command, env = sandbox.command(request)
+    wrapped = limits.wrap(tuple(command), group.procs_files if group else [])
+    proc = _start(wrapped, None, env, split=True)
+    code, output, result = _wait(proc, timeout, group)
+    started = (STARTED_LINE + "\n").encode()
+    if started not in output:
+        raise BuildPlatformError(f"the build's sandbox did not start{_tail(output)}")
+    output = output.replace(started, b"", 1)  # the owner reads the build's own output
+    _raise_unless_built(argv, code, output, timeout, group)
+    if result is None:
+        raise BuildError(f"the build command {shlex.join(argv)!r} left {_too_much()}{_tail(output)}")
+    return result
 
 
-def over_size(folder: Path, limits: ArchiveLimits) -> bool:
-    """Returns True as soon as the tree is found to hold more bytes or entries than ``limits`` allow
-    (it stops counting there, so a tree of a million files costs no more than one at the limit).
-    Entries that vanish while it counts (a build still running) are skipped."""
-    total, entries = 0, 0
-    for root, dirs, files in os.walk(folder):
-        entries += len(dirs) + len(files)
-        for name in files:
-            with contextlib.suppress(OSError):
-                total += os.lstat(os.path.join(root, name)).st_size
-        if total > limits.unpacked_bytes or entries > limits.files:
-            return True
-    return False
+def _run_unconfined(
+    argv: Sequence[str], folder: Path, limits: BotLimits, timeout: timedelta, group: cgroups.BotCgroup | None
+) -> bytes:
+    """A trusted worker's build (``--no-sandbox``): in a copy on the worker's disk, packed afterwards
+    with a submitted folder's rules."""
+    declared, words = sandbox.declared_variables(argv)
+    if words and words[0] in PYTHON_WORDS:
+        words = (sys.executable, *words[1:])
+    names = ("PATH", "HOME", "LANG", "TMPDIR", *TOOLCHAIN_VARIABLES)
+    env = {**{k: os.environ[k] for k in names if k in os.environ}, **declared}
+    with tempfile.TemporaryDirectory(prefix="arena-build-") as work:
+        copy = Path(work) / "bot"
+        shutil.copytree(folder, copy, symlinks=True)
+        for root, dirs, files in os.walk(copy):
+            for name in [*dirs, *files, ""]:
+                path = os.path.join(root, name)
+                if not os.path.islink(path):
+                    os.chmod(path, os.stat(path).st_mode | 0o200)
+        proc = _start(limits.wrap(tuple(words), group.procs_files if group else []), copy, env)
+        code, output, _ = _wait(proc, timeout, group)
+        _raise_unless_built(argv, code, output, timeout, group)
+        try:
+            return pack(copy, LIMITS).archive
+        except ArchiveError as exc:
+            raise BuildError(f"the build left what a bot may not hold: {exc}") from None
 
 
-def set_writable(folder: Path, writable: bool) -> None:
-    """Gives the owner write permission on every folder and file of the tree, or takes it from all
-    together with the setuid, setgid and sticky bits.
-
-    Design detail: the build's files belong to the worker's user on the host (the sandbox's user is
-    mapped to it), and a build may ``chmod 6755`` its own file: left so, the cache would hold a
-    setuid program of the worker's user, made by a stranger's build."""
-    special = stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX
-    for root, dirs, files in os.walk(folder):
-        for name in [*dirs, *files, ""]:
-            path = os.path.join(root, name)
-            if os.path.islink(path):
-                continue
-            mode = stat.S_IMODE(os.stat(path).st_mode)
-            os.chmod(path, (mode | stat.S_IWUSR) if writable else (mode & ~0o222 & ~special))
-
-
-def run_build(argv: Sequence[str], folder: Path, limits: BotLimits, timeout: timedelta) -> None:
-    """Runs ``argv`` in ``folder`` (writable), sandboxed unless ``limits.sandbox`` is off; raises
-    BuildError with the output's tail when it exits non-zero or outlives ``timeout``."""
-    command, cwd, env = _confined(argv, folder, limits)
-    build_limits = _BuildLimits(**dataclasses.asdict(limits), file_bytes=LIMITS.unpacked_bytes)
-    proc = subprocess.Popen(
-        build_limits.wrap(command),
+def _start(
+    argv: Sequence[str], cwd: Path | None, env: dict[str, str], split: bool = False
+) -> subprocess.Popen:
+    """Starts the build in a session of its own; ``split``: stdout is the packed result and stderr
+    the output, else both are the output."""
+    return subprocess.Popen(
+        argv,
         cwd=cwd,
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+        stderr=subprocess.PIPE if split else subprocess.STDOUT,
         start_new_session=True,
     )
+
+
+def _wait(
+    proc: subprocess.Popen, timeout: timedelta, group: cgroups.BotCgroup | None
+) -> tuple[int | None, bytes, bytes | None]:
+    """Waits for the build (None: it ran out of time) and returns its exit code, its output's tail and
+    what it packed (None when more than a bot may hold), killing everything it left."""
+    split = proc.stderr is not None
     kept = bytearray()
-    reader = threading.Thread(target=_keep_tail, args=(proc.stdout, kept), daemon=True)
+    reader = threading.Thread(
+        target=_keep_tail, args=(proc.stderr if split else proc.stdout, kept), daemon=True
+    )
     reader.start()
-    done, overflowed = threading.Event(), threading.Event()
-    watcher = threading.Thread(target=_watch_size, args=(proc, folder, done, overflowed), daemon=True)
-    watcher.start()
+    packed: list[bytes | None] = [b""]
+    collector = None
+    if split:
+        collector = threading.Thread(target=_read_result, args=(proc.stdout, packed, proc), daemon=True)
+        collector.start()
     try:
         code: int | None = proc.wait(timeout=timeout.total_seconds())
     except subprocess.TimeoutExpired:
@@ -222,54 +280,51 @@ def run_build(argv: Sequence[str], folder: Path, limits: BotLimits, timeout: tim
     finally:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)  # the build's whole session, finished or not
+        if group is not None:
+            group.kill_all()
         proc.wait()
-        done.set()
         reader.join(timeout=5)
-        watcher.join()
-    if overflowed.is_set():
-        stopped = f"the build command {shlex.join(argv)!r} was stopped while it ran: it wrote "
-        raise BuildError(stopped + _too_much(LIMITS) + _tail(bytes(kept)))
-    if code == 0:
-        return
-    why = f"ran longer than {timeout.total_seconds():g} s" if code is None else f"exited with code {code}"
-    raise BuildError(f"the build command {shlex.join(argv)!r} {why}" + _tail(bytes(kept)))
+        if collector is not None:
+            collector.join(timeout=5)
+    return code, bytes(kept), packed[0]
 
 
-def _watch_size(
-    proc: subprocess.Popen, folder: Path, done: threading.Event, overflowed: threading.Event
-) -> None:
-    """Measures the build's folder until ``done``; past the limits, sets ``overflowed`` and kills the
-    build's session (see the module docstring)."""
-    while not done.wait(WATCH_SECONDS):
-        if over_size(folder, LIMITS):
-            overflowed.set()
+def _read_result(pipe: IO[bytes], packed: list[bytes | None], proc: subprocess.Popen) -> None:
+    """Reads the packed result up to the unpacked limit; past it, stops the build and keeps None."""
+    data = bytearray()
+    while chunk := pipe.read1(65536):
+        data += chunk
+        if len(data) > LIMITS.unpacked_bytes:
+            packed[0] = None
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
             return
+    packed[0] = bytes(data)
 
 
-def _confined(
-    argv: Sequence[str], folder: Path, limits: BotLimits
-) -> tuple[tuple[str, ...], Path | None, dict[str, str]]:
-    """Returns (command, working directory, environment) that run the build as the worker's bots run."""
-    declared, words = sandbox.declared_variables(argv)
-    if words and words[0] in PYTHON_WORDS:  # the worker's interpreter, as for the bot's entry
-        words = (sys.executable, *words[1:])
-    if not limits.sandbox:
-        names = ("PATH", "HOME", "LANG", "TMPDIR", *TOOLCHAIN_VARIABLES)
-        basics = {k: os.environ[k] for k in names if k in os.environ}
-        return tuple(words), folder, {**basics, **declared}
-    request = sandbox.SandboxRequest(
-        argv=sandbox.with_variables(declared, words),
-        code=((folder, sandbox.BOT_INSIDE),),
-        cwd=sandbox.BOT_INSIDE,
-        socket=None,  # a build talks to no referee, and has no network at all
-        env={name: os.environ[name] for name in TOOLCHAIN_VARIABLES if name in os.environ},
-        disk_bytes=BUILD_DISK_MB * MIB,
-        writable=True,
+def _raise_unless_built(
+    argv: Sequence[str], code: int | None, output: bytes, timeout: timedelta, group: cgroups.BotCgroup | None
+) -> None:
+    if code == 0:
+        return
+    hits = group.limits_hit() if group is not None else []
+    because = f" ({'; '.join(hits)})" if hits else ""
+    if code is None:
+        why = f"ran longer than {timeout.total_seconds():g} s"
+    elif code == 125:
+        why = "could not copy the bot's files"
+    elif code == 124:
+        why = "left a folder that cannot be packed (a file or folder it made unreadable?)"
+    else:
+        why = f"exited with code {code}"
+    raise BuildError(f"the build command {shlex.join(argv)!r} {why}{because}{_tail(output)}")
+
+
+def _too_much() -> str:
+    return (
+        f"more than {LIMITS.unpacked_bytes // MIB} MiB in the bot's folder: build less "
+        "(caches belong in $HOME or /tmp, which are dropped)"
     )
-    command, env = sandbox.command(request)
-    return tuple(command), None, env
 
 
 def _keep_tail(pipe: IO[bytes], kept: bytearray) -> None:
