@@ -134,6 +134,10 @@ def platform_check(text: str, match_id: str, option: str | None) -> tuple[bool, 
     if not url:
         return None
     try:
+        replays.check_match_id(match_id)
+    except replays.ReplayStoreError as exc:
+        return False, f"it names no match the platform could have recorded: {exc}"
+    try:
         client = connect(url)
         recorded = store.recorded_digest(client, match_id)
         known = recorded is not None or bool(client.exists(keys.result(match_id)))
@@ -141,7 +145,7 @@ def platform_check(text: str, match_id: str, option: str | None) -> tuple[bool, 
         raise CliError(f"cannot read the platform's record at {shown_url(url)}: {exc}") from None
     shown = printable(match_id)
     if not known:
-        return True, f"the platform at {shown_url(url)} has no record of match {shown}"
+        return False, f"the platform at {shown_url(url)} has no record of match {shown}: it did not record it"
     if recorded is None:
         return True, f"the platform's record of match {shown} keeps no digest: run 'arena storage migrate'"
     if recorded != replays.digest(text):

@@ -79,6 +79,11 @@ def test_an_interrupted_migration_is_finished_by_a_rerun(client: redis.Redis, ki
     assert all(store.replay_text(client, m) == t for m, t in texts.items())
 
 
+def as_json(value: object) -> str:
+    """Returns ``value`` as a replay line writes it (compact, characters unescaped)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 def test_replay_cli_tells_the_recorded_file_from_an_edited_one(
     client: redis.Redis,
     redis_url: str,
@@ -103,6 +108,18 @@ def test_replay_cli_tells_the_recorded_file_from_an_edited_one(
     assert "differs from the platform's record of match t1-cli: it was edited" in edited.stderr
     missing = run_arena("storage", "replay", "nope", "--redis", redis_url)
     assert missing.returncode == 2 and "no replay is stored for match 'nope'" in missing.stderr
+    # A replay the platform never recorded is not verified against it, however well it reproduces:
+    # another id, or the recorded id with a trailing invisible character (a look-alike).
+    for forged_id, says in (
+        ("t1-cli-2", "has no record of match t1-cli-2: it did not record it"),
+        ("t1-cli\u200b", "it names no match the platform could have recorded"),
+        ("t1-cl\u0456", "it names no match the platform could have recorded"),
+    ):
+        renamed = tmp_path / "renamed.jsonl"
+        renamed.write_text(text.replace('"match_id":"t1-cli"', as_json({"match_id": forged_id})[1:-1], 1))
+        unknown = run_arena("replay", "-q", str(renamed), "--redis", redis_url)
+        assert unknown.returncode == 1, (forged_id, unknown.stdout, unknown.stderr)
+        assert "replay verified" not in unknown.stdout and says in unknown.stderr, unknown.stderr
 
 
 def test_storage_commands_set_show_and_apply_retention(client: redis.Redis, redis_url: str) -> None:
