@@ -95,6 +95,23 @@ def server_command(
     max_uploads: Annotated[
         int, typer.Option(min=1, max=1000, help="Uploads read at once; past it, 503 with Retry-After.")
     ] = 8,
+    auth_failures_per_minute: Annotated[
+        float,
+        typer.Option(
+            min=0.01,
+            help="Failed authentications (wrong secret or token) per minute, per client address and "
+            "per bot name or organiser token; past the burst, 429 with Retry-After and no hash.",
+        ),
+    ] = 10.0,
+    auth_failure_burst: Annotated[
+        int, typer.Option(min=1, help="Failed authentications an address, or a bot name, may have at once.")
+    ] = 10,
+    secret_checks: Annotated[
+        int,
+        typer.Option(
+            min=1, max=64, help="Secrets hashed (scrypt) at once; past it, 503 with Retry-After at once."
+        ),
+    ] = 2,
 ) -> None:
     """Serve the platform's API (bots, tournaments, results) and its leaderboard, until stopped."""
     import uvicorn
@@ -116,6 +133,9 @@ def server_command(
             uploads=max_uploads,
             writes_per_minute=writes_per_minute,
             write_burst=write_burst,
+            auth_failures_per_minute=auth_failures_per_minute,
+            auth_failure_burst=auth_failure_burst,
+            secret_checks=secret_checks,
             organiser=organiser,
         )
     except ValueError as exc:

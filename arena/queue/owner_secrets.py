@@ -4,6 +4,10 @@ A bot's owner secret (and the server's organiser token) is shown once and stored
 ``hash_secret``'s string, ``"scrypt$n$r$p$salt_b64$hash_b64"``; ``verify_secret`` checks a presented
 secret against it. Bots stored before this carry a bare SHA-256 hex digest, which still verifies;
 ``arena.queue.submissions`` replaces it by a scrypt hash the next time its secret is checked.
+
+Every owner secret ever handed out is ``secrets.token_urlsafe(32)`` (``submissions._authorize``): 43
+characters of the URL-safe base64 alphabet, the last one carrying 4 bits and two zero bits. A token
+of any other shape cannot be one, and ``could_be_owner_secret`` refuses it without hashing.
 """
 
 from __future__ import annotations
@@ -11,10 +15,29 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import math
 import os
+import string
 
 SCRYPT_N, SCRYPT_R, SCRYPT_P, SALT_BYTES = 2**14, 8, 1, 16
 PREFIX = "scrypt$"
+OWNER_SECRET_BYTES = 32  # an owner secret is secrets.token_urlsafe(OWNER_SECRET_BYTES)
+URLSAFE = string.ascii_uppercase + string.ascii_lowercase + string.digits + "-_"  # base64url, in order
+OWNER_SECRET_CHARS = math.ceil(OWNER_SECRET_BYTES * 8 / 6)  # 43, unpadded
+_LAST_BITS = OWNER_SECRET_BYTES * 8 - (OWNER_SECRET_CHARS - 1) * 6  # bits the last character carries
+_URLSAFE_SET = frozenset(URLSAFE)
+_LAST_CHARS = frozenset(URLSAFE[i] for i in range(0, 64, 2 ** (6 - _LAST_BITS)))  # "AEIM...48"
+
+
+def could_be_owner_secret(token: str) -> bool:
+    """Returns whether ``token`` has the shape of a generated owner secret (``token_urlsafe(32)``:
+    43 base64url characters whose last one ends in zero bits); False means no bot's secret can be it,
+    so it is refused without a hash. Cheap and independent of every stored secret."""
+    return (
+        len(token) == OWNER_SECRET_CHARS
+        and token[-1] in _LAST_CHARS
+        and all(c in _URLSAFE_SET for c in token)
+    )
 
 
 def is_scrypt(stored: str) -> bool:

@@ -4,8 +4,9 @@ replays, results and think times but no bot's output, which its owner reads with
 
 Every API answer is JSON; every error is ``{"error": "one line saying what to do"}`` with its status:
 400 a malformed request, 401 a missing credential, 403 a wrong one, 404 nothing there, 408 a body that
-came too slowly, 413 a body over its limit, 422 a submission or tournament refused, 429 too many writes,
-503 Redis unreachable or every upload slot taken (with ``Retry-After``).
+came too slowly, 413 a body over its limit, 422 a submission or tournament refused, 429 too many writes
+or failed authentications, 503 Redis unreachable or every upload or secret-check slot taken (with
+``Retry-After``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from starlette.routing import Mount, Route
 from arena.queue.archives import ArchiveLimits
 from arena.queue.connection import connect
 from arena.server import routes_bots, routes_ladders, routes_tournaments
-from arena.server.auth import OrganiserToken
+from arena.server.auth import Authenticator, OrganiserToken
 from arena.server.http import ApiError, UploadSlots, api_error, error_response
 from arena.server.ladders import LadderRunner
 from arena.server.ratelimit import RateLimitMiddleware, TokenBucket
@@ -39,8 +40,10 @@ WORKER_LIMITS = ArchiveLimits()  # what every worker checks a bot against when i
 class ServerConfig:
     """What the server allows: archive limits (a bot upload's body is at most ``packed_bytes``), the
     largest JSON body, how long a body may take to arrive, how many uploads are read at once, the write
-    rate per client address, and the organiser token's hash. Raises ValueError for archive limits over
-    the workers' (``check_limits``)."""
+    rate per client address, the failed authentications allowed per client address and per credential
+    (a bot's name, the organiser token), how many secrets are hashed at once (``arena.server.auth``), and
+    the organiser token's hash. Raises ValueError for archive limits over the workers' (``check_limits``)
+    and for limits that allow nothing."""
 
     archive_limits: ArchiveLimits = dataclasses.field(default_factory=ArchiveLimits)
     json_bytes: int = 64 * 1024
@@ -48,12 +51,20 @@ class ServerConfig:
     uploads: int = 8
     writes_per_minute: float = 30.0
     write_burst: int = 10
+    auth_failures_per_minute: float = 10.0  # per client address, and per bot name / organiser token
+    auth_failure_burst: int = 10
+    secret_checks: int = 2  # scrypt checks running at once; one more is a 503 at once
     organiser: OrganiserToken = dataclasses.field(default_factory=lambda: OrganiserToken(None))
 
     def __post_init__(self) -> None:
         check_limits(self.archive_limits)
         if self.body_seconds <= 0:
             raise ValueError("the body time limit must be positive")
+        if self.auth_failures_per_minute <= 0 or self.auth_failure_burst < 1 or self.secret_checks < 1:
+            raise ValueError(
+                "the authentication limits need a positive failure rate, a burst and a secret check of "
+                "at least 1"
+            )
 
 
 def check_limits(limits: ArchiveLimits) -> None:
@@ -138,5 +149,7 @@ def create_app(redis_url: str, config: ServerConfig, client: redis.Redis | None 
     app.state.client = client
     app.state.config = config
     app.state.uploads = UploadSlots(config.uploads, config.body_seconds)
+    failures = TokenBucket(config.auth_failures_per_minute, config.auth_failure_burst)
+    app.state.auth = Authenticator(config.organiser, failures, config.secret_checks)
     app.state.ladders = LadderRunner(client, redis_url)
     return app

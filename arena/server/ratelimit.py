@@ -1,8 +1,12 @@
-"""Rate limits on writes: a token bucket per client address, in front of every write of the API.
+"""Rate limits: a token bucket per client address in front of every write of the API, and the same
+buckets for failed authentications (``arena.server.auth``, per address and per credential name).
 
 Each address holds up to ``burst`` tokens and regains ``per_minute`` of them a minute; a write takes one.
 An address with none left gets 429 with ``Retry-After`` (whole seconds until its next token), and its
 request is not read at all. Reads are not limited here: they change nothing and the leaderboard polls.
+A secret check takes a token of several buckets at once, or of none (``take_all``), before it hashes,
+and gives them back when the secret was right (``give_back``): only failures count. ``waits`` looks
+without taking, for a refusal that costs nothing.
 
 Design detail: the address is the TCP peer, never a header such as X-Forwarded-For, which any client can
 write. Behind a reverse proxy every client shares the proxy's bucket: give the proxy its own limits. An
@@ -16,7 +20,7 @@ import ipaddress
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -57,16 +61,43 @@ class TokenBucket:
 
     def take(self, key: str) -> float:
         """Returns 0.0 after spending one of ``key``'s tokens, else the seconds until it has one."""
+        return max(self.take_all((key,)).values(), default=0.0)
+
+    def take_all(self, keys: Iterable[str]) -> dict[str, float]:
+        """Spends one token of every key in ``keys``, or none at all: returns {} after spending, else
+        the seconds each key without a token must wait for one (the others keep theirs)."""
         with self._lock:
             now = self.clock()
-            tokens, then = self._buckets.get(key, (float(self.burst), now))
-            tokens = min(float(self.burst), tokens + (now - then) * self.rate)
-            if tokens >= 1.0:
-                self._buckets[key] = (tokens - 1.0, now)
+            counted = {key: self._count(key, now) for key in dict.fromkeys(keys)}
+            empty = self._waits(counted)
+            spent = 0.0 if empty else 1.0
+            for key, tokens in counted.items():
+                self._buckets[key] = (tokens - spent, now)
+            if not empty:
                 self._forget_idle(now)
-                return 0.0
-            self._buckets[key] = (tokens, now)
-            return (1.0 - tokens) / self.rate
+            return empty
+
+    def waits(self, keys: Iterable[str]) -> dict[str, float]:
+        """Returns what ``take_all(keys)`` would without spending anything: {} when every key has a
+        token, else the seconds each key without one must wait."""
+        with self._lock:
+            now = self.clock()
+            return self._waits({key: self._count(key, now) for key in dict.fromkeys(keys)})
+
+    def _waits(self, counted: dict[str, float]) -> dict[str, float]:
+        return {key: (1.0 - tokens) / self.rate for key, tokens in counted.items() if tokens < 1.0}
+
+    def give_back(self, keys: Iterable[str]) -> None:
+        """Returns a token ``take_all`` spent to each key (a bucket holds at most ``burst``)."""
+        with self._lock:
+            now = self.clock()
+            for key in dict.fromkeys(keys):
+                self._buckets[key] = (min(float(self.burst), self._count(key, now) + 1.0), now)
+
+    def _count(self, key: str, now: float) -> float:
+        """Returns ``key``'s tokens at ``now`` (a key never seen has a full bucket)."""
+        tokens, then = self._buckets.get(key, (float(self.burst), now))
+        return min(float(self.burst), tokens + (now - then) * self.rate)
 
     def _forget_idle(self, now: float) -> None:
         """Drops the buckets that are full again once too many addresses are tracked (bounded memory)."""

@@ -12,7 +12,7 @@ version, started when the new one becomes active; ``regression`` in the bot's JS
 (``arena.queue.regression``).
 
 Design detail: the owner is checked before the body is read, so an upload to someone else's name costs
-the server a hash, not 10 MiB.
+the server at most a hash (``arena.server.auth`` limits those), not 10 MiB.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from starlette.responses import JSONResponse, Response
 
 from arena.queue import regression, smoke, submissions
 from arena.queue.archives import ArchiveError
-from arena.server.auth import check_owner
+from arena.server.auth import credentials
 from arena.server.http import ApiError, bearer, declared_length, read_body
 
 FOLDER_ONLY = ("entry", "build")  # query parameters of a folder bot, refused with builtin=
@@ -75,9 +75,9 @@ async def show_bot(request: Request) -> Response:
     with the owner secret as bearer token; a wrong secret is a 403, none shows the rest)."""
     name, client = bot_name(request), state(request).client
     token = bearer(request)
+    owner = token is not None and await credentials(request).owner(client, name, token)
 
     def read() -> dict[str, Any]:
-        owner = token is not None and check_owner(client, name, token)
         found = submissions.load(client, name)
         if found is None:
             raise ApiError(404, f"no submitted bot {name!r}: see GET /api/v1/bots")
@@ -107,7 +107,7 @@ async def submit_bot(request: Request) -> Response:
     declared_length(request, limits.packed_bytes)
     params = submit_parameters(request)
     token = bearer(request)
-    exists = await run_in_threadpool(check_owner, app.client, name, token)
+    exists = await credentials(request).owner(app.client, name, token)
     async with app.uploads.hold():  # 503 when the server reads enough uploads already
         archive = await read_body(request, limits.packed_bytes)
     if (params["builtin"] is None) != bool(archive):
@@ -147,10 +147,10 @@ async def remove_bot(request: Request) -> Response:
     """``DELETE /api/v1/bots/{name}``: removes a bot (its owner secret as bearer token)."""
     name, app = bot_name(request), state(request)
     token = bearer(request)
+    if not await credentials(request).owner(app.client, name, token):
+        raise ApiError(404, f"no submitted bot {name!r}: see GET /api/v1/bots")
 
     def remove() -> int:
-        if not check_owner(app.client, name, token):
-            raise ApiError(404, f"no submitted bot {name!r}: see GET /api/v1/bots")
         try:
             return submissions.remove(app.client, name, token or "")
         except submissions.SubmissionError as exc:

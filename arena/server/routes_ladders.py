@@ -24,6 +24,7 @@ from starlette.responses import JSONResponse, Response
 
 from arena.queue.ladder import LadderError, make_spec
 from arena.ratings.pairing import RANDOM_SHARE
+from arena.server.auth import credentials
 from arena.server.http import ApiError, bearer, read_json
 from arena.server.ladders import AHEAD_DEFAULT, LadderRunner
 from arena.server.routes_bots import state
@@ -46,9 +47,9 @@ def runner(request: Request) -> LadderRunner:
 
 
 async def organiser(request: Request) -> None:
-    """Returns if the request carries the organiser token; raises 401 or 403 as the other organiser
-    routes do (scrypt: checked off the event loop)."""
-    await run_in_threadpool(state(request).config.organiser.check, bearer(request))
+    """Returns if the request carries the organiser token; raises 401, 403, 429 or 503 as the other
+    organiser routes do (its hash runs off the event loop)."""
+    await credentials(request).organiser(bearer(request))
 
 
 async def start_ladder(request: Request) -> Response:

@@ -20,7 +20,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from arena.queue import keys, replays, store
 from arena.referee import botlog
 from arena.server import tournaments
-from arena.server.auth import check_owner
+from arena.server.auth import Credentials, credentials
 from arena.server.http import ApiError, bearer, query_int, read_json
 from arena.server.routes_bots import state
 
@@ -65,7 +65,7 @@ def parameters(body: dict[str, Any], fields: dict[str, tuple[type, Any]] = FIELD
 async def create_tournament(request: Request) -> Response:
     """``POST /api/v1/tournaments``: queues a tournament (201), or says which parameter is wrong."""
     app = state(request)
-    await run_in_threadpool(app.config.organiser.check, bearer(request))  # scrypt: off the event loop
+    await credentials(request).organiser(bearer(request))  # its hash runs off the event loop
     p = parameters(await read_json(request, app.config.json_bytes))
 
     def create() -> dict[str, Any]:
@@ -172,7 +172,7 @@ async def seat_log(request: Request) -> Response:
     players = log.header.get("players") or []
     if not 0 <= seat < len(players):
         raise ApiError(404, f"match {match_id} has seats 0 to {len(players) - 1}, not {seat}")
-    await run_in_threadpool(check_seat_owner, client, log, seat, token)
+    await check_seat_owner(credentials(request), client, log, seat, token)
     lines = [{"step": line.step, "text": line.text} for s, line in log.lines if s == seat]
     answer = {"match_id": match_id, "seat": seat, "bot": log.bot(seat), "lines": lines, "cut": log.cut}
     return JSONResponse(answer)
@@ -189,12 +189,16 @@ def stored_log(client: Any, match_id: str) -> botlog.MatchLog:
         raise ApiError(404, f"the stored log of match {match_id} cannot be read") from None
 
 
-def check_seat_owner(client: Any, log: botlog.MatchLog, seat: int, token: str) -> None:
+async def check_seat_owner(
+    check: Credentials, client: Any, log: botlog.MatchLog, seat: int, token: str
+) -> None:
     """Returns if ``token`` is the owner secret of the bot that played ``seat``; raises 401/403
     otherwise, also when the name was registered again since (removing a bot drops its list of
     matches, so the match is not among the new bot's)."""
     name, match_id = log.bot(seat), str(log.header.get("match_id"))
-    if not check_owner(client, name, token):  # a built-in, or a removed bot: nobody's secret
+    if not await check.owner(client, name, token):  # a built-in, or a removed bot: nobody's secret
         raise ApiError(403, f"seat {seat} of match {match_id} was played by {name}, owned by no one")
-    if client.lpos(keys.bot_matches(str(log.header.get("game")), name), match_id) is None:
+    matches = keys.bot_matches(str(log.header.get("game")), name)
+    listed = await run_in_threadpool(client.lpos, matches, match_id)
+    if listed is None:
         raise ApiError(403, f"seat {seat} of match {match_id} was played by an earlier bot named {name}")
