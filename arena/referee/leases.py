@@ -49,6 +49,7 @@ class Lease:
     inbound: asyncio.Queue = dataclasses.field(default_factory=lambda: asyncio.Queue(INBOUND_LIMIT))
     outbound: asyncio.Queue = dataclasses.field(default_factory=asyncio.Queue)
     joined: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
+    over: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)  # released: its socket may close
     claimed: bool = False
     disconnected: bool = False
     released: bool = False
@@ -105,6 +106,7 @@ class Lease:
             self.released = True
             self.outbound.put_nowait(None)
             self.joined.set()
+            self.over.set()
 
     def drain_inbound(self) -> None:
         """Drops answers left over from an earlier request (a new request: a new flood is reported)."""
@@ -128,10 +130,13 @@ class LeaseRegistry:
         self._by_token[lease.token] = lease
         return lease
 
-    def claim(self, token: str, client: str = "", events_in_requests: bool = False) -> Lease:
-        """Returns the lease for ``token`` and marks it claimed; raises LeaseError."""
+    def claim(
+        self, token: str, client: str = "", events_in_requests: bool = False, only: Lease | None = None
+    ) -> Lease:
+        """Returns the lease for ``token`` and marks it claimed; raises LeaseError. With ``only`` (a
+        seat's own socket), any other lease's token is refused as unknown."""
         lease = self._by_token.get(token)
-        if lease is None:
+        if lease is None or (only is not None and lease is not only):
             raise LeaseError(
                 "UNAUTHENTICATED",
                 "unknown seat token: use the ARENA_TOKEN the referee gave this bot process",

@@ -144,6 +144,7 @@ class Match:
         """Returns the index of the seat's action and who chose it ("bot" or "fallback")."""
         legal = turn.legal[seat]
         seat_state = self.seats[seat]
+        self._forfeit_if_gone(seat_state)
         if seat_state.playing:
             index = await self._ask(seat_state, turn.state, legal)
             if index is not None:
@@ -284,6 +285,14 @@ class Match:
             if last:
                 self.replay.forfeit(self.step, seat.seat, seat.forfeit_reason)
 
+    def _forfeit_if_gone(self, seat: SeatState) -> None:
+        """Forfeits a seat whose stream ended while it was not being asked (it hung up between its
+        decisions, or the referee cut it: a flood of streams, messages left unread), as if it had
+        been asked."""
+        lease = seat.lease
+        if not seat.forfeit and lease is not None and lease.claimed and lease.disconnected:
+            self._forfeit(seat, f"disconnected: {lease.problem}" if lease.problem else "disconnected")
+
     def _forfeit(self, seat: SeatState, reason: str) -> None:
         if seat.forfeit:
             return
@@ -327,6 +336,9 @@ class Match:
 
     def _finish(self, state: Any) -> MatchRecord:
         seats = self.seats
+        for seat in seats:  # cut by the referee after its last decision: it forfeits all the same
+            if seat.lease is not None and seat.lease.problem:
+                self._forfeit_if_gone(seat)
         record = final_record(
             self.game,
             state,

@@ -1,10 +1,10 @@
 """Runs a series of matches between bot processes on an in-process referee (``arena match``).
 
-The referee server listens on loopback and on a Unix socket (the sandboxed bots' only way out); each
-bot argument becomes a process with its own lease, kept across the games of the series (a bot that
-crashed or disconnected is restarted for the next game). Seats rotate between games, game ``g``'s seed
-is derived from the series seed by a hash (``series_seed``: no game's seed tells another's), and
-every game writes its replay.
+The referee server listens on loopback, and each sandboxed bot gets a Unix socket of its own seat (its
+only way out; arena/referee/server.py); each bot argument becomes a process with its own lease, kept
+across the games of the series (a bot that crashed or disconnected is restarted for the next game).
+Seats rotate between games, game ``g``'s seed is derived from the series seed by a hash
+(``series_seed``: no game's seed tells another's), and every game writes its replay.
 
 With ``SeriesConfig.duplicate``, each seed is played once per rotation of the seats (duplicate deals,
 as in duplicate bridge): with two bots, games 2k and 2k+1 deal the same cards with the seats swapped,
@@ -32,7 +32,7 @@ from arena.referee.match import NEVER_CONNECTED, Match, MatchConfig, SeatState
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotProcess, BotSpec, RefereeEndpoint
 from arena.referee.record import MatchRecord
 from arena.referee.replay import ReplayWriter, claim
-from arena.referee.server import start_referee
+from arena.referee.server import seat_endpoint, start_referee
 from arena.seeds import series_seed
 
 DEFAULT_JOIN_TIMEOUT = timedelta(seconds=15)
@@ -197,9 +197,10 @@ async def connect_bots(
 ) -> None:
     """(Re)starts every bot whose stream is not open and waits until each joined, exited or timed out.
 
-    ``private`` names folders no bot may read (replays, logs), hidden from the sandbox. A ``@wait``
-    entry starts no process: ``on_wait`` is told its address and token, and the bot started by hand
-    has ``timeout`` to join.
+    ``private`` names folders no bot may read (replays, logs), hidden from the sandbox. A sandboxed
+    bot reaches the referee through a socket of its own seat (``seat_endpoint``), so no seat's streams
+    can keep another out. A ``@wait`` entry starts no process: ``on_wait`` is told its address and
+    token, and the bot started by hand has ``timeout`` to join.
     """
     starting = [e for e in entries if e.lease is None or not e.lease.connected]
     for entry in starting:
@@ -215,12 +216,13 @@ async def connect_bots(
             continue
         try:
             entry.log = entry.log or claim(log_dir / f"{entry.index}-{entry.spec.name}.log")
+            way_in = await seat_endpoint(endpoint, entry.lease) if limits.sandbox else endpoint
             entry.process = BotProcess(
                 entry.spec,
                 {"ARENA_TOKEN": entry.lease.token},
                 entry.log,
                 limits,
-                endpoint,
+                way_in,
                 (*private, log_dir, state_dir()),
             )
         except OSError as exc:
@@ -231,12 +233,16 @@ async def connect_bots(
 
 
 async def _await_join(entry: BotEntry, timeout: timedelta) -> None:
-    """Waits until the entry's bot joined, its process exited or ``timeout`` passed (noted in
-    ``entry.problem``); a ``@wait`` entry has no process, only the timeout."""
+    """Waits until the entry's bot joined, its process exited, the referee cut its seat (a flood) or
+    ``timeout`` passed (noted in ``entry.problem``); a ``@wait`` entry has no process, only the
+    timeout."""
     assert entry.lease is not None
     loop = asyncio.get_running_loop()
     until = loop.time() + timeout.total_seconds()
     while not entry.lease.claimed:
+        if entry.lease.problem:
+            entry.problem = f"bot {entry.name} never joined: {entry.lease.problem}"
+            return
         code = entry.process.exit_code if entry.process is not None else None
         if code is not None:
             assert entry.process is not None
