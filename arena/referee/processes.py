@@ -109,7 +109,8 @@ class BotLimits:
             parts.append(_limit("disk", self.disk_mb, "MiB", "tmpfs"))
             how = (
                 "bots run sandboxed (bubblewrap: own user, PID, network, IPC, UTS and cgroup namespaces, "
-                "uid 65534, no network, read-only code, private /tmp)"
+                "uid 65534, no network, read-only code, private /tmp; seccomp filter on: no kernel keyring, "
+                "ptrace, mounts, namespaces, BPF or io_uring)"
             )
         else:
             how = UNCONFINED_WARNING

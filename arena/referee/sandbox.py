@@ -9,11 +9,16 @@ into the sandbox. Its environment is exactly ``ARENA_ADDRESS``, ``ARENA_TOKEN``,
 ``HOME``, ``LANG``, ``TMPDIR`` (and ``PWD``, set by bwrap) and the variables its own entry command
 declares (``NAME=value`` words before the program).
 When the referee stops it, the PID namespace ends and every process it started dies with it.
+A seccomp filter (``arena.referee.seccomp``) refuses the system calls no bot needs: the kernel
+keyring, other processes' memory, mounts, namespaces, BPF, io_uring and the like. ``/proc/keys`` and
+``/proc/key-users`` are empty, and ``/proc/stat`` and ``/proc/loadavg`` are constant files: the real
+ones show every process's CPU use live, the opponent's thinking included.
 
 What this rules out, each with its test in tests/test_sandbox.py and tests/test_fair_play.py:
 reading another process's environment or token (no other process is visible), signalling another
 bot, the referee or the worker, reaching Redis or anything on the host's loopback, reading replays,
-the bot cache, other bots' code or arena's state folder, and leaving files for a later match.
+the bot cache, other bots' code or arena's state folder, and leaving files (or kernel keys: see
+tests/test_seccomp.py) for a later match.
 
 Design detail: bubblewrap, not a container runtime: it is one small Debian package, needs no daemon,
 starts in a few milliseconds, and works as root (as in CI and containers) and, where the kernel
@@ -22,14 +27,19 @@ allows user namespaces, as an ordinary user.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import fcntl
 import functools
 import os
+import re
 import shlex
 import shutil
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+
+from arena.referee import sandbox_start, seccomp
 
 SANDBOX_UID = 65534  # "nobody": the bot's uid inside its user namespace
 SOCKET_INSIDE = "/run/arena/referee.sock"  # where the referee's Unix socket appears in the sandbox
@@ -49,6 +59,13 @@ ETC_FILES = (
     "/etc/nsswitch.conf",
     "/etc/mime.types",
 )
+MFD_EXEC = 0x0010  # memfd_create(2): executable even where vm.memfd_noexec says otherwise (Linux 6.3)
+# /proc files that show the whole machine's activity live (every process's CPU time, the run queue, the
+# last pid), the opponent's thinking included: covered with constant files (``proc_files``).
+LOADAVG_INSIDE = "0.00 0.00 0.00 1/1 1\n"
+# /proc files that list the kernel keys (and each uid's count) the uid the sandbox maps to may see:
+# covered with empty files
+HIDDEN_PROC_FILES = ("/proc/keys", "/proc/key-users")
 INSTALL_HINT = (
     "install bubblewrap (sudo apt-get install bubblewrap) and allow user namespaces "
     "(sudo sysctl -w kernel.unprivileged_userns_clone=1 where that setting exists), "
@@ -142,11 +159,23 @@ def command(request: SandboxRequest) -> tuple[list[str], dict[str, str]]:
     place, the root and /dev are remounted read-only: both are tmpfs mounts of no size, so a process
     writing to /anything or /dev/anything would take the worker's memory past ``disk_bytes``; its
     writable places are its sized /tmp (and its folder, when ``writable``). /dev/null still works.
+
+    Design detail: bwrap's options are not on any command line either: they name the host's folders,
+    and bwrap is the sandbox's pid 1, whose ``/proc/1/cmdline`` the bot reads. The command returned
+    runs ``sandbox_start.py`` (``starter``), which finds them in the environment
+    (``sandbox_start.VARIABLE``) with the seccomp filter and the constant /proc files, hands each to
+    bwrap on a descriptor and execs ``bwrap --args N -- ARGV``. Arguments added after the starter go
+    to bwrap before those options.
     """
-    args = [bwrap_path(), *_namespaces()]
+    bwrap = bwrap_path()
+    files = _files()  # at descriptors 3, 4, ...: the seccomp filter, then the /proc files
+    fd = iter(range(sandbox_start.FIRST_FD, sandbox_start.FIRST_FD + len(files)))
+    args = [*_namespaces(), "--seccomp", str(next(fd))]
     args += ["--ro-bind", "/usr", "/usr", *_usr_links()]
     args += _ro_binds(Path(p) for p in ETC_FILES)
     args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
+    for name in _proc_files():
+        args += ["--perms", "0444", "--ro-bind-data", str(next(fd)), name]
     if request.disk_bytes is not None:
         args += ["--size", str(request.disk_bytes)]
     args += ["--tmpfs", "/tmp", "--dir", HOME_INSIDE]
@@ -167,7 +196,74 @@ def command(request: SandboxRequest) -> tuple[list[str], dict[str, str]]:
         "ARENA_ADDRESS": ADDRESS_INSIDE,
     }
     args += ["--dir", str(request.cwd), "--remount-ro", "/", "--chdir", str(request.cwd)]
-    return [*args, "--", *request.argv], env
+    options, argv = "\0".join(args).encode(), b"\0".join(os.fsencode(arg) for arg in request.argv)
+    blobs = [os.fsencode(bwrap), *files, options, argv]
+    env[sandbox_start.VARIABLE] = ",".join(base64.b64encode(blob).decode("ascii") for blob in blobs)
+    return [starter()], env
+
+
+def starter() -> str:
+    """Returns the program that starts every sandbox: ``sandbox_start.py`` with this interpreter in its
+    ``#!`` line, in a sealed memfd of this process, as ``/proc/PID/fd/N`` (the processes it starts
+    exec it by that path).
+
+    Design detail: an executable file on disk would not do: a wheel keeps no execute bit (pip installs
+    arena's files 0644), and a copy written at run time needs a private folder that allows exec. The
+    memfd is made once per process, and sealed: nothing can change it.
+    """
+    pid = os.getpid()
+    return f"/proc/{pid}/fd/{_starter_fd(pid)}"
+
+
+@functools.cache
+def _starter_fd(pid: int) -> int:  # one per process: a forked child makes its own
+    interpreter = os.fsencode(sys.executable)
+    if not interpreter or any(c in interpreter for c in b" \t\n") or len(interpreter) > 200:
+        raise SandboxError(f"the bot sandbox needs a Python at a path without spaces, not {sys.executable!r}")
+    script = b"#!" + interpreter + b" -SE\n" + Path(sandbox_start.__file__).read_bytes()
+    flags = os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING
+    try:
+        fd = os.memfd_create("arena-sandbox-start", flags | MFD_EXEC)
+    except OSError:  # a kernel before 6.3 knows no MFD_EXEC
+        fd = os.memfd_create("arena-sandbox-start", flags)
+    view = memoryview(script)
+    while view:
+        view = view[os.write(fd, view) :]
+    seals = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, seals)
+    return fd
+
+
+def _files() -> list[bytes]:
+    """Returns the files bwrap reads from descriptors: the seccomp filter, then ``_proc_files``'s."""
+    try:
+        program = seccomp.program()
+    except seccomp.SeccompUnavailable as exc:
+        raise SandboxError(str(exc)) from None
+    return [program, *(text.encode() for text in _proc_files().values())]
+
+
+@functools.cache
+def _proc_files() -> dict[str, str]:
+    """Returns the constant contents of /proc/stat and /proc/loadavg inside the sandbox, and the empty
+    /proc/keys and /proc/key-users (where the kernel has them).
+
+    /proc/stat keeps one line per CPU (glibc counts them there for ``os.cpu_count()`` where /sys is
+    not mounted, as in the sandbox) and the boot time, with constant times and counters.
+    """
+    cpus, boot = 1, 0
+    try:
+        text = Path("/proc/stat").read_text()
+        cpus = max(1, len(re.findall(r"^cpu\d+ ", text, re.MULTILINE)))
+        boot = int(re.search(r"^btime (\d+)$", text, re.MULTILINE).group(1))  # type: ignore[union-attr]
+    except (OSError, AttributeError, ValueError):
+        pass
+    times = " 0 0 0 {} 0 0 0 0 0 0"
+    lines = [f"cpu {times.format(100 * cpus)}", *(f"cpu{n}{times.format(100)}" for n in range(cpus))]
+    lines += ["intr 0", "ctxt 0", f"btime {boot}", "processes 1", "procs_running 1", "procs_blocked 0"]
+    lines += ["softirq 0 0 0 0 0 0 0 0 0 0 0"]
+    hidden = {name: "" for name in HIDDEN_PROC_FILES if Path(name).exists()}
+    return {"/proc/stat": "\n".join(lines) + "\n", "/proc/loadavg": LOADAVG_INSIDE, **hidden}
 
 
 def code_folder(path: Path) -> Path:

@@ -8,7 +8,9 @@ goes through the same ``BotProcess`` as a submitted bot: the same launcher, rlim
 same mounts (``/proc``, ``/dev``, the Python runtime, its code read-only at ``/bot``, a private ``/tmp``,
 the referee's socket), the same namespaces and user. The program is Python (what most bots run) and
 prints one line only when what a bot relies on holds inside: its uid, its own ``/proc``, its code, the
-socket, a writable ``/tmp`` and no network.
+socket, a writable ``/tmp``, no network, and the seccomp filter (``add_key`` and ``keyctl`` refused
+with EPERM, ``/proc/keys`` empty, the constant ``/proc/loadavg``), so that no worker says "sandboxed"
+without it.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.referee import sandbox
+from arena.referee import sandbox, seccomp
 from arena.referee.processes import BotLimits, BotProcess, BotSpec, RefereeEndpoint
 from arena.referee.sandbox import INSTALL_HINT, SandboxError
 
@@ -29,10 +31,13 @@ PROBE_OK = "arena-sandbox-probe: ok"
 PROBE_SECONDS = 30.0  # a cold start of the interpreter on a loaded machine takes well under this
 APPARMOR_USERNS = Path("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
 
+PROBE_CALLS = ("add_key", "keyctl")  # the probe's @add_key@ and @keyctl@: their numbers on this machine
+
 # Runs inside the sandbox as the bot would; prints PROBE_OK only when every check holds, else the
-# first failed check (which the worker then reports).
+# first failed check (which the worker then reports). The calls it makes do nothing where the filter
+# is missing (add_key of no key, keyctl of no command): they fail, with another errno.
 PROBE = f"""\
-import os, socket, sys
+import ctypes, errno, os, socket, sys
 def fail(why):
     print("arena-sandbox-probe: " + why)
     sys.exit(1)
@@ -52,6 +57,18 @@ try:
     fail("it reached the network")
 except OSError:
     pass
+with open("/proc/self/status") as f:
+    if "Seccomp:\t2" not in f.read():
+        fail("no seccomp filter is on")
+libc = ctypes.CDLL(None, use_errno=True)
+for name, call in (("add_key", (@add_key@, 0, 0, 0, 0, 0)), ("keyctl", (@keyctl@, -1, 0, 0, 0, 0))):
+    if libc.syscall(*(ctypes.c_long(a) for a in call)) != -1 or ctypes.get_errno() != errno.EPERM:
+        fail(name + " is not refused with EPERM: the seccomp filter is not arena's")
+for name in {sandbox.HIDDEN_PROC_FILES!r}:
+    if os.path.exists(name) and open(name).read():
+        fail(name + " lists kernel keys")
+if open("/proc/loadavg").read() != {sandbox.LOADAVG_INSIDE!r}:
+    fail("/proc/loadavg is the machine's, not the sandbox's constant one")
 print("{PROBE_OK}")
 """
 
@@ -69,7 +86,7 @@ def _checked(limits: BotLimits) -> None:
         work = Path(folder)
         code = work / "bot"
         code.mkdir()
-        (code / "probe.py").write_text(PROBE, encoding="utf-8")
+        (code / "probe.py").write_text(_probe(), encoding="utf-8")
         code.chmod(0o755)
         (code / "probe.py").chmod(0o644)
         referee = work / "referee.sock"
@@ -78,6 +95,17 @@ def _checked(limits: BotLimits) -> None:
             output = _run_probe(spec, limits, referee, work / "probe.log")
     if PROBE_OK not in output.splitlines():
         raise SandboxError(f"the bot sandbox cannot start on this machine ({_why(output)}): {_hint(output)}")
+
+
+def _probe() -> str:
+    """Returns PROBE with the numbers of the system calls it makes on this machine's architecture."""
+    text = PROBE
+    try:
+        for name in PROBE_CALLS:
+            text = text.replace(f"@{name}@", str(seccomp.number(name)))
+    except seccomp.SeccompUnavailable as exc:
+        raise SandboxError(f"the bot sandbox cannot start on this machine: {exc}") from None
+    return text
 
 
 @contextlib.contextmanager
