@@ -124,14 +124,18 @@ def submit_command(
         typer.Option(
             show_default="none",
             help="'previous': play the bot's active version, paired games until an SPRT decides whether "
-            "this version is a regression; the verdict shows in 'arena bots show' and on the bot's page.",
+            "this version is a regression; the verdict shows in 'arena bots show' and on the bot's page. "
+            "A newer version cancels the test.",
         ),
     ] = None,
     sprt: Annotated[
         str | None,
         typer.Option(
-            show_default="elo0=-10,elo1=0,alpha=0.05,beta=0.05",
-            help="The regression test's hypotheses (Elo of this version over the previous one).",
+            show_default="elo0=-50,elo1=0,alpha=0.05,beta=0.05,max_games=400",
+            help="The regression test's hypotheses (Elo of this version over the previous one, at least "
+            f"{regression.MIN_WIDTH:g} apart), error rates (at least {regression.MIN_ERROR:g}) and budget "
+            f"(at most {regression.MAX_GAMES_LIMIT} games); a test that cannot decide within its budget "
+            "is refused.",
         ),
     ] = None,
     as_json: JsonOption = False,
@@ -266,7 +270,9 @@ def show_command(
         found, smoke_state, series = from_json(answer), answer.get("smoke"), answer.get("regression")
     else:
         found, smoke_state = call(redis_, lambda c: load_with_smoke(c, name))
-        series = found and call(redis_, lambda c: regression.for_bot(c, found.candidate, found.version))
+        series = found and call(
+            redis_, lambda c: regression.for_bot(c, found.candidate, found.version, found.name)
+        )
     if found is None:
         raise CliError(f"no submitted bot {name!r}: see 'arena bots list'")
     if as_json:

@@ -26,7 +26,7 @@ from arena.server.app import ServerConfig
 from arena.server.app import create_app as server_app
 from leaderboard import browser, data
 from leaderboard.app import create_app
-from tests.conftest import SEED_KEY_ENV, replay_of_random_game, run_arena
+from tests.conftest import SEED_KEY, SEED_KEY_ENV, replay_of_random_game, run_arena
 from tests.test_forfeits import sandbox_works, worker
 from tests.test_server import bot_archive, member, refused
 from tests.test_server import submit as upload
@@ -79,21 +79,23 @@ def queued_job(client: redis.Redis, new: str, pair: int, half: str) -> MatchJob:
 
 
 def play_pair(client: redis.Redis, new: str, pair: int, points: tuple[int, int]) -> None:
-    """Records both games of a queued pair with the new version's half points in each."""
+    """Records both games of a queued pair with the new version's half points in each, each taken out
+    of the waiting list first, as a worker takes it."""
     for half, scored in zip("ab", points, strict=True):
         job = queued_job(client, new, pair, half)
+        client.lrem(keys.REGRESSION_QUEUE, 0, job.match_id)
         assert regression.finish_game(client, job, record_for(job, scored))
 
 
 def test_options_are_checked_before_anything_is_stored() -> None:
     assert regression.parse_request(None, None) is None
     assert regression.parse_request("previous", None) == regression.Request()
-    assert regression.parse_request("previous", "elo0=0,elo1=5", 100).params == SprtParams(0, 5)
+    assert regression.parse_request("previous", "elo0=0,elo1=100", 100).params == SprtParams(0, 100)
     for args, words in [
         (("latest", None), "the only choice is 'previous'"),
         ((None, "elo0=0,elo1=5"), "add --test-against previous"),
         (("previous", "elo0=5,elo1=0"), "--sprt: elo1 (0) must be greater than elo0 (5)"),
-        (("previous", None, 1), "plays 2 to 20,000 games, not 1"),
+        (("previous", None, 1), "plays 2 to 2,000 games, not 1"),
     ]:
         with pytest.raises(SubmissionError, match=words.replace("(", r"\(").replace(")", r"\)")):
             regression.parse_request(*args)
@@ -141,9 +143,10 @@ def test_a_game_recorded_twice_counts_once(client: redis.Redis) -> None:
 
 
 @needs_redis
-def test_default_bounds_accept_h1_for_clean_wins_and_h0_for_clean_losses(client: redis.Redis) -> None:
+def test_fishtest_bounds_accept_h1_for_clean_wins_and_h0_for_clean_losses(client: redis.Redis) -> None:
+    fishtest = regression.Request(SprtParams(-10.0, 0.0))  # no longer the default (issue 33)
     for name, points, verdict in [("winner", (2, 2), "H1"), ("loser", (0, 0), "H0")]:
-        new = started(client, regression.Request(), name)
+        new = started(client, fishtest, name)
         pair = 0
         while regression.status(client, new)["verdict"] is None:
             play_pair(client, new, pair, points)
@@ -154,7 +157,10 @@ def test_default_bounds_accept_h1_for_clean_wins_and_h0_for_clean_losses(client:
         assert state["verdict"] == verdict and state["state"] == "done" and state["games"] == 2 * pair
         assert 60 < pair < 140, pair  # elo0=-10, elo1=0 needs about a hundred games of clean results
         assert abs(state["llr"]) >= state["upper"] == pytest.approx(2.9444, abs=1e-4)
-        late = queued_job(client, new, pair, "a")  # queued before the verdict, played after: not counted
+        # queued before the verdict: taken out of the queue then; one a worker had begun counts nothing
+        assert load_job(client, f"regression-{new}-p{pair}a")[0] is None
+        assert not client.lrange(keys.REGRESSION_QUEUE, 0, -1)
+        late = regression.game_job(client.hgetall(keys.regression(new)), new, pair, "a", SEED_KEY)
         assert regression.finish_game(client, late, record_for(late, 2))
         assert regression.status(client, new)["games"] == 2 * pair
 
@@ -237,9 +243,9 @@ def test_the_server_notes_the_request_until_the_smoke_match_passes(
             ({"test_against": "latest"}, "the only choice is 'previous'"),
         ]:
             refused(api, client, lambda q=query: upload(api, "remote", bad, secret, **q), 422, words)
-        answer = upload(api, "remote", bad, secret, test_against="previous", sprt="elo0=0,elo1=5").json()
+        answer = upload(api, "remote", bad, secret, test_against="previous", sprt="elo0=0,elo1=60").json()
         series = answer["bot"]["regression"]
-        assert (series["state"], series["old"], series["elo1"]) == ("waiting", first, 5.0)
+        assert (series["state"], series["old"], series["elo1"]) == ("waiting", first, 60.0)
         assert series["new"] == answer["bot"]["candidate"] != first
         assert api.get("/api/v1/bots/remote").json()["regression"] == series
 
@@ -291,7 +297,7 @@ def test_a_far_stronger_new_version_passes_after_its_smoke_match(
     old = regression.previous(client, "climber")
     submit_dir(client, "climber", BOTS / "greedy", secret, activate=False)  # the server's path
     new = client.hget(keys.bot("climber"), "candidate")
-    wanted = regression.parse_request("previous", "elo0=0,elo1=100", 60)
+    wanted = regression.parse_request("previous", "elo0=0,elo1=100", 80)
     assert regression.request(client, "climber", new, old, wanted)
     smoke.request_smoke(client, "climber", new)
     worker(client, redis_url, tmp_path / "cache").run(burst=True)

@@ -1,4 +1,13 @@
-"""Match jobs, their status and idempotent enqueueing (connections and retries: arena.queue.connection)."""
+"""Match jobs, their status and idempotent enqueueing (connections and retries: arena.queue.connection).
+
+Two queues, read in order. Rated, tournament and smoke jobs go straight into the job stream
+(``enqueue``). Games of regression series (``arena.queue.regression``) wait in a list of their own,
+``keys.REGRESSION_QUEUE``, which holds at most a given number of them (``enqueue_waiting``), and a
+worker takes the oldest only when the stream has no new entry for it (``TAKE_FUNCTION``): one script
+moves it into the stream and reads it for that worker, so from then on a regression game is an entry
+like any other, claimed, heartbeated, re-queued (into the stream) and dead-lettered the same way.
+Nothing in the stream changed: entries queued before the list existed are read as they always were.
+"""
 
 from __future__ import annotations
 
@@ -89,6 +98,54 @@ def enqueue(client: redis.Redis, job: MatchJob) -> bool:
     return bool(added)
 
 
+# KEYS: the waiting list, the recorded set, the starved set, its counter, then each job's hash.
+# ARGV: cap, starved member ('' for none), then each job's match id and JSON. All the jobs not known
+# yet go in, or none: refused when they would take the list past the cap (then the member is noted in
+# the starved set, in the same step, so whoever frees room later finds it).
+_ENQUEUE_WAITING = """
+local cap = tonumber(ARGV[1])
+local new = {}
+for i = 5, #KEYS do
+  local id = ARGV[1 + 2 * (i - 4)]
+  if redis.call('EXISTS', KEYS[i]) == 0 and redis.call('SISMEMBER', KEYS[2], id) == 0 then
+    table.insert(new, i)
+  end
+end
+if #new == 0 then return 1 end
+if redis.call('LLEN', KEYS[1]) + #new > cap then
+  if ARGV[2] ~= '' then
+    redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[4]), ARGV[2])
+  end
+  return 0
+end
+for _, i in ipairs(new) do
+  local id = ARGV[1 + 2 * (i - 4)]
+  local job = ARGV[2 + 2 * (i - 4)]
+  redis.call('HSET', KEYS[i], 'job', job, 'status', ARGV[#ARGV], 'attempts', 0, 'tournament', '')
+  redis.call('RPUSH', KEYS[1], id)
+end
+return 1
+"""
+
+
+def enqueue_waiting(client: redis.Redis, jobs: Sequence[MatchJob], cap: int, starved: str = "") -> bool:
+    """Adds ``jobs`` (games of regression series) to the waiting list, all at once; returns False,
+    adding none, when the new ones would take the list past ``cap`` jobs (then ``starved``, if given,
+    is noted in ``keys.REGRESSION_STARVED`` in the same step). Jobs that exist already are left as
+    they are and need no room: adding the same jobs again is a no-op that returns True."""
+    script_keys = [
+        keys.REGRESSION_QUEUE,
+        keys.RECORDED_SET,
+        keys.REGRESSION_STARVED,
+        keys.REGRESSION_STARVED_SEQ,
+    ]
+    script_keys += [keys.job(job.match_id) for job in jobs]
+    args: list[str | int] = [cap, starved]
+    for job in jobs:
+        args += (job.match_id, job.to_json())
+    return bool(run_script(client, _ENQUEUE_WAITING, script_keys, [*args, JobStatus.QUEUED.value]))
+
+
 def ensure_group(client: redis.Redis) -> None:
     """Creates the job stream and the workers' consumer group unless they exist."""
     try:
@@ -142,12 +199,24 @@ _BEGIN = BEGIN_FUNCTION + "return begin(KEYS[1], ARGV[1], ARGV[2], ARGV[3])"
 
 # Reads the next undelivered entry for a consumer and begins its job. XREADGROUP never blocks in a
 # script: {} means no entry was waiting. Job keys are built from the prefix passed in (keys.job("")).
+# When the stream has no new entry, the oldest regression game waiting (keys.REGRESSION_QUEUE) is added
+# to it and read at once, in the same step: nothing else can come between, so it is the entry read, and
+# a game is never in the list and the stream both, nor in neither. (The list's key is written into the
+# function: ``store.record_and_take`` calls ``take`` with the arguments it always passed.)
 TAKE_FUNCTION = (
     BEGIN_FUNCTION
     + """
 local function take(stream, group, consumer, job_prefix, recorded, dead, running)
   local read = redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', 1, 'STREAMS', stream, '>')
-  if not read then return {} end
+  if not read then
+    local waiting = redis.call('LPOP', '"""
+    + keys.REGRESSION_QUEUE
+    + """')
+    if not waiting then return {} end
+    redis.call('XADD', stream, '*', 'match_id', waiting)
+    read = redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', 1, 'STREAMS', stream, '>')
+    if not read then return {} end
+  end
   local entry = read[1][2][1]
   local match_id = false
   for i = 1, #entry[2], 2 do
@@ -200,8 +269,8 @@ def _taken(entry_id: str, match_id: str, started: int, flat: Sequence[str]) -> T
 
 
 def take_job(client: redis.Redis, consumer: str) -> Taken | None:
-    """Takes the next undelivered job for ``consumer`` and marks it running, in one round trip;
-    returns None at once when none is waiting."""
+    """Takes the next undelivered job for ``consumer`` (a regression game only when no other job is
+    waiting) and marks it running, in one round trip; returns None at once when none is waiting."""
     return taken_from(run_script(client, _TAKE, (keys.JOBS_STREAM,), take_args(consumer)))
 
 

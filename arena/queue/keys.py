@@ -1,7 +1,9 @@
 """Every Redis key arena uses, in one place. All start with ``arena:``.
 
 Jobs flow through one stream; everything a finished match leaves behind is written in the same
-transaction that acknowledges its job (see ``arena.queue.store.record``).
+transaction that acknowledges its job (see ``arena.queue.store.record``). Games of regression series
+wait in a list of their own (``REGRESSION_QUEUE``) and enter the stream only when a worker finds no
+other job waiting there (``arena.queue.jobs.TAKE_FUNCTION``).
 """
 
 from __future__ import annotations
@@ -9,6 +11,11 @@ from __future__ import annotations
 PREFIX = "arena:"
 
 JOBS_STREAM = PREFIX + "jobs"  # stream of match jobs: fields {"match_id", "job"}
+REGRESSION_QUEUE = PREFIX + "jobs:regression"  # list of the match ids of regression games waiting, oldest
+#   first: a worker moves the oldest into JOBS_STREAM when nothing else waits there (arena.queue.jobs)
+REGRESSION_STARVED = PREFIX + "regression-starved"  # sorted set: versions whose running series found
+#   REGRESSION_QUEUE full, scored by REGRESSION_STARVED_SEQ; fed first when room frees (queue.regression)
+REGRESSION_STARVED_SEQ = PREFIX + "regression-starved:seq"  # counter giving each entry above a new score
 WORKERS_GROUP = "arena:workers"  # the consumer group every worker joins
 DEAD_STREAM = PREFIX + "dead"  # dead-letter stream: jobs that failed MAX_ATTEMPTS times, with the error
 RECORDED_SET = PREFIX + "recorded"  # match ids whose result is recorded (the idempotency check)
@@ -126,6 +133,12 @@ def regression(version: str) -> str:
     (``arena.queue.regression``): bot, game, new, old, the SPRT's bounds and budget, state, the
     pentanomial counts ``p0``..``p4``, each game's score and, once decided, the verdict."""
     return f"{PREFIX}regression:{version}"
+
+
+def regression_series(bot: str) -> str:
+    """Returns the key of a bot's sorted set of the versions that have a regression series, scored by
+    when it was requested: where a new version finds the series it supersedes."""
+    return f"{PREFIX}regression-series:{bot}"
 
 
 def stored(match_id: str) -> str:

@@ -1,10 +1,11 @@
 """The worker: takes match jobs from the stream, plays them with the referee, records them once.
 
 One job at a time: new jobs come from XREADGROUP (in a script that also marks the job running; a busy
-worker's next job comes with the recording of the last one, see ``store.record_and_take``); when
-idle, and otherwise every quarter of the idle timeout, the worker first claims one job that another
-consumer left unacknowledged for longer than the idle timeout (XAUTOCLAIM), so a killed worker's job
-is rerun by the next free worker. While a match runs, a heartbeat re-claims its own entry every third
+worker's next job comes with the recording of the last one, see ``store.record_and_take``), a game of
+a regression series only when no other job waits (``arena.queue.jobs``); when idle, and otherwise
+every quarter of the idle timeout, the worker first claims one job that another consumer left
+unacknowledged for longer than the idle timeout (XAUTOCLAIM), so a killed worker's job is rerun by
+the next free worker. While a match runs, a heartbeat re-claims its own entry every third
 of the idle timeout, so a slow match is not taken away from a live worker. Submitted bots are fetched
 by version and unpacked once into the bot cache (see ``arena.queue.submissions``), and built once when
 the version has a build command (``arena.queue.build``).
@@ -155,6 +156,8 @@ class Worker:
         entry = self._retry(self._claim_stale)
         if entry is None:
             taken = self._retry(lambda: take_job(self.client, self.consumer))
+            if taken is None and self._retry(lambda: regression.feed(self.client)):
+                taken = self._retry(lambda: take_job(self.client, self.consumer))  # a starved series' game
             if taken is not None:
                 return taken
             entry = self._retry(self._wait_for_entry)
@@ -192,11 +195,12 @@ class Worker:
         return None
 
     def _idle(self) -> bool:
-        """Returns True when the stream holds no undelivered entry and no pending one."""
+        """Returns True when the stream holds no undelivered entry and no pending one, and no
+        regression game waits in its list."""
         pending = self.client.xpending(keys.JOBS_STREAM, keys.WORKERS_GROUP)["pending"]
         groups = self.client.xinfo_groups(keys.JOBS_STREAM)
         lag = next((g.get("lag") for g in groups if g["name"] == keys.WORKERS_GROUP), 0)
-        return pending == 0 and not lag
+        return pending == 0 and not lag and not self.client.llen(keys.REGRESSION_QUEUE)
 
     def _handle(self, taken: Taken, take_next: bool) -> Taken | None:
         """Runs one job and records it, re-queues it or dead-letters it; returns the next job when
@@ -208,6 +212,10 @@ class Worker:
             return None
         if job.smoke and self._retry(lambda: smoke.skip_if_superseded(self.client, job, entry_id)):
             return None  # a newer version came: no build, no match (arena.queue.smoke)
+        if regression.series_of(job) is not None and self._retry(
+            lambda: regression.skip_if_stopped(self.client, job, entry_id)
+        ):
+            return None  # its series was cancelled or decided: not played (arena.queue.regression)
         attempts = int(fields["attempts"])
         if attempts > MAX_ATTEMPTS:
             error = fields.get("error") or f"the worker running it stopped {MAX_ATTEMPTS} times"

@@ -1,0 +1,310 @@
+"""Regression series bounded (issue 33, item 5), on a real Redis with real workers: one live series per
+bot (a newer version cancels the one it supersedes, whose games are never played), rated and smoke
+jobs before regression games, at most ``regression.QUEUE_CAP`` games waiting, and SPRTs that cannot
+decide within their budget refused at submission with the reason and what to choose.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+import redis
+from starlette.testclient import TestClient
+
+from arena.queue import jobs, keys, regression, smoke, submissions
+from arena.queue.jobs import JobStatus, MatchJob, load_job, take_job
+from arena.queue.submissions import SubmissionError
+from arena.ratings.sprt import SprtParams
+from arena.server.app import ServerConfig
+from arena.server.app import create_app as server_app
+from tests.conftest import SEED_KEY_ENV, run_arena
+from tests.test_forfeits import worker
+from tests.test_regression import BOTS, record_for, seed_key, started
+from tests.test_server import bot_archive, member, refused
+from tests.test_server import submit as upload
+
+__all__ = ["seed_key"]  # the series' seeds are keyed with the tests' platform key (autouse)
+
+QUICK = "elo0=-400,elo1=0,max_games=8"  # hypotheses far apart: a series of a few games
+QUICK_REQUEST = regression.Request(SprtParams(-400.0, 0.0), 8)
+
+
+def series_states(client: redis.Redis, versions: list[str]) -> list[str | None]:
+    return [client.hget(keys.regression(v), "state") for v in versions]
+
+
+def waiting_games(client: redis.Redis) -> list[str]:
+    return client.lrange(keys.REGRESSION_QUEUE, 0, -1)
+
+
+def new_version(folder: Path, number: int) -> None:
+    """Makes the bot in ``folder`` a new version (same play, other bytes)."""
+    text = (folder / "bot.py").read_text().split("\n", 1)[1]
+    (folder / "bot.py").write_text(f"# version {number}\n{text}")
+
+
+def cli(redis_url: str, *args: str) -> object:
+    return run_arena(*args, "--redis", redis_url, env=SEED_KEY_ENV)
+
+
+def test_six_quick_versions_leave_one_live_series_and_play_no_game_of_the_others(
+    client: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "quick"
+    shutil.copytree(BOTS / "random", folder)
+    (folder / "bot.py").write_text("# version 1\n" + (folder / "bot.py").read_text())
+    submit = (
+        "bots",
+        "submit",
+        "quick",
+        "--games",
+        "ninjan",
+        "--dir",
+        str(folder),
+        "--entry",
+        "python bot.py",
+    )
+    first = cli(redis_url, *submit, "--json")
+    assert first.returncode == 0, first.stderr
+    secret, versions = json.loads(first.stdout)["secret"], [json.loads(first.stdout)["version"]]
+    ghost = None
+    for number in range(2, 7):  # five more versions, each tested against the one before
+        new_version(folder, number)
+        proc = cli(
+            redis_url, *submit, "--secret", secret, "--test-against", "previous", "--sprt", QUICK, "--json"
+        )
+        assert proc.returncode == 0, proc.stderr
+        versions.append(json.loads(proc.stdout)["version"])
+        if number == 2:  # a worker takes one of the second version's games into the stream, and dies
+            ghost = take_job(client, "ghost")
+            assert ghost is not None and ghost.started and versions[1] in ghost.match_id
+    tested, newest = versions[1:], versions[-1]
+
+    assert series_states(client, tested) == ["cancelled"] * 4 + ["running"]
+    for old, successor in itertools.pairwise(tested):
+        state = regression.status(client, old)
+        assert state["verdict"] == "none" and state["games"] == 0
+        assert state["reason"] == f"superseded: version {successor} replaced {old} before the test decided"
+    assert all(game.startswith(f"regression-{newest}-") for game in waiting_games(client))
+    assert len(waiting_games(client)) == 2 * regression.AHEAD
+    for old in tested[:-1]:  # no game of a cancelled series waits to be played
+        for pair in range(regression.AHEAD):
+            for half in "ab":
+                _, fields = load_job(client, f"regression-{old}-p{pair}{half}")
+                assert fields.get("status") in (JobStatus.RECORDED, JobStatus.RUNNING), (old, pair, fields)
+
+    shown = cli(redis_url, "bots", "show", "quick")
+    assert f"regression: {newest} against {tested[-2]} in ninjan" in shown.stdout
+    assert "  running: 0 of at most 8 games" in shown.stdout
+    earlier = (
+        f"  earlier test cancelled: {tested[-2]} against {tested[-3]} after 0 games (superseded: version "
+    )
+    assert earlier + f"{newest} replaced {tested[-2]} before the test decided)" in shown.stdout
+    as_json = json.loads(cli(redis_url, "bots", "show", "quick", "--json").stdout)["regression"]
+    assert [c["new"] for c in as_json["superseded"]] == tested[-2::-1]
+
+    # The real worker plays the newest series only; the ghost's game, reclaimed, is acknowledged unplayed.
+    worker(client, redis_url, tmp_path / "cache", idle_timeout=timedelta(milliseconds=200)).run(burst=True)
+    state = regression.status(client, newest)
+    assert state["state"] == "done" and 2 <= state["games"] <= 8, state
+    played = client.smembers(keys.RECORDED_SET)
+    assert played and all(game.startswith(f"regression-{newest}-") for game in played), played
+    assert client.hget(keys.job(ghost.match_id), "status") == JobStatus.RECORDED
+    assert client.xpending(keys.JOBS_STREAM, keys.WORKERS_GROUP)["pending"] == 0
+    assert not waiting_games(client) and not client.exists(keys.result(ghost.match_id))
+    assert series_states(client, tested[:-1]) == ["cancelled"] * 4
+    assert all(regression.status(client, v)["games"] == 0 for v in tested[:-1])
+
+
+def test_on_a_server_a_newer_candidate_cancels_the_waiting_series_and_its_activation_the_running_one(
+    client: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "served"
+    shutil.copytree(BOTS / "random", folder)
+    (folder / "bot.py").write_text("# version 1\n" + (folder / "bot.py").read_text())
+    _, secret = submissions.submit(client, "served", ["ninjan"], directory=folder, entry="python bot.py")
+
+    def candidate(number: int) -> str:  # as the server's POST /api/v1/bots/NAME does it
+        new_version(folder, number)
+        wanted = regression.parse_request("previous", QUICK)
+        found, _ = regression.submit_tested(
+            client,
+            "served",
+            wanted,
+            lambda: submissions.submit(
+                client,
+                "served",
+                ["ninjan"],
+                directory=folder,
+                entry="python bot.py",
+                secret=secret,
+                activate=False,
+            ),
+        )
+        smoke.request_smoke(client, "served", found.candidate)
+        return found.candidate
+
+    v2, v3 = candidate(2), candidate(3)
+    assert series_states(client, [v2, v3]) == ["cancelled", "waiting"]
+    assert (
+        regression.status(client, v2)["reason"]
+        == f"superseded: version {v3} was submitted before {v2} became active"
+    )
+    cache = tmp_path / "cache"
+    assert worker(client, redis_url, cache).run(max_jobs=2) == 2  # v2's smoke match skipped, v3's passes
+    assert (
+        smoke.status(client, v2)["status"] == "superseded" and smoke.status(client, v3)["status"] == "passed"
+    )
+    assert series_states(client, [v3]) == ["running"] and len(waiting_games(client)) == 2 * regression.AHEAD
+    v4 = candidate(4)
+    assert series_states(client, [v3, v4]) == ["running", "waiting"]  # v4 may still fail its smoke match
+    worker(client, redis_url, cache).run(burst=True)  # v4's smoke match first: it passes, v3's games go
+    assert series_states(client, [v2, v3, v4]) == ["cancelled", "cancelled", "done"]
+    state = regression.status(client, v3)
+    assert (
+        state["games"] == 0
+        and state["reason"] == f"superseded: version {v4} replaced {v3} before the test decided"
+    )
+    assert all(game.startswith(f"regression-{v4}-") for game in client.smembers(keys.RECORDED_SET))
+    assert [c["new"] for c in regression.status(client, v4)["superseded"]] == [v3, v2]
+
+
+def test_a_worker_plays_rated_jobs_before_regression_games_and_reads_older_stream_entries(
+    client: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
+    new = started(client, QUICK_REQUEST, "patient")
+    waiting = waiting_games(client)
+    assert len(waiting) == 2 * regression.AHEAD and not client.xlen(keys.JOBS_STREAM)
+    # A game queued before the waiting list existed sits in the job stream itself.
+    old_style = f"regression-{new}-p0a"
+    client.lrem(keys.REGRESSION_QUEUE, 0, old_style)
+    client.xadd(keys.JOBS_STREAM, {"match_id": old_style})
+    rated = [MatchJob(f"rated-{i}", "ninjan", 70 + i, ("random", "greedy")) for i in range(4)]
+    assert all(jobs.enqueue(client, job) for job in rated)
+    cache = tmp_path / "cache"
+    assert worker(client, redis_url, cache).run(max_jobs=5) == 5
+    recorded = client.smembers(keys.RECORDED_SET)
+    assert recorded == {old_style} | {job.match_id for job in rated}  # no game of the waiting list
+    assert waiting_games(client) == waiting[1:]
+    late = [MatchJob(f"rated-late-{i}", "ninjan", 80 + i, ("greedy", "random")) for i in range(2)]
+    assert all(jobs.enqueue(client, job) for job in late)  # queued after the games: still played first
+    assert worker(client, redis_url, cache).run(max_jobs=2) == 2
+    assert client.smembers(keys.RECORDED_SET) - recorded == {job.match_id for job in late}
+    assert waiting_games(client) == waiting[1:]
+    worker(client, redis_url, cache).run(burst=True)
+    state = regression.status(client, new)
+    assert state["state"] == "done" and state["games"] >= 2 and not waiting_games(client)
+    assert client.xlen(keys.DEAD_STREAM) == 0
+
+
+def test_the_waiting_list_holds_at_most_queue_cap_games_and_starved_series_get_room_first(
+    client: redis.Redis,
+) -> None:
+    full = regression.QUEUE_CAP // (2 * regression.AHEAD)
+    series = [
+        started(client, regression.Request(SprtParams(-400.0, 0.0), 40), f"capped-{i}")
+        for i in range(full + 3)
+    ]
+    assert len(waiting_games(client)) == regression.QUEUE_CAP
+    queued = [int(client.hget(keys.regression(v), "queued")) for v in series]
+    assert queued == [regression.AHEAD] * full + [0] * 3
+    assert client.zrange(keys.REGRESSION_STARVED, 0, -1) == series[full:]
+    served = []
+    for _ in range(2 * regression.QUEUE_CAP):  # workers take games and record them
+        taken = take_job(client, "w")
+        assert taken is not None and taken.started
+        assert regression.finish_game(client, taken.job, record_for(taken.job, 1), taken.entry_id)
+        assert len(waiting_games(client)) <= regression.QUEUE_CAP
+        for version in series[full:]:
+            if version not in served and int(client.hget(keys.regression(version), "queued")):
+                served.append(version)
+        if len(served) == 3:
+            break
+    assert served == series[full:]  # the first starved is the first served
+    assert client.xpending(keys.JOBS_STREAM, keys.WORKERS_GROUP)["pending"] == 0
+
+
+def test_bad_sprt_parameters_and_undecidable_series_are_refused_with_their_reason(
+    client: redis.Redis, redis_url: str
+) -> None:
+    for sprt, words in [
+        ("elo0=0,elo1=10,alpha=0.005", "alpha=0.005 is below 0.01: choose alpha and beta of at least 0.01"),
+        ("elo0=0,elo1=10,beta=0.001", "beta=0.001 is below 0.01"),
+        ("elo0=0,elo1=4", "elo0=0 and elo1=4 are 4 Elo apart: choose hypotheses at least 5 Elo apart"),
+        (
+            "elo0=-50,elo1=0,max_games=5000",
+            "plays 2 to 2,000 games, not 5000: choose max_games=N in that range",
+        ),
+        ("max_games=lots", "max_games='lots' is not a whole number of games"),
+        (
+            "elo0=0,elo1=5",
+            "elo0=0,elo1=5,alpha=0.05,beta=0.05 cannot decide within 400 games (it expects about "
+            "25,594 games even at its quicker hypothesis): choose elo0=-36 or lower (keeping elo1=5)",
+        ),
+        (
+            "elo0=-30,elo1=0",
+            "cannot decide within 400 games (it expects about 714 games even at its quicker hypothesis): "
+            "choose elo0=-41 or lower (keeping elo1=0) or max_games=714",
+        ),
+        ("elo0=-10,elo1=0,max_games=2000", "expects about 6,400 games"),  # fishtest's: far too long
+    ]:
+        with pytest.raises(SubmissionError) as refusal:
+            regression.parse_request("previous", sprt)
+        assert words in str(refusal.value) and "\n" not in str(refusal.value), (sprt, str(refusal.value))
+    assert regression.parse_request("previous", None) == regression.Request(SprtParams(-50.0, 0.0), 400)
+    assert regression.expected_games(regression.DEFAULT_PARAMS) <= regression.DEFAULT_MAX_GAMES
+    assert regression.parse_request("previous", "elo0=-30,elo1=0,max_games=714").max_games == 714
+
+    old, secret = submissions.submit(client, "picky", ["ninjan"], builtin="random")
+    proc = run_arena(
+        *("bots", "submit", "picky", "--games", "ninjan", "--builtin", "greedy", "--secret", secret),
+        *("--test-against", "previous", "--sprt", "elo0=0,elo1=5", "--redis", redis_url),
+        env=SEED_KEY_ENV,
+    )
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "cannot decide within 400 games" in proc.stderr and "choose elo0=-36 or lower" in proc.stderr
+    assert client.hget(keys.bot("picky"), "version") == old.version  # refused before anything is stored
+
+    with TestClient(server_app(redis_url, ServerConfig(write_burst=1000), client)) as api:
+        owner = upload(api, "remote", bot_archive()).json()["secret"]
+        client.hset(keys.bot("remote"), "version", client.hget(keys.bot("remote"), "candidate"))
+        body = bot_archive([member("v2", b"2")])
+        for sprt, words in [
+            ("elo0=0,elo1=5", "cannot decide within 400 games"),
+            ("elo0=0,elo1=2", "5 Elo apart"),
+        ]:
+            refused(
+                api,
+                client,
+                lambda s=sprt: upload(api, "remote", body, owner, test_against="previous", sprt=s),
+                422,
+                words,
+            )
+
+
+def test_a_series_requested_before_bots_kept_a_set_of_series_is_cancelled_too(client: redis.Redis) -> None:
+    old, secret = submissions.submit(client, "veteran", ["ninjan"], builtin="random")
+    wanted = regression.parse_request("previous", QUICK)
+    found, _ = regression.submit_tested(
+        client,
+        "veteran",
+        wanted,
+        lambda: submissions.submit(client, "veteran", ["ninjan"], builtin="greedy", secret=secret),
+    )
+    client.delete(keys.regression_series("veteran"))  # as a series requested before the set existed
+    assert regression.status(client, found.version)["state"] == "running"
+    regression.submit_tested(
+        client,
+        "veteran",
+        None,
+        lambda: submissions.submit(client, "veteran", ["ninjan"], builtin="best", secret=secret),
+    )  # a newer version, without a test of its own
+    state = regression.status(client, found.version)
+    assert state["state"] == "cancelled" and not waiting_games(client)
+    shown = regression.for_name(client, "veteran", "ninjan")  # its newest version has no series: this one
+    assert shown is not None and shown["new"] == found.version and shown["old"] == old.version
