@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from arena.queue import keys, plan, store, submissions
+from arena.queue import health, keys, plan, store, submissions
 from arena.queue.jobs import JobStatus, MatchJob, enqueue, load_job
 from arena.queue.worker import READY_LINE, Worker, WorkerConfig
 from arena.ratings.pairs import player_id
@@ -189,15 +189,38 @@ def test_a_seat_whose_build_fails_forfeits_its_match(
     assert client.xlen(keys.DEAD_STREAM) == 0
 
 
-def test_a_match_no_seat_joined_is_the_platforms_failure(
+def test_a_match_no_seat_joined_is_charged_to_the_bots_on_a_sound_worker(
     client: redis.Redis, redis_url: str, tmp_path: Path
 ) -> None:
-    """Every seat failing at once points at the worker (its referee socket, its disk), not at the
-    bots: the job is retried and dead-lettered, and neither bot is charged a loss or a draw."""
+    """Two bots of one owner that both exit before joining cannot void a match they expect to lose:
+    the worker's sandbox self-check passes at that moment and the host has memory and processes to
+    spare, so every seat forfeits and the match is recorded (not retried, not dead-lettered)."""
+    first = submit_files(client, tmp_path, "quitter", {"bot.py": QUITTER}, "python bot.py")
+    second = submit_files(client, tmp_path, "quitter2", {"bot.py": QUITTER + "# 2\n"}, "python bot.py")
+    enqueue(client, MatchJob("none", "ninjan", 8, ("quitter", "quitter2"), versions=(first, second)))
+    assert worker(client, redis_url, tmp_path / "cache").run(burst=True) == 1
+    assert client.xlen(keys.DEAD_STREAM) == 0
+    result = store.result_fields(client.get(keys.result("none")))
+    assert [(p["bot"], p["forfeit"]) for p in result["players"]] == [("quitter", True), ("quitter2", True)]
+
+
+def test_a_match_no_seat_joined_is_the_platforms_failure_when_the_worker_is_unsound(
+    client: redis.Redis, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same match on a worker whose sandbox self-check fails at that moment (or whose host ran out
+    of memory or processes) points at the worker: retried, then dead-lettered, nobody charged."""
+
+    def broken(limits: BotLimits) -> None:
+        raise SandboxError("the bot sandbox cannot start on this machine (bwrap: test)")
+
+    monkeypatch.setattr(health, "check_sandbox_now", broken)
     first = submit_files(client, tmp_path, "quitter", {"bot.py": QUITTER}, "python bot.py")
     second = submit_files(client, tmp_path, "quitter2", {"bot.py": QUITTER + "# 2\n"}, "python bot.py")
     enqueue(client, MatchJob("none", "ninjan", 8, ("quitter", "quitter2"), versions=(first, second)))
     assert worker(client, redis_url, tmp_path / "cache").run(burst=True) == 3
     (dead,) = store.dead_letters(client)
-    assert dead["match_id"] == "none" and dead["error"].startswith("JobError: no seat's bot joined: ")
+    assert dead["match_id"] == "none"
+    assert dead["error"].startswith(
+        "JobError: no seat's bot joined and the worker's sandbox self-check fails now"
+    )
     assert not client.exists(keys.result("none"), keys.pairs("ninjan"))

@@ -17,8 +17,10 @@ dodge an opponent by failing to start). Only the platform's failures are retried
 start. Every bot command is wrapped so that its first line of output, printed inside the sandbox
 before the bot's own program starts, is ``READY_LINE``: a seat that never joined and whose log lacks
 it never got as far as its own code (bwrap failed, or the process could not be spawned). A match in
-which no seat joined is counted as the platform's failure too: every bot failing at once points at the
-worker, not at the bots. Smoke matches (``arena.queue.smoke``) are played the same way and stored as
+which no seat joined is the platform's failure only when the worker was unsound at that moment (its
+sandbox self-check fails now, or the host ran out of memory or processes: ``arena.queue.health``);
+otherwise every seat forfeits and it is recorded, so bots cannot void a match by all failing. Smoke
+matches (``arena.queue.smoke``) are played the same way and stored as
 the candidate version's verdict instead of a result; games of a regression series
 (``arena.queue.regression``) as a score in their series.
 """
@@ -44,7 +46,7 @@ from arena.bots import builtin_bots
 from arena.console import say
 from arena.games import get_game
 from arena.paths import state_dir
-from arena.queue import build, keys, regression, replays, retention, smoke, store, submissions
+from arena.queue import build, health, keys, regression, replays, retention, smoke, store, submissions
 from arena.queue.connection import retrying
 from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, Taken, begin_job, ensure_group, take_job
 from arena.referee import botlog, sandbox
@@ -284,7 +286,7 @@ class Worker:
         try:
             assert self._pool is not None
             specs, broken = await asyncio.to_thread(self._retry, self._seat_specs(job))
-            return await play(job, specs, self._pool), broken
+            return await play(job, specs, self._pool, self.config.bot_limits), broken
         finally:
             beat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -391,36 +393,50 @@ def builtin_specs(game: str, job: MatchJob) -> list[BotSpec]:
     return [resolve_bot(game, bot) for bot in job.bots]
 
 
-async def play(job: MatchJob, specs: list[BotSpec], pool: BotPool) -> GameResult:
+async def play(
+    job: MatchJob, specs: list[BotSpec], pool: BotPool, limits: BotLimits = DEFAULT_LIMITS
+) -> GameResult:
     """Plays a job's match on the worker's referee, with warm bot processes; returns its result, in
     which a bot that never joined, crashed or ran out of time forfeited.
 
     Raises JobError when the platform failed: a seat's sandbox never started its bot, or no seat
-    joined at all (retried, then dead-lettered).
+    joined at all while the worker itself was unsound (``arena.queue.health``; retried, then
+    dead-lettered). No seat joining on a sound worker is the bots' doing: all forfeit, recorded.
     """
-    if "/" in job.match_id or job.match_id.startswith("."):
-        raise JobError(f"match id {job.match_id!r} may not contain '/' or start with '.'")
+    try:
+        replays.check_match_id(job.match_id)
+    except replays.ReplayStoreError as exc:
+        raise JobError(str(exc)) from None
     config = MatchConfig(deadline=timedelta(milliseconds=job.deadline_ms), max_strikes=job.max_strikes)
+    before = health.snapshot()
     result = await pool.play(
         get_game(job.game), specs, unique_names(specs), job.seed, job.match_id, config, fresh=job.fresh_bots
     )
     problem = platform_failure(result)
+    if not problem and nobody_joined(result):
+        unsound = await asyncio.to_thread(health.platform_problem, before, limits)
+        if unsound:
+            problem = f"no seat's bot joined and {unsound}: {'; '.join(result.notes) or 'no output'}"
     if problem:
         raise JobError(problem)
     return result
 
 
 def platform_failure(result: GameResult) -> str:
-    """Returns why a played match is the platform's failure rather than a result, or ''."""
+    """Returns why a played match is the platform's failure whatever the worker's health (a seat's
+    sandbox never started its bot), or ''."""
     absent, players = result.record.absent, result.record.players
     why = "; ".join(result.notes) or "no output"
     unstarted = [s for s in absent if not bot_started(result.logs[s] if s < len(result.logs) else None)]
     if unstarted:
         seats = ", ".join(f"seat {s} ({players[s].bot})" for s in unstarted)
         return f"the sandbox could not start the bot of {seats}: {why}"
-    if absent and len(absent) == len(players):
-        return f"no seat's bot joined: {why}"
     return ""
+
+
+def nobody_joined(result: GameResult) -> bool:
+    absent = result.record.absent
+    return bool(absent) and len(absent) == len(result.record.players)
 
 
 def bot_started(log: Path | None) -> bool:

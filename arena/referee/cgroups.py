@@ -127,6 +127,20 @@ def enclosing_bounds() -> str:
     return ", ".join(parts)
 
 
+def enclosing_processes() -> tuple[int | None, int | None]:
+    """Returns (tasks, limit) of the cgroup this process runs in, as read at the pids mount's root
+    (None where unknown or unlimited)."""
+    folder = ROOT if (ROOT / "cgroup.controllers").is_file() else ROOT / "pids"
+    values: list[int | None] = []
+    for name in ("pids.current", "pids.max"):
+        try:
+            text = (folder / name).read_text().strip()
+            values.append(None if text == "max" else int(text))
+        except (OSError, ValueError):
+            values.append(None)
+    return values[0], values[1]
+
+
 def _v1_period() -> int:
     try:
         return int((ROOT / "cpu" / "cpu.cfs_period_us").read_text())

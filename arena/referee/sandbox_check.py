@@ -79,8 +79,18 @@ def check_sandbox(limits: BotLimits) -> None:
     _checked(limits)
 
 
+def check_sandbox_now(limits: BotLimits) -> None:
+    """The same check, run again now (not the answer this process got at its start): a worker asks
+    it when no seat of a match joined, to tell its own failure from the bots'."""
+    _check(limits)
+
+
 @functools.cache
 def _checked(limits: BotLimits) -> None:
+    _check(limits)
+
+
+def _check(limits: BotLimits) -> None:
     sandbox.bwrap_path()  # raises SandboxError when bubblewrap is missing
     with tempfile.TemporaryDirectory(prefix="arena-sandbox-check-") as folder:
         work = Path(folder)
