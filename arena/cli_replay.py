@@ -30,9 +30,19 @@ def replay_command(
             "its record [default: $ARENA_REDIS_URL; neither: not checked].",
         ),
     ] = None,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            "--server",
+            help="URL of the arena server that recorded the match: the file is checked against the "
+            "replay it serves (exit 1 if it has no record of the match or the file was edited).",
+            show_default="none: not checked",
+        ),
+    ] = None,
 ) -> None:
     """Re-run a replay, print the game, verify that it reproduces exactly and, given the platform's
-    Redis, that it is the replay the platform recorded (exit 1 if it was edited)."""
+    Redis or its server, that it is the replay the platform recorded (exit 1 if it was edited or the
+    platform has no record of it)."""
     try:
         lines = read_lines(file)
         game = get_game(lines[0].get("game", ""))
@@ -49,7 +59,11 @@ def replay_command(
     if difference:
         typer.echo(f"arena: replay {file} does NOT reproduce: {difference}", err=True)
         raise typer.Exit(1)
-    verdict = cli_storage.platform_check(recorded, str(lines[0].get("match_id", "")), redis_)
+    match_id = str(lines[0].get("match_id", ""))
+    if server is not None:
+        verdict: tuple[bool, str] | None = cli_storage.server_check(recorded, match_id, server)
+    else:
+        verdict = cli_storage.platform_check(recorded, match_id, redis_)
     if verdict is not None and not verdict[0]:
         typer.echo(f"arena: replay {file} reproduces, but {verdict[1]}", err=True)
         raise typer.Exit(1)

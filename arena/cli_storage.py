@@ -17,6 +17,7 @@ import redis
 import typer
 
 from arena.cli_common import CliError, RedisOption, on_redis
+from arena.client import ServerClient, ServerError
 from arena.console import printable, say
 from arena.queue import keys, migrate, replays, retention, store
 from arena.queue.connection import ENV_URL, connect, shown_url
@@ -124,6 +125,29 @@ def expand_command(redis_: RedisOption = None) -> None:
     typer.echo(report.describe())
     if report.failed:
         raise typer.Exit(1)
+
+
+def server_check(text: str, match_id: str, url: str) -> tuple[bool, str]:
+    """Returns (whether it matches, a sentence) comparing a replay's text with the replay the arena
+    server at ``url`` recorded for its match (what any participant can ask, no database needed)."""
+    try:
+        replays.check_match_id(match_id)
+    except replays.ReplayStoreError as exc:
+        return False, f"it names no match the platform could have recorded: {exc}"
+    shown = printable(match_id)
+    try:
+        client = ServerClient(url)
+        recorded = client.call("GET", f"/api/v1/matches/{match_id}/log")
+    except ServerError as exc:
+        if exc.status == 404:
+            return False, f"the server at {url} has no record of match {shown}: it did not record it"
+        raise CliError(str(exc)) from None
+    if not isinstance(recorded, str):  # a job's status: queued, running or failed, never recorded
+        status = recorded.get("status", "unknown") if isinstance(recorded, dict) else "unknown"
+        return False, f"the server at {url} has not recorded match {shown} (its job is {status})"
+    if replays.digest(recorded) != replays.digest(text):
+        return False, f"differs from the server's record of match {shown}: it was edited"
+    return True, f"matches the server's record of match {shown}"
 
 
 def platform_check(text: str, match_id: str, option: str | None) -> tuple[bool, str] | None:

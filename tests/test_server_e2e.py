@@ -132,6 +132,29 @@ def test_a_participant_without_redis_and_an_organiser_use_only_the_server(
     assert status.returncode == 0 and "18/18 done (18 recorded, 0 dead)" in status.stdout
     tid = re.search(r"tournament (\S+): 18 matches", proc.stderr).group(1)  # type: ignore[union-attr]
     check_results_page_by_page(platform.url, tid, 18)
+    check_a_participant_verifies_a_replay_against_the_server(run, platform.url, tmp_path)
+
+
+def check_a_participant_verifies_a_replay_against_the_server(run: Any, server: str, tmp_path: Path) -> None:
+    """``arena replay FILE --server URL``: the file the server recorded verifies; an edited one, one of
+    a match the server never recorded, or one whose id only looks like a recorded one does not."""
+    match_id = get(f"{server}/api/matches?game=ninjan&limit=1")["matches"][0]["match_id"]
+    with urllib.request.urlopen(f"{server}/api/v1/matches/{match_id}/log", timeout=10) as response:
+        text = response.read().decode()
+    recorded = tmp_path / "recorded.jsonl"
+    recorded.write_text(text)
+    same = run("replay", "-q", str(recorded))  # run adds --server
+    assert same.returncode == 0 and f"matches the server's record of match {match_id}" in same.stdout, same
+    forged_lines = {
+        "an unknown id": text.replace(f'"match_id":"{match_id}"', f'"match_id":"{match_id}-x"', 1),
+        "a look-alike id": text.replace(f'"match_id":"{match_id}"', f'"match_id":"{match_id}\u200b"', 1),
+    }
+    for what, forged_text in forged_lines.items():
+        forged = tmp_path / "forged.jsonl"
+        forged.write_text(forged_text)
+        refused = run("replay", "-q", str(forged))
+        assert refused.returncode == 1 and "replay verified" not in refused.stdout, (what, refused)
+        assert "no record of match" in refused.stderr or "no match the platform" in refused.stderr, what
 
 
 def get(url: str) -> Any:
