@@ -137,9 +137,10 @@ async def tournament_results(request: Request) -> Response:
 def checked_match_id(request: Request) -> str:
     """Returns the path's match id; raises 400 for one no match could have."""
     match_id = request.path_params["match_id"]
-    if not (0 < len(match_id) <= 128 and all(c.isalnum() or c in "-_.:" for c in match_id)):
-        raise ApiError(400, f"malformed match id {match_id[:40]!r}")
-    return match_id
+    try:
+        return replays.check_match_id(match_id)
+    except replays.ReplayStoreError:
+        raise ApiError(400, f"malformed match id {match_id[:40]!r}") from None
 
 
 async def match_log(request: Request) -> Response:
