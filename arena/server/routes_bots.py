@@ -7,7 +7,7 @@ then; a new version of an existing bot needs that secret as ``Authorization: Bea
 of a folder bot plays a smoke match against ``random`` and becomes the one tournaments use only if it
 passes; ``GET /api/v1/bots/{name}`` shows how that went (status, reason, and to the owner alone, with
 the secret as ``Authorization: Bearer``, the tail of the bot's log: a bot's output is its owner's).
-``&test_against=previous[&sprt=elo0=-10,elo1=0]`` asks for a regression test against the bot's active
+``&test_against=previous[&sprt=elo0=-50,elo1=0]`` asks for a regression test against the bot's active
 version, started when the new one becomes active; ``regression`` in the bot's JSON has its verdict
 (``arena.queue.regression``).
 
