@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -25,6 +26,11 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+# The checkout's arena, else the one on PATH (inside the worker image: docker cp this file in and run it
+# there to measure a worker container, where no per-bot cgroup can be made on a cgroup v1 host).
+ARENA = (
+    str(REPO / ".venv" / "bin" / "arena") if (REPO / ".venv").is_dir() else shutil.which("arena") or "arena"
+)
 
 # An SDK bot that forks 8 processes spinning forever, then plays random legal moves; a thread prints
 # its whole process tree's CPU seconds (everything in its PID namespace is its own) once a second.
@@ -67,7 +73,7 @@ if __name__ == "__main__":
 def play(bots: list[str], games: int, cpus: float, folder: Path) -> list[dict]:
     """Plays a series with ``arena match --json``; returns one result object per game."""
     command = [
-        *(str(REPO / ".venv" / "bin" / "arena"), "match", "ninjan", *bots),
+        *(ARENA, "match", "ninjan", *bots),
         *("--games", str(games), "--deadline-ms", "100", "--seed", "1", "--json"),
         *("--bot-cpus", str(cpus), "--replay-dir", str(folder)),
     ]
