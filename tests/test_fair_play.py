@@ -3,24 +3,31 @@
 
 Each attack is one a hostile bot author tried against the platform before the sandbox; each test
 checks that the attack got nothing, and that the honest opponent's result is unaffected (no strike,
-no forfeit, a normal end).
+no forfeit, a normal end). The last test's bot (tests/bots/rememberer.py) tries to carry its hand from
+one rotation of a duplicate deal to the next, through every store it can reach, the kernel keyring
+included.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import secrets
 import sys
 from pathlib import Path
 
 import pytest
+import redis
 
-from arena.referee import cgroups
+from arena.games.ninjan import Ninjan
+from arena.queue import keys, store
+from arena.referee import cgroups, seccomp
 from arena.referee.processes import BotLimits
 from tests.conftest import REPO, RedisServer, json_lines, processes_named, run_arena
 
 pytestmark = pytest.mark.e2e
 CHEATER = REPO / "tests" / "bots" / "cheater.py"
+REMEMBERER = REPO / "tests" / "bots" / "rememberer.py"  # carries a duplicate deal's hand: the last test
 DOCUMENTED_ENVIRONMENT = {"ARENA_ADDRESS", "ARENA_TOKEN", "HOME", "LANG", "PATH", "PWD", "TMPDIR"}
 
 
@@ -190,3 +197,102 @@ def test_through_a_worker_no_bot_reaches_redis_or_remembers_a_duplicate_deal(
     status = run_arena("leaderboard", "ninjan", "--json", "--redis", url, env=env)
     rows = json.loads(status.stdout)
     assert {row["bot"] for row in rows} == {"snooper", "leaver", "random"}
+
+
+# The stores a sandboxed bot may write (its private tmpfs, its memory, its own children, its own IPC
+# namespace): each takes the hand, and each is gone when the rotation's sandbox ends.
+WRITABLE_STORES = {"memory", "keeper", "tmp", "home", "sysv_shm"}
+# The stores it may not write: /dev and the root are read-only, and so is its code folder (its cwd).
+READ_ONLY_STORES = {"dev_shm", "var_tmp", "run_arena", "code_folder", "cwd"}
+
+
+def host_keys() -> str:
+    """Returns the machine's /proc/keys as this test sees it (only read: the test adds no key)."""
+    try:
+        return Path("/proc/keys").read_text()
+    except OSError:
+        return ""
+
+
+def test_through_a_worker_no_bot_carries_its_hand_to_the_next_rotation_of_a_duplicate_deal(
+    tmp_path: Path, private_redis: RedisServer
+) -> None:
+    """A submitted bot (tests/bots/rememberer.py) plays a --duplicate-deals tournament on a real
+    worker: each rotation of a deal is a fresh sandboxed process, and the cards it holds in one
+    rotation are its opponent's hand in the other. Each process looks for what an earlier one left,
+    predicts from it, then stores its hand everywhere it might reach: its memory, a child of its own
+    that serves it on an abstract socket, files in /tmp, HOME, /dev/shm, /var/tmp, /run/arena and its
+    code folder, a System V shared memory segment, and the kernel keyring (add_key into @s, @u, @us and
+    a named session keyring, keyctl link into every keyring /proc/keys names and into @u and @us). No
+    process finds anything or predicts anything; the keyring calls fail with EPERM, /proc/keys is empty,
+    and the bot plays every move legally (no strike, no forfeit).
+
+    The test itself never touches a kernel key; the bot tries the keyring only where its harmless probes
+    of add_key, request_key and keyctl fail with EPERM (it is never run unsandboxed here either)."""
+    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "TMPDIR": str(tmp_path), "ARENA_REDIS_URL": ""}
+    url = private_redis.url
+    numbers = " ".join(str(seccomp.number(name)) for name in ("add_key", "request_key", "keyctl"))
+    proc = run_arena(
+        "bots", "submit", "rememberer", "--games", "ninjan", "--dir", str(REMEMBERER.parent),
+        "--entry", f"python {REMEMBERER.name} {numbers}", "--redis", url, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    proc = run_arena(
+        "tournament", "ninjan", "--bots", "rememberer,random", "--duplicate-deals", "--rounds", "2",
+        "--deadline-ms", "10000", "--workers", "1", "--redis", url, env=env, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    listed = run_arena("results", "ninjan", "--json", "--redis", url, env=env)
+    match_ids = [match["match_id"] for match in json_lines(listed.stdout)]
+    assert len(match_ids) == 4, match_ids  # 2 deals x 2 rotations
+    client = redis.Redis.from_url(url)
+    played: dict[str, list[tuple[str, list[str], list[str]]]] = {}  # deal: (match, hand, opponent's hand)
+    for match_id in match_ids:
+        result = store.result_fields(client.get(keys.result(match_id)))
+        assert result["termination"] == "normal", result
+        for player in result["players"]:  # the bot played every move legally: no strike, no forfeit
+            assert (player["strikes"], player["forfeit"]) == (0, False), result
+        logs = run_arena("logs", match_id, "--json", "--redis", url, env=env)
+        assert logs.returncode == 0, logs.stderr
+        lines = [line["text"] for line in json_lines(logs.stdout) if line["bot"] == "rememberer"]
+        reports = [json.loads(text[len("REMEMBER ") :]) for text in lines if text.startswith("REMEMBER ")]
+        (look,) = [r for r in reports if "looked" in r]
+        (first,) = [r for r in reports if "prediction" in r]
+        (stored,) = [r for r in reports if "stored" in r]
+        (holds,) = [r for r in reports if "keeper_holds" in r]
+        # sandboxed, and a fresh process: nothing in its memory, this is its first match
+        assert (look["uid"], look["seccomp"]) == (65534, True), look
+        assert look["looked"]["memory"] == {} and look["looked"]["matches_played"] == 0, look
+        # 1. every store comes back empty
+        places = (WRITABLE_STORES | READ_ONLY_STORES) - {"memory"}
+        assert {place: look["looked"][place] for place in places} == dict.fromkeys(places), look
+        assert (look["proc_keys"], look["key_users"]) == ("", ""), look
+        keyring = look["keyring"]
+        assert keyring["probes"] == dict.fromkeys(("add_key", "request_key", "keyctl"), -errno.EPERM), look
+        assert keyring["results"] and set(keyring["results"].values()) == {-errno.EPERM}, look
+        assert keyring["found"] == [], look
+        # 2. so it predicts nothing
+        assert first["prediction"] is None and first["found"] == [], first
+        assert (first["memory"], first["matches_played"]) == ({}, 1), first
+        # the stores it may write took the hand (read back at once), the others refused it
+        assert {s for s, outcome in stored["stored"].items() if outcome == "ok"} == WRITABLE_STORES, stored
+        assert set(stored["stored"]) == WRITABLE_STORES | READ_ONLY_STORES, stored
+        assert stored["kept"] == {"tmp": True, "home": True, "sysv_shm": True}, stored
+        assert holds["keeper_holds"] == {first["deal"]: first["hand"]}, holds
+        # every keyring call fails with EPERM: add_key into @s, @u, @us and a named ring, every link
+        calls = stored["keyring"]
+        assert {"add_key @s", "add_key @u", "add_key @us", "add_key named ring", "link into @u"} <= set(calls)
+        assert set(calls.values()) == {-errno.EPERM}, calls
+        # the deal, from the match's recorded seed: the bot's hand, and the one a store would have named
+        (seat,) = [p["seat"] for p in result["players"] if p["bot"] == "rememberer"]
+        hands = [sorted(map(str, hand)) for hand in Ninjan().initial_state(2, result["seed"]).hands]
+        assert first["hand"] == hands[seat], (first, hands)
+        played.setdefault(first["deal"], []).append((match_id, hands[seat], hands[1 - seat]))
+    # what a store would have carried was worth it: each rotation's hand is the opponent's in the other
+    assert len(played) == 2, played
+    for (one, hand_one, opponent_one), (other, hand_other, opponent_other) in played.values():
+        assert one.rsplit("-s", 1)[0] == other.rsplit("-s", 1)[0]  # two rotations of one deal
+        assert hand_one != hand_other and (opponent_one, opponent_other) == (hand_other, hand_one)
+    # nothing outlived its sandbox on the machine either: no key, no keeper
+    assert "arena-rememberer" not in host_keys()
+    assert not processes_named("arena-rememberer-keeper")
