@@ -69,7 +69,7 @@ from arena.referee.match import Match, MatchConfig, SeatState  # noqa: E402
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotProcess, resolve_bot  # noqa: E402
 from arena.referee.replay import ReplayWriter  # noqa: E402
 from arena.referee.runner import SeriesConfig, SharedReferee, run_series  # noqa: E402
-from arena.referee.server import start_referee  # noqa: E402
+from arena.referee.server import seat_endpoint, start_referee  # noqa: E402
 from arena.v1 import arena_pb2 as pb  # noqa: E402
 
 FIRST_BOT = str(REPO / "bots" / "python" / "first_bot.py")
@@ -258,8 +258,9 @@ async def _start_to_join_ms(limits: BotLimits, registry: LeaseRegistry, endpoint
     """Returns ms from starting an SDK bot process to its Join reaching the referee."""
     lease = registry.create("timed")
     began = time.perf_counter()
+    seat = await seat_endpoint(endpoint, lease) if limits.sandbox else endpoint  # as runner.connect_bots
     process = BotProcess(
-        resolve_bot("ninjan", FIRST_BOT), {"ARENA_TOKEN": lease.token}, logs / "start.log", limits, endpoint
+        resolve_bot("ninjan", FIRST_BOT), {"ARENA_TOKEN": lease.token}, logs / "start.log", limits, seat
     )
     await asyncio.wait_for(lease.joined.wait(), 60)
     elapsed = 1000 * (time.perf_counter() - began)
