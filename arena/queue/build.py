@@ -65,24 +65,22 @@ BUILD_DISK_MB = 512  # the build's private /tmp: its copy of the bot and its cac
 BUILD_INSIDE = "/tmp/bot"  # where the build runs inside its sandbox (its working directory)
 SOURCE_INSIDE = "/src"  # the unpacked version, read-only
 PYTHON_WORDS = frozenset({"python", "python3"})
-BUILD_LOG = "/tmp/.arena-build.log"  # the build's own output, inside (its tail goes to the worker)
 STARTED_LINE = "arena: build sandbox ready"  # printed inside before the copy: the sandbox started
 # The toolchains' settings a build gets from the worker's environment, and nothing else of it (no
 # secret is one): the image sets Go's (GOPATH mode over the contract's code and Debian's libraries,
 # static binaries, no module downloads), so ``go build -o bot .`` works as bots/go/build.sh builds.
 TOOLCHAIN_VARIABLES = ("GOPATH", "GO111MODULE", "CGO_ENABLED", "GOFLAGS", "GOPROXY")
 
-# Runs inside the sandbox as its user: copies the source, runs the build ("$@") with its output in a
-# file, kills whatever the build left running (kill -1: every process of the sandbox but this shell
-# and its init), passes the output's tail on (stderr), then packs the folder onto stdout, which the
-# build never held. Exit codes: the build's own when it failed; 125 and 124 for the copy and the pack.
+# Runs inside the sandbox as its user: copies the source, runs the build ("$@") with its output on the
+# worker's output pipe (stderr) and not the result pipe (stdout), kills whatever the build left running
+# (kill -1: every process of the sandbox but this shell and its init), then packs the folder onto
+# stdout. Exit codes: the build's own when it failed; 125 and 124 for the copy and the pack.
 _SCRIPT = f"""\
 echo "{STARTED_LINE}" >&2
 cp -R {SOURCE_INSIDE}/. {BUILD_INSIDE}/ && chmod -R u+w {BUILD_INSIDE} || exit 125
-"$@" </dev/null >{BUILD_LOG} 2>&1
+"$@" </dev/null 1>&2
 code=$?
 kill -KILL -1 2>/dev/null
-tail -c {64 * 1024} {BUILD_LOG} >&2
 [ "$code" -eq 0 ] || exit "$code"
 cd {BUILD_INSIDE} && tar -czf - . || exit 124
 """

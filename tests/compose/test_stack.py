@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import socket
 import subprocess
@@ -256,6 +257,48 @@ def test_participants_enter_a_bot_in_every_kit_language(stack: Stack, secrets_se
         shown = wait_for(f"{bot}'s smoke match", lambda bot=bot: smoke_done(stack, bot), SMOKE_SECONDS)
         assert shown["smoke"]["status"] == "passed", (bot, shown)
         assert shown["version"], shown  # the version tournaments use
+
+
+# Hostile builds, run by the image's unprivileged worker: each fails its submission with its reason.
+HOSTILE_BUILDS = {
+    "fifo-maker": ("mkfifo pipe", "is a device or a fifo"),
+    "disk-hider": (
+        "exec 3>hidden && rm hidden && head -c 900000000 /dev/zero >&3",
+        "No space left on device",
+    ),
+    "fork-bomber": ("for i in $(seq 2000); do sleep 30 & done; wait", "exited with code"),
+}
+
+
+def test_hostile_builds_fail_with_their_reason_on_an_unprivileged_worker(stack: Stack) -> None:
+    folder = stack.folder / "hostile"
+    folder.mkdir()
+    (folder / "bot.py").write_text("print('never runs')\n")
+    for name, (script, _) in HOSTILE_BUILDS.items():
+        stack.bash(
+            f"arena bots submit {name} --games ninjan --dir hostile --entry ./bot "
+            f"--build {shlex.quote('sh -c ' + shlex.quote(script))} --server {URL}",
+            timeout=120,
+        )
+    for name, (_, reason) in HOSTILE_BUILDS.items():
+        shown = wait_for(f"{name}'s smoke match", lambda name=name: smoke_done(stack, name), SMOKE_SECONDS)
+        assert shown["smoke"]["status"] == "failed", shown
+        assert reason in shown["smoke"]["reason"], (name, shown["smoke"]["reason"])
+        assert not shown["version"], shown  # never active
+    for worker in stack.containers("worker"):  # no build's work folder is left in a worker's cache
+        listed = subprocess.run(
+            [
+                DOCKER,
+                "exec",
+                worker,
+                "sh",
+                "-c",
+                "ls -a /var/lib/arena/bots 2>/dev/null | grep -c -- -build- || true",
+            ],
+            capture_output=True,
+            text=True,
+        )
+        assert listed.stdout.strip() in ("", "0"), listed.stdout
 
 
 def test_a_participant_updates_a_bot_with_the_secret_in_the_environment(
