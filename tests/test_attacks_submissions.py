@@ -515,3 +515,19 @@ def test_a_build_works_for_an_unprivileged_worker(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["['bot',", "'make.py']", "0o555"], done.stdout
     assert leftovers(tmp_path) == ["0123456789ab-built"]
+
+
+CPP_BOT = """#include <cstdio>
+int main() { std::puts("built with g++"); return 0; }
+"""
+
+
+def test_a_cpp_compile_passes_as_a_build_command_under_the_seccomp_filter(tmp_path: Path) -> None:
+    """The compiler, assembler and linker run confined as a bot (the filter, the cgroup, no network)."""
+    folder = unpacked_bot(tmp_path, {"bot.cc": CPP_BOT})
+    built = build.built(
+        folder, "0123456789ab", ("g++", "-O1", "-o", "bot", "bot.cc"), BotLimits(), timedelta(seconds=120),
+        entry=("./bot",),
+    )  # fmt: skip
+    done = subprocess.run([str(built / "bot")], capture_output=True, text=True, timeout=30)
+    assert done.stdout == "built with g++\n"
