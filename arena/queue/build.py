@@ -184,12 +184,19 @@ def run_build(argv: Sequence[str], folder: Path, limits: BotLimits, timeout: tim
             group.remove()
 
 
+def _split(argv: Sequence[str]) -> tuple[dict[str, str], tuple[str, ...]]:
+    """Returns a build command's declared variables and its words, ``python`` being the worker's
+    interpreter (as for a bot's entry)."""
+    declared, words = sandbox.declared_variables(argv)
+    if words and words[0] in PYTHON_WORDS:
+        words = (sys.executable, *words[1:])
+    return declared, words
+
+
 def _run_confined(
     argv: Sequence[str], folder: Path, limits: BotLimits, timeout: timedelta, group: cgroups.BotCgroup | None
 ) -> bytes:
-    declared, words = sandbox.declared_variables(argv)
-    if words and words[0] in PYTHON_WORDS:  # the worker's interpreter, as for the bot's entry
-        words = (sys.executable, *words[1:])
+    declared, words = _split(argv)
     request = sandbox.SandboxRequest(
         argv=("/bin/sh", "-c", _SCRIPT, "arena-build", *sandbox.with_variables(declared, words)),
         code=((folder, Path(SOURCE_INSIDE)),),
@@ -217,9 +224,7 @@ def _run_unconfined(
 ) -> bytes:
     """A trusted worker's build (``--no-sandbox``): in a copy on the worker's disk, packed afterwards
     with a submitted folder's rules."""
-    declared, words = sandbox.declared_variables(argv)
-    if words and words[0] in PYTHON_WORDS:
-        words = (sys.executable, *words[1:])
+    declared, words = _split(argv)
     names = ("PATH", "HOME", "LANG", "TMPDIR", *TOOLCHAIN_VARIABLES)
     env = {**{k: os.environ[k] for k in names if k in os.environ}, **declared}
     with tempfile.TemporaryDirectory(prefix="arena-build-") as work:
