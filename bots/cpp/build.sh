@@ -8,22 +8,22 @@
 # ARENA_PROTO=DIR reads the contract from DIR (default: the repository's proto/), for a copy of this
 # folder kept outside the repository. ARENA_CPP_WORK=DIR keeps the generated code and the objects in
 # DIR (default: a temporary folder, removed at the end). ARENA_CPP_JOBS=N compiles N files at once (2).
-# Needs: apt-get install g++ pkg-config protobuf-compiler protobuf-compiler-grpc libgrpc++-dev
-#        (scripts/install-go-kit installs them)
+# Needs: apt-get install g++ protobuf-compiler protobuf-compiler-grpc libgrpc++-dev libprotobuf-dev
+#        (scripts/install-go-kit installs the gRPC ones; libprotobuf-dev comes as protoc's Recommends)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 proto=${ARENA_PROTO:-$here/../../proto}
 jobs=${ARENA_CPP_JOBS:-2}
 for tool in g++ pkg-config protoc grpc_cpp_plugin strip; do
   command -v "$tool" >/dev/null 2>&1 || {
-    echo "bots/cpp: $tool is missing; run scripts/install-go-kit (or apt-get install g++ pkg-config protobuf-compiler protobuf-compiler-grpc libgrpc++-dev)" >&2
+    echo "bots/cpp: $tool is missing; run scripts/install-go-kit (or apt-get install g++ protobuf-compiler protobuf-compiler-grpc libgrpc++-dev libprotobuf-dev)" >&2
     exit 1
   }
 done
 # grpc++_unsecure: the bot speaks plaintext to a local referee, so it links no TLS (a smaller binary).
 libs=(grpc++_unsecure protobuf)
 pkg-config --exists "${libs[@]}" || {
-  echo "bots/cpp: pkg-config finds no ${libs[*]}; run scripts/install-go-kit (libgrpc++-dev)" >&2
+  echo "bots/cpp: pkg-config finds no ${libs[*]}; apt-get install libgrpc++-dev libprotobuf-dev" >&2
   exit 1
 }
 mkdir -p "${1:-$here/build}"
