@@ -64,6 +64,8 @@ def test_cpp_bot_connects_over_tcp_unconfined(cpp_bot: Path, tmp_path: Path) -> 
 
 
 def test_cpp_bot_says_what_is_missing_without_a_referee(cpp_bot: Path) -> None:
-    proc = subprocess.run([str(cpp_bot)], capture_output=True, text=True, timeout=30, env={"PATH": "/usr/bin"})
+    proc = subprocess.run(
+        [str(cpp_bot)], capture_output=True, text=True, timeout=30, env={"PATH": "/usr/bin"}
+    )
     assert proc.returncode == 2
     assert "ARENA_ADDRESS" in proc.stderr
