@@ -127,7 +127,11 @@ def test_declared_variables_are_split_from_the_command() -> None:
 def test_the_cgroup_gets_the_limits_and_the_bot_runs_in_it(tmp_path: Path) -> None:
     limits = BotLimits(memory_mb=300, processes=40, cpus=0.5)
     if not cgroups.support().parents:  # an unprivileged user without a delegated cgroup: rlimits only
-        assert "CPU share 0.5 cores (not enforced per bot: no writable cgroup)" in limits.describe()
+        line = limits.describe()
+        assert (
+            "CPU share 0.5 cores (pinned to 1 of" in line
+            or "(not enforced per bot: no writable cgroup)" in line
+        )
         pytest.skip("no writable cgroup here (an unprivileged user): the limits line says so")
     group = cgroups.BotCgroup(limits.cgroup_limits())
     try:
@@ -233,3 +237,40 @@ def test_the_self_check_names_bubblewraps_own_error(monkeypatch: pytest.MonkeyPa
     (line,) = str(refused.value).splitlines()
     assert line.startswith("the bot sandbox cannot start on this machine (bwrap: "), line
     assert "/nonexistent-source" in line
+
+
+# Prints the CPUs the bot may run on, then tries to widen them to every CPU of the machine.
+WIDEN = """
+import os
+print("CPUS", sorted(os.sched_getaffinity(0)))
+try:
+    os.sched_setaffinity(0, range(os.cpu_count()))
+    print("WIDENED", sorted(os.sched_getaffinity(0)))
+except OSError as exc:
+    print("REFUSED", exc.strerror)
+"""
+
+
+def test_without_a_cpu_cgroup_each_seat_is_pinned_to_cpus_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where no cgroup can cap a bot's CPU share (a container on a cgroup v1 host), each seat's bot is
+    pinned to CPUs of its own, and the seccomp filter keeps it from widening them."""
+    monkeypatch.setattr(cgroups, "support", lambda: cgroups.CgroupSupport(0, {}))
+    allowed = sorted(os.sched_getaffinity(0))
+    assert len(allowed) >= 2, "needs two CPUs to pin two seats apart"
+    seen = []
+    for slot in (0, 1):
+        log = tmp_path / f"seat{slot}.log"
+        spec = BotSpec("probe", (sys.executable, "-c", WIDEN), "builtin")
+        process = BotProcess(spec, {"ARENA_TOKEN": "t0ken"}, log, BotLimits(cpus=1.0), slot=slot)
+        until = time.monotonic() + 60
+        while process.exit_code is None:
+            assert time.monotonic() < until, "hang guard"
+            time.sleep(0.02)
+        process.stop()
+        out = log.read_text()
+        assert "REFUSED Operation not permitted" in out, out
+        seen.append(eval(out.split("CPUS ", 1)[1].splitlines()[0]))
+    assert all(len(cpus) == 1 for cpus in seen) and seen[0] != seen[1], seen
+    assert "CPU share 1 cores (pinned to 1 of this worker's" in BotLimits(cpus=1.0).describe()

@@ -55,7 +55,7 @@ from arena.queue.archives import (
 )
 from arena.queue.entries import check_entry
 from arena.referee import cgroups, sandbox
-from arena.referee.processes import MIB, BotLimits
+from arena.referee.processes import MIB, BotLimits, pinned_cpus
 
 LIMITS = ArchiveLimits()  # what a built folder may hold, as a submitted archive (the workers' defaults)
 
@@ -184,6 +184,13 @@ def run_build(argv: Sequence[str], folder: Path, limits: BotLimits, timeout: tim
             group.remove()
 
 
+def _pinned(limits: BotLimits, group: cgroups.BotCgroup | None) -> list[int]:
+    """Returns the CPUs a build is pinned to where no cgroup caps its CPU share, as a bot's."""
+    if limits.cpus is None or (group is not None and "cpu" in group.folders):
+        return []
+    return pinned_cpus(limits.cpus, 0)
+
+
 def _split(argv: Sequence[str]) -> tuple[dict[str, str], tuple[str, ...]]:
     """Returns a build command's declared variables and its words, ``python`` being the worker's
     interpreter (as for a bot's entry)."""
@@ -206,7 +213,7 @@ def _run_confined(
         disk_bytes=BUILD_DISK_MB * MIB,
     )
     command, env = sandbox.command(request)
-    wrapped = limits.wrap(tuple(command), group.procs_files if group else [])
+    wrapped = limits.wrap(tuple(command), group.procs_files if group else [], _pinned(limits, group))
     proc = _start(wrapped, None, env, split=True)
     code, output, result = _wait(proc, timeout, group)
     started = (STARTED_LINE + "\n").encode()
@@ -235,7 +242,9 @@ def _run_unconfined(
                 path = os.path.join(root, name)
                 if not os.path.islink(path):
                     os.chmod(path, os.stat(path).st_mode | 0o200)
-        proc = _start(limits.wrap(tuple(words), group.procs_files if group else []), copy, env)
+        proc = _start(
+            limits.wrap(tuple(words), group.procs_files if group else [], _pinned(limits, group)), copy, env
+        )
         code, output, _ = _wait(proc, timeout, group)
         _raise_unless_built(argv, code, output, timeout, group)
         try:

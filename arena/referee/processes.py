@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import os
 import resource
 import secrets
@@ -19,6 +20,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from arena.bots import builtin_bots
@@ -96,6 +98,9 @@ class BotLimits:
                 return "cgroup" + (" + rlimit" if rlimit else "")
             if name == "processes":  # RLIMIT_NPROC counts the user's processes, not the bot's
                 return "rlimit, shared by every process of this user: run workers as a user of their own"
+            if name == "cpu" and self.cpus is not None and pinned_cpus(self.cpus, 0):
+                count, total = len(pinned_cpus(self.cpus, 0)), len(os.sched_getaffinity(0))
+                return f"pinned to {count} of this worker's {total} CPUs per seat: no writable cgroup"
             return "rlimit" if rlimit else "not enforced per bot: no writable cgroup"
 
         parts = [
@@ -118,8 +123,11 @@ class BotLimits:
         together = f"; all bots together: this worker's cgroup ({shared})" if shared else ""
         return f"arena: {how}; limits per bot: {', '.join(parts)}{together}"
 
-    def wrap(self, argv: tuple[str, ...], cgroup_files: list[str] = ()) -> tuple[str, ...]:
-        """Returns a command that joins the cgroups, sets the limits and then execs ``argv`` (same pid).
+    def wrap(
+        self, argv: tuple[str, ...], cgroup_files: Sequence[str] = (), cpus: Sequence[int] = ()
+    ) -> tuple[str, ...]:
+        """Returns a command that joins the cgroups, sets the limits, pins itself to ``cpus`` (when
+        given) and then execs ``argv`` (same pid).
 
         Design Detail: not ``preexec_fn``. That makes subprocess fork() the multi-threaded referee
         instead of vfork(); gRPC's fork handlers then restart its poller thread in the child, and
@@ -129,8 +137,26 @@ class BotLimits:
         numbers = [str(n) for setting in self.settings() for n in setting]
         return (
             sys.executable, "-S", "-E", "-c", _LAUNCHER,
-            str(len(cgroup_files)), *cgroup_files, str(len(numbers) // 3), *numbers, *argv,
+            str(len(cgroup_files)), *cgroup_files, str(len(numbers) // 3), *numbers,
+            str(len(cpus)), *map(str, cpus), *argv,
         )  # fmt: skip
+
+
+def pinned_cpus(share: float, slot: int) -> list[int]:
+    """Returns the CPUs a bot in seat ``slot`` is pinned to where no cgroup can cap its CPU share (a
+    container on a cgroup v1 host): ceil(share) of the worker's CPUs, a different block for each seat
+    while there are enough, so that a bot spinning every thread it can keeps its opponents' CPUs
+    free. [] when the worker has no more CPUs than one bot's share (pinning would separate nothing).
+
+    Design detail: an affinity is inherited by every thread and child, needs no privilege, and the
+    seccomp filter refuses ``sched_setaffinity`` inside the sandbox, so the bot cannot widen it.
+    """
+    allowed = sorted(os.sched_getaffinity(0))
+    width = max(1, math.ceil(share))
+    if width >= len(allowed):
+        return []
+    start = (slot * width) % len(allowed)
+    return [allowed[(start + i) % len(allowed)] for i in range(width)]
 
 
 UNCONFINED_WARNING = (
@@ -157,7 +183,11 @@ count = int(args[0])
 numbers = [int(x) for x in args[1 : 1 + 3 * count]]
 for i in range(count):
     resource.setrlimit(numbers[3 * i], (numbers[3 * i + 1], numbers[3 * i + 2]))
-argv = args[1 + 3 * count :]
+args = args[1 + 3 * count :]
+pinned = [int(x) for x in args[1 : 1 + int(args[0])]]
+if pinned:
+    os.sched_setaffinity(0, pinned)
+argv = args[1 + len(pinned) :]
 try:
     os.execvp(argv[0], argv)
 except OSError as exc:
@@ -282,6 +312,7 @@ class BotProcess:
         limits: BotLimits = DEFAULT_LIMITS,
         endpoint: RefereeEndpoint | None = None,
         private: tuple[Path, ...] = (),
+        slot: int = 0,
     ) -> None:
         self.spec = spec
         self.log_path = log_path
@@ -292,9 +323,11 @@ class BotProcess:
         argv, cwd, process_env = self._command(env, endpoint, private)
         support = cgroups.support()
         self.cgroup = cgroups.BotCgroup(limits.cgroup_limits(), support) if support.parents else None
+        capped = self.cgroup is not None and "cpu" in self.cgroup.folders
+        cpus = pinned_cpus(limits.cpus, slot) if limits.cpus is not None and not capped else []
         try:
             self.popen = subprocess.Popen(
-                limits.wrap(argv, self.cgroup.procs_files if self.cgroup else []),
+                limits.wrap(argv, self.cgroup.procs_files if self.cgroup else [], cpus),
                 env=process_env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,

@@ -224,6 +224,7 @@ async def connect_bots(
                 limits,
                 way_in,
                 (*private, log_dir, state_dir()),
+                slot=entry.index,
             )
         except OSError as exc:
             entry.process = None

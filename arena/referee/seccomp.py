@@ -140,6 +140,12 @@ REFUSED: tuple[Refusal, ...] = (
     ),
     _refuse("swapon swapoff reboot", errno.EPERM, "swap and reboot"),
     _refuse(
+        "sched_setaffinity",
+        errno.EPERM,
+        "widening the CPUs a worker pinned the bot to where no cgroup can cap its CPU share (reading its "
+        "affinity still works)",
+    ),
+    _refuse(
         "acct quotactl quotactl_fd lookup_dcookie nfsservctl uselib ustat sysfs _sysctl vm86 vm86old "
         "iopl ioperm syslog vhangup sethostname setdomainname fanotify_init open_by_handle_at",
         errno.EPERM,

@@ -200,8 +200,8 @@ def test_the_organiser_starts_the_stack_as_the_readme_says(stack: Stack) -> None
     assert len(first_lines) == 2, output  # each worker's first line, grepped by the README's command
     for line in first_lines:
         assert "bots run sandboxed" in line
-        # cgroup v1 host: no per-bot cgroup in a container; the line says so and names the container's
-        assert "CPU share 1 cores (not enforced per bot: no writable cgroup)" in line, line
+        # cgroup v1 host: no per-bot cgroup in a container: each seat pinned, the container's bounds named
+        assert "CPU share 1 cores (pinned to 1 of this worker's 2 CPUs per seat: no writable cgroup)" in line
         assert "all bots together: this worker's cgroup (2 cores, 6144 MiB, 2048 processes)" in line, line
         for limit in ("memory 2048 MiB", "processes 512", "CPU time 3600 s", "open files 256", "disk 64 MiB"):
             assert limit in line, line
