@@ -14,10 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, json_lines, run_arena
+from tests.conftest import KIT_GAMES, REPO, play_kit_bot
 
 BUILD = REPO / "bots" / "cpp" / "build.sh"
-GAMES = ("ninjan", "ninja-burger", "pnrz", "ninja-master")
 pytestmark = pytest.mark.e2e
 
 
@@ -37,29 +36,17 @@ def test_cpp_bot_is_a_static_binary_alone_in_its_folder(cpp_bot: Path) -> None:
     assert "not a dynamic executable" in ldd.stdout + ldd.stderr
 
 
-def play(bot: Path, game: str, replay_dir: Path, *options: str) -> dict:
-    """Plays one game of ``bot`` against the built-in random bot; returns the C++ bot's player result,
-    after checking that the replay records decisions it made."""
-    proc = run_arena("match", game, str(bot), "random", "--json", "--replay-dir", str(replay_dir), *options)
-    assert proc.returncode == 0, proc.stderr
-    (result,) = json_lines(proc.stdout)
-    player = next(p for p in result["players"] if p["bot"] == "bot")
-    replay = json_lines(Path(result["replay"]).read_text())
-    assert any(x["type"] == "decision" and x["by"] == "bot" and x["seat"] == player["seat"] for x in replay)
-    return player
-
-
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", KIT_GAMES)
 def test_cpp_bot_plays_every_game_sandboxed(cpp_bot: Path, game: str, tmp_path: Path) -> None:
     """Sandboxed (the default), the bot sees only /usr and its folder and reaches the referee on a Unix
     socket."""
-    player = play(cpp_bot, game, tmp_path)
+    player = play_kit_bot(cpp_bot, game, tmp_path)
     assert not player["forfeit"] and player["strikes"] == 0
 
 
 def test_cpp_bot_connects_over_tcp_unconfined(cpp_bot: Path, tmp_path: Path) -> None:
     """Unconfined (or started by hand), ARENA_ADDRESS is host:port instead of a unix:// target."""
-    player = play(cpp_bot, "ninjan", tmp_path, "--no-sandbox")
+    player = play_kit_bot(cpp_bot, "ninjan", tmp_path, "--no-sandbox")
     assert not player["forfeit"] and player["strikes"] == 0
 
 

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, json_lines, run_arena
+from tests.conftest import KIT_GAMES, REPO, play_kit_bot
 
 BUILD = REPO / "bots" / "go" / "build.sh"
 TOOLS = ("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc")
-GAMES = ("ninjan", "ninja-burger", "pnrz", "ninja-master")
 pytestmark = [
     pytest.mark.e2e,
     pytest.mark.skipif(
@@ -35,28 +34,16 @@ def go_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out / "bot"
 
 
-def play(bot: Path, game: str, replay_dir: Path, *options: str) -> dict:
-    """Plays one game of ``bot`` against the built-in random bot; returns the Go bot's player result,
-    after checking that the replay records decisions it made."""
-    proc = run_arena("match", game, str(bot), "random", "--json", "--replay-dir", str(replay_dir), *options)
-    assert proc.returncode == 0, proc.stderr
-    (result,) = json_lines(proc.stdout)
-    player = next(p for p in result["players"] if p["bot"] == "bot")
-    replay = json_lines(Path(result["replay"]).read_text())
-    assert any(x["type"] == "decision" and x["by"] == "bot" and x["seat"] == player["seat"] for x in replay)
-    return player
-
-
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", KIT_GAMES)
 def test_go_bot_plays_every_game_sandboxed(go_bot: Path, game: str, tmp_path: Path) -> None:
     """Sandboxed (the default), the bot sees only its folder and reaches the referee on a Unix socket."""
-    player = play(go_bot, game, tmp_path)
+    player = play_kit_bot(go_bot, game, tmp_path)
     assert not player["forfeit"] and player["strikes"] == 0
 
 
 def test_go_bot_connects_over_tcp_unconfined(go_bot: Path, tmp_path: Path) -> None:
     """Unconfined (or started by hand), ARENA_ADDRESS is host:port instead of a unix:// target."""
-    player = play(go_bot, "ninjan", tmp_path, "--no-sandbox")
+    player = play_kit_bot(go_bot, "ninjan", tmp_path, "--no-sandbox")
     assert not player["forfeit"] and player["strikes"] == 0
 
 
