@@ -18,11 +18,13 @@ from arena.referee.processes import BotLimits, BotProcess, BotSpec, resolve_bot
 from tests.conftest import REPO, run_arena
 
 
-def run_inside(tmp_path: Path, program: str, limits: BotLimits | None = None, **spec: object) -> str:
-    """Runs the Python ``program`` as a sandboxed bot process; returns what it printed."""
+def run_inside(
+    tmp_path: Path, program: str, limits: BotLimits | None = None, slot: int = 0, **spec: object
+) -> str:
+    """Runs the Python ``program`` as a sandboxed bot process (in seat ``slot``); returns what it printed."""
     fields = {"name": "probe", "argv": (sys.executable, "-c", program), "kind": "builtin", **spec}
     process = BotProcess(
-        BotSpec(**fields), {"ARENA_TOKEN": "t0ken"}, tmp_path / "probe.log", limits or BotLimits()
+        BotSpec(**fields), {"ARENA_TOKEN": "t0ken"}, tmp_path / "probe.log", limits or BotLimits(), slot=slot
     )
     until = time.monotonic() + 60
     while process.exit_code is None:
@@ -261,15 +263,8 @@ def test_without_a_cpu_cgroup_each_seat_is_pinned_to_cpus_of_its_own(
     assert len(allowed) >= 2, "needs two CPUs to pin two seats apart"
     seen = []
     for slot in (0, 1):
-        log = tmp_path / f"seat{slot}.log"
-        spec = BotSpec("probe", (sys.executable, "-c", WIDEN), "builtin")
-        process = BotProcess(spec, {"ARENA_TOKEN": "t0ken"}, log, BotLimits(cpus=1.0), slot=slot)
-        until = time.monotonic() + 60
-        while process.exit_code is None:
-            assert time.monotonic() < until, "hang guard"
-            time.sleep(0.02)
-        process.stop()
-        out = log.read_text()
+        (tmp_path / f"seat{slot}").mkdir()
+        out = run_inside(tmp_path / f"seat{slot}", WIDEN, BotLimits(cpus=1.0), slot=slot)
         assert "REFUSED Operation not permitted" in out, out
         seen.append(eval(out.split("CPUS ", 1)[1].splitlines()[0]))
     assert all(len(cpus) == 1 for cpus in seen) and seen[0] != seen[1], seen
