@@ -18,9 +18,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import socket
+import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from arena.referee import sandbox, seccomp
@@ -137,10 +137,11 @@ def _run_probe(spec: BotSpec, limits: BotLimits, referee: Path, log: Path) -> st
         process = BotProcess(spec, {"ARENA_TOKEN": "sandbox-check"}, log, limits, endpoint)
     except OSError as exc:
         raise SandboxError(f"the bot sandbox cannot start ({exc}): {INSTALL_HINT}") from None
-    deadline = time.monotonic() + PROBE_SECONDS
-    while process.exit_code is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    timed_out = process.exit_code is None
+    try:
+        process.popen.wait(timeout=PROBE_SECONDS)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        timed_out = True
     process.stop(grace=0.0)
     text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
     if timed_out:
