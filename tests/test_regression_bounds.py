@@ -308,3 +308,37 @@ def test_a_series_requested_before_bots_kept_a_set_of_series_is_cancelled_too(cl
     assert state["state"] == "cancelled" and not waiting_games(client)
     shown = regression.for_name(client, "veteran", "ninjan")  # its newest version has no series: this one
     assert shown is not None and shown["new"] == found.version and shown["old"] == old.version
+
+
+def test_the_api_shows_a_series_a_newer_untested_version_cancelled(
+    client: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
+    """A bot whose newest version has no series and whose active one has none either still shows its
+    owner the series a newer submission cancelled (the API asks by the bot's name, as the CLI does)."""
+    folder = tmp_path / "named"
+    shutil.copytree(BOTS / "random", folder)
+    new_version(folder, 1)
+    _, secret = submissions.submit(client, "named", ["ninjan"], directory=folder, entry="python bot.py")
+
+    def submitted(number: int, tested: bool) -> str:
+        new_version(folder, number)
+
+        def store() -> tuple[submissions.Submission, str | None]:
+            return submissions.submit(
+                client,
+                "named",
+                ["ninjan"],
+                directory=folder,
+                entry="python bot.py",
+                secret=secret,
+                activate=False,
+            )
+
+        found, _ = regression.submit_tested(client, "named", QUICK_REQUEST if tested else None, store)
+        return found.candidate
+
+    tested, untested = submitted(2, tested=True), submitted(3, tested=False)
+    assert series_states(client, [tested]) == ["cancelled"] and untested != tested
+    with TestClient(server_app(redis_url, ServerConfig(write_burst=1000), client)) as api:
+        shown = api.get("/api/v1/bots/named").json()["regression"]
+    assert shown is not None and shown["new"] == tested and shown["state"] == "cancelled", shown

@@ -56,7 +56,7 @@ def bot_json(client: Any, found: submissions.Submission, owner: bool) -> dict[st
     """Returns a bot as the API shows it: the stored submission and its newest version's smoke match,
     whose log tail only its ``owner`` sees (``log_hidden`` says so to anyone else)."""
     newest = found.candidate or found.version
-    series = regression.for_bot(client, found.candidate, found.version)
+    series = regression.for_bot(client, found.candidate, found.version, found.name)
     ran = smoke.status(client, newest) or None
     if ran and not owner:
         ran = {**ran, "log": "", "log_hidden": LOG_HIDDEN}
