@@ -43,11 +43,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from arena.bots import builtin_bots
 from arena.games import get_game
 from arena.games.rng import derive, derive_seed
-from arena.queue.plan import rotations
 from arena.ratings import Placement
 from arena.ratings.fit import Fit, fit
 from arena.ratings.pairing import choose_group
 from arena.ratings.pairs import PairTable
+from arena.schedule.plan import rotations
 from arena.sdk import Bot
 from tests.conftest import play_bots
 

@@ -14,7 +14,7 @@ keys the recording script reads or appends to; the per-match result and replay s
 then ``RECORDS`` more matches are recorded one by one through the real script
 (``arena.queue.store.record``, a worker's call, replay text of a typical size) -> ``record_us``, the
 median of their times (the median, because other work on the machine delays single calls); then
-the refit as a reader runs it (``arena.queue.fits.refit``: the MULTI snapshot, parsing, the fit, the
+the refit as a reader runs it (``arena.storage.fits.refit``: the MULTI snapshot, parsing, the fit, the
 views, storing them) -> ``refit_ms``, best of ``repeats``. Each size has its own server, and the sizes
 take turns (``_interleaved``), so that the machine's load falls on both alike. Also, in memory: the fit alone
 (``fit_ms``), parsing the stored fields (``load_ms``), adding a match to a table (``add_result_us``).
@@ -43,7 +43,7 @@ import redis
 from queue_bench import private_redis
 
 from arena.games.base import Termination
-from arena.queue import fits, keys, store
+from arena.queue import keys, store
 from arena.queue.connection import connect
 from arena.queue.jobs import MatchJob
 from arena.ratings.calibration import synthetic_results
@@ -52,6 +52,7 @@ from arena.ratings.fit import fit
 from arena.ratings.pairs import PairTable, split_player, table_of
 from arena.referee.record import MatchRecord
 from arena.results import PlayerResult
+from arena.storage import fits
 
 ADDS = 2000  # matches added one by one to a table in memory, to time a single addition
 RECORDS = 1200  # matches recorded one by one through the recording script, per size

@@ -40,10 +40,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import redis
 
-from arena.queue import keys, replays, store
+from arena.queue import keys, store
 from arena.queue.connection import connect
 from arena.queue.jobs import MatchJob, enqueue
 from arena.referee.record import MatchRecord
+from arena.storage import replays
 from bench.train_replay_dictionaries import lineup, replay_of_bots
 from tests.conftest import RedisServer, replay_of_random_game
 from tests.test_storage_migration import old_record

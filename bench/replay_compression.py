@@ -3,7 +3,7 @@
 Each of the four games is played by seeded random policies through the referee's replay writer (the
 very bytes a worker stores), at every player count; the table gives each codec's bytes per replay and
 its compress/decompress time, ``store`` being what the replay store keeps (zstd with the game's
-trained dictionary, ``arena.queue.dictionaries``). ``arena.queue.replays`` quotes the figures.
+trained dictionary, ``arena.storage.dictionaries``). ``arena.storage.replays`` quotes the figures.
 
     .venv/bin/python bench/replay_compression.py [--games-per-count 10]
 """
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import zstandard
 
 from arena.games import GAMES
-from arena.queue import replays as replay_store
+from arena.storage import replays as replay_store
 from tests.conftest import replay_of_random_game
 
 Codec = tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]]

@@ -204,7 +204,7 @@ def replay_store(client: redis.Redis, probe: str) -> Any:
     kept the replay raw in Redis (``keys.replay``)."""
     if client.exists(keys.replay(probe)):
         return None
-    from arena.queue import replays
+    from arena.storage import replays
 
     return replays.store_from_env(client)
 

@@ -1,4 +1,4 @@
-"""Trains the zstd dictionaries that ``arena.queue.replays`` compresses stored replays with, one per
+"""Trains the zstd dictionaries that ``arena.storage.replays`` compresses stored replays with, one per
 game, and measures them on replays not used for training.
 
 The corpus: replays of built-in bots (random and each game's cheap heuristic bots, seats drawn at
@@ -8,7 +8,7 @@ the same replays and the same dictionaries, byte for byte (the trainer's paramet
 thread). Candidates: zstd-trained (fastcover) and raw-content dictionaries of 16, 32 and 64 KiB, each
 at compression levels 9 and 19; the table gives mean bytes per held-out replay, zlib-9 and zstd-19
 without a dictionary as references. ``--install`` adds the chosen candidate of each game to
-``arena/queue/dictionaries`` under the next free tag (a shipped dictionary is never changed).
+``arena/storage/dictionaries`` under the next free tag (a shipped dictionary is never changed).
 
     .venv/bin/python bench/train_replay_dictionaries.py [--seed 18] [--train 240] [--test 60] [--install]
 
@@ -37,10 +37,10 @@ import zstandard
 from arena.bots import builtin_bots
 from arena.games import GAMES, get_game
 from arena.games.play import play
-from arena.queue import dictionaries, replays
 from arena.referee.record import MatchRecord, final_record
 from arena.referee.replay import ReplayWriter
 from arena.sdk import MatchInfo
+from arena.storage import dictionaries, replays
 
 # The built-in bots a corpus draws its seats from, per game: random and the fast heuristic ones.
 BOTS = {
@@ -164,7 +164,7 @@ def main() -> None:
         if args.install:
             lines.append(install(game_name, chosen))
     if lines:
-        print("add to arena/queue/dictionaries/__init__.py DICTIONARIES:", *lines, sep="\n")
+        print("add to arena/storage/dictionaries/__init__.py DICTIONARIES:", *lines, sep="\n")
 
 
 if __name__ == "__main__":

@@ -32,10 +32,10 @@ from starlette.staticfiles import StaticFiles
 
 import arena
 from arena.games import GameError, get_game
-from arena.queue import replays
 from arena.queue.connection import connect
 from arena.referee import botlog
 from arena.referee.replay import ReplayError
+from arena.storage import replays
 from leaderboard import data, frames
 
 STATIC = Path(__file__).with_name("static")

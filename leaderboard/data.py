@@ -1,6 +1,6 @@
 """Read-only views of the tournament data in Redis: games, fitted leaderboards, tournaments, matches.
 
-Ratings come from ``arena.queue.fits``: the view of a game's (or a tournament's) pair table, fitted once
+Ratings come from ``arena.storage.fits``: the view of a game's (or a tournament's) pair table, fitted once
 per burst of results and cached in Redis, the very view ``arena leaderboard GAME --json`` and ``arena
 tournament standings ID --json`` print, so the page and the CLI cannot disagree.
 
@@ -23,7 +23,9 @@ from typing import Any
 import redis
 
 from arena.games import GAMES
-from arena.queue import fits, keys, regression, store
+from arena.queue import keys, store
+from arena.schedule import regression
+from arena.storage import fits
 
 MAX_LIMIT = 500  # most matches one page may ask for
 H2H_SCAN = 250  # most match ids of the shorter bot's list one head-to-head page reads
@@ -161,7 +163,7 @@ def match(client: redis.Redis, match_id: str) -> dict[str, Any] | None:
 
 
 def replay_text(client: redis.Redis, match_id: str) -> str | None:
-    """Returns a match's replay (JSON Lines) from the replay store (``arena.queue.replays``), or None."""
+    """Returns a match's replay (JSON Lines) from the replay store (``arena.storage.replays``), or None."""
     return store.replay_text(client, match_id)
 
 

@@ -309,11 +309,11 @@ def submit_gated(client: Any, gate: Gate, parent: Path, name: str = "gated") -> 
 
     The bot is copied alone into a new folder under ``parent``, and its entry declares ``GATE``.
     """
-    from arena.queue import submissions
+    from arena.submissions import registry
 
     folder = parent / f"{name}-bot"
     folder.mkdir()
     shutil.copy(GATED_BOT, folder / "bot.py")
     entry = f"GATE={gate.folder} python bot.py"
-    submitted, _ = submissions.submit(client, name, ["ninjan"], directory=folder, entry=entry)
+    submitted, _ = registry.submit(client, name, ["ninjan"], directory=folder, entry=entry)
     return submitted.version

@@ -19,8 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.queue import archives
-from arena.queue.archives import ArchiveError, ArchiveLimits, extract_archive, inspect_archive, read_upload
+from arena.submissions import archives
+from arena.submissions.archives import (
+    ArchiveError,
+    ArchiveLimits,
+    extract_archive,
+    inspect_archive,
+    read_upload,
+)
 
 MiB = 2**20
 

@@ -23,10 +23,12 @@ from pathlib import Path
 import pytest
 import redis
 
-from arena.queue import build, keys, plan, smoke, store, submissions
-from arena.queue.archives import extract_archive, pack
+from arena.queue import keys, store
 from arena.ratings.pairs import player_id
 from arena.referee.processes import BotLimits
+from arena.schedule import plan
+from arena.submissions import build, registry, smoke
+from arena.submissions.archives import extract_archive, pack
 from tests.conftest import SEED_KEY, processes_named
 from tests.test_forfeits import pytestmark, submit_files, worker  # noqa: F401  (pytestmark: redis-server, a sandbox)
 
@@ -221,17 +223,17 @@ def test_a_build_leaves_no_process_behind_even_one_that_left_its_session(tmp_pat
 
 
 def test_a_name_removed_and_registered_again_gets_no_old_secret_or_version(client: redis.Redis) -> None:
-    first, old_secret = submissions.submit(client, "phoenix", ["ninjan"], builtin="greedy")
+    first, old_secret = registry.submit(client, "phoenix", ["ninjan"], builtin="greedy")
     assert old_secret is not None
-    submissions.remove(client, "phoenix", old_secret)
-    second, new_secret = submissions.submit(client, "phoenix", ["ninjan"], builtin="greedy")
+    registry.remove(client, "phoenix", old_secret)
+    second, new_secret = registry.submit(client, "phoenix", ["ninjan"], builtin="greedy")
     assert new_secret not in (None, old_secret)
     assert second.version != first.version and second.versions == (second.version,)
     before = client.hgetall(keys.bot("phoenix"))
-    with pytest.raises(submissions.SubmissionError, match="wrong owner secret"):
-        submissions.submit(client, "phoenix", ["ninjan"], builtin="random", secret=old_secret)
-    with pytest.raises(submissions.SubmissionError, match="wrong owner secret"):
-        submissions.remove(client, "phoenix", old_secret)
+    with pytest.raises(registry.SubmissionError, match="wrong owner secret"):
+        registry.submit(client, "phoenix", ["ninjan"], builtin="random", secret=old_secret)
+    with pytest.raises(registry.SubmissionError, match="wrong owner secret"):
+        registry.remove(client, "phoenix", old_secret)
     assert client.hgetall(keys.bot("phoenix")) == before
     assert player_retired(client, "phoenix", first.version)
     assert not player_retired(client, "phoenix", second.version)
@@ -270,7 +272,7 @@ def test_a_bot_that_passes_its_smoke_match_and_then_dodges_loses_every_match_it_
     assert client.hget(keys.bot("dodger"), "version") == version  # active: it may enter tournaments
 
     bots = ("dodger", "greedy", "random")
-    versions = tuple(submissions.resolve(client, "ninjan", b) for b in bots)
+    versions = tuple(registry.resolve(client, "ninjan", b) for b in bots)
     jobs, _ = plan.queue(client, plan.TournamentSpec("ninjan", bots, seed=3, versions=versions), SEED_KEY)
     assert worker(client, redis_url, tmp_path / "cache").run(burst=True) == len(jobs) == 6
 
@@ -366,7 +368,7 @@ def test_a_bot_cannot_write_outside_its_capped_tmp(
     """The sandbox's root and /dev are tmpfs mounts of no size: writable, a bot would write past
     --bot-disk-mb into /anything or /dev/anything, the host's memory. sandbox.command remounts both
     read-only once set up; /dev/null and the bot's sized /tmp still work."""
-    from arena.queue import smoke
+    from arena.submissions import smoke
     from tests.test_forfeits import submit_files, worker
     from tests.test_smoke import RANDOM_BOT
 
@@ -397,7 +399,7 @@ def test_a_bots_declared_variables_reach_no_process_outside_its_sandbox(
     so ``LD_PRELOAD=`` naming a library the attacker's other bot left unpacked in the worker's cache
     ran the attacker's code on the worker as its user. They are set inside the sandbox only
     (``sandbox.with_variables``), after the line that says the sandbox started."""
-    from arena.queue import smoke, submissions
+    from arena.submissions import registry, smoke
     from tests.test_attacks_submissions import evil_library
     from tests.test_forfeits import submit_files, worker
     from tests.test_smoke import RANDOM_BOT
@@ -406,8 +408,8 @@ def test_a_bots_declared_variables_reach_no_process_outside_its_sandbox(
     source = tmp_path / "carrier-src"
     evil_library(source)
     (source / "bot.py").write_text(RANDOM_BOT)
-    carrier, _ = submissions.submit(client, "carrier", ["ninjan"], directory=source, entry="python bot.py")
-    folder = submissions.unpacked(client, carrier.version, carrier.entry, cache)  # as after its smoke match
+    carrier, _ = registry.submit(client, "carrier", ["ninjan"], directory=source, entry="python bot.py")
+    folder = registry.unpacked(client, carrier.version, carrier.entry, cache)  # as after its smoke match
     proof = tmp_path / "pwned"
     entry = f"LD_PRELOAD={folder}/evil.so PWN_OUT={proof} python bot.py"
     version = submit_files(client, tmp_path, "trigger", {"bot.py": RANDOM_BOT}, entry, activate=False)
@@ -422,18 +424,20 @@ def test_a_bot_removed_while_its_matches_wait_forfeits_them_rather_than_voiding_
     """An owner with two bots in a tournament could let the first lose to their second, then
     remove it before it plays the second's rival: its queued matches were voided (dead-lettered), and
     the rival never got those wins. A removed version's seat forfeits instead."""
-    from arena.queue import keys, plan, submissions
+    from arena.queue import keys
+    from arena.schedule import plan
+    from arena.submissions import registry
     from tests.conftest import SEED_KEY
     from tests.test_forfeits import submit_files, worker
     from tests.test_smoke import RANDOM_BOT
 
     submit_files(client, tmp_path, "feeder", {"bot.py": RANDOM_BOT}, "python bot.py")
     bots = ("feeder", "greedy", "random")
-    versions = tuple(submissions.resolve(client, "ninjan", b) for b in bots)
+    versions = tuple(registry.resolve(client, "ninjan", b) for b in bots)
     jobs, _ = plan.queue(client, plan.TournamentSpec("ninjan", bots, seed=5, versions=versions), SEED_KEY)
     secret = "the-owner-secret"  # submit_files does not return it: set a known one
-    client.hset(keys.bot("feeder"), "secret_hash", submissions.hash_secret(secret))
-    submissions.remove(client, "feeder", secret)  # before any of its matches is played
+    client.hset(keys.bot("feeder"), "secret_hash", registry.hash_secret(secret))
+    registry.remove(client, "feeder", secret)  # before any of its matches is played
     worker(client, redis_url, tmp_path / "cache").run(burst=True)
     assert client.xlen(keys.DEAD_STREAM) == 0, "the removed bot's matches were voided, not forfeited"
     assert client.smembers(keys.RECORDED_SET) == {j.match_id for j in jobs}
@@ -450,7 +454,7 @@ def test_a_build_whose_entry_program_is_missing_fails_with_its_reason_after_the_
     (folder / "make.py").write_text(
         "import os, sys\nopen('bot', 'w').write('#!/bin/sh\\n')\nos.chmod('bot', 0o755)\n"
     )
-    submitted, _ = submissions.submit(
+    submitted, _ = registry.submit(
         client, "maker", ["ninjan"], directory=folder, entry="./bot", build="python make.py"
     )
     assert submitted.name == "maker"  # ./bot is not in the folder: no refusal before the build
@@ -487,7 +491,7 @@ UNPRIVILEGED_BUILD = """
 import sys
 from datetime import timedelta
 from pathlib import Path
-from arena.queue import build
+from arena.submissions import build
 from arena.referee.processes import BotLimits
 folder = Path(sys.argv[1])
 built = build.built(folder, "0123456789ab", ("/bin/sh", "-c", sys.argv[2]), BotLimits(sandbox=False),

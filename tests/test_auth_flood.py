@@ -26,10 +26,11 @@ from typing import Any
 import pytest
 import uvicorn
 
-from arena.queue import keys, owner_secrets
+from arena.queue import keys
 from arena.server.app import ServerConfig, create_app
 from arena.server.auth import OrganiserToken, VerifiedCache, could_be_organiser_token
 from arena.server.ratelimit import TokenBucket
+from arena.submissions import owner_secrets
 from tests.conftest import free_port
 from tests.test_attacks_server import running_server
 from tests.test_server import TOKEN

@@ -23,12 +23,12 @@ import pytest
 import typer
 
 import arena
-from arena import cli
+from arena.cli import main as cli
 from arena.queue import connection
-from arena.queue.plan import MAX_MATCHES, TournamentSpec, plan
-from arena.queue.submissions import SubmissionError, check_entry
 from arena.referee.replay import claim
+from arena.schedule.plan import MAX_MATCHES, TournamentSpec, plan
 from arena.seeds import series_seed
+from arena.submissions.registry import SubmissionError, check_entry
 from arena.wire_limits import DEADLINE_MS_MAX, MAX_STRIKES_MAX
 from tests.conftest import REPO, json_lines, replay_of_random_game, run_arena
 
@@ -228,10 +228,10 @@ def test_an_entry_that_can_run_passes(tmp_path: Path, entry: str) -> None:
 
 
 def test_the_check_runs_before_anything_is_stored(tmp_path: Path) -> None:
-    from arena.queue import submissions
+    from arena.submissions import registry
 
     with pytest.raises(SubmissionError, match="not in --dir"):
-        submissions.version_record(("ninjan",), bot_folder(tmp_path), "python missing.py", None)
+        registry.version_record(("ninjan",), bot_folder(tmp_path), "python missing.py", None)
 
 
 # -- a bot that never connected or crashed: results first, then exit 1 naming the seat -------------

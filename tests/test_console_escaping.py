@@ -13,13 +13,13 @@ import pytest
 import redis
 
 import arena.console
-from arena.cli_bots import describe, format_list, format_show
-from arena.cli_tables import format_leaderboard, format_standings
+from arena.cli.bots import describe, format_list, format_show
+from arena.cli.tables import format_leaderboard, format_standings
 from arena.console import printable, say
 from arena.queue import store
 from arena.queue.jobs import MAX_ATTEMPTS, MatchJob
-from arena.queue.submissions import DIRECTORY, Submission
 from arena.ratings import Placement, player_id, table_of, views
+from arena.submissions.registry import DIRECTORY, Submission
 from tests.conftest import run_arena
 
 CLEAR = "\x1b[2J"  # erase the screen

@@ -1,6 +1,6 @@
 """The fitted ratings as recorded and served (issue 17): results recorded through the queue's own
 recording script (``arena.queue.store.record``) land in the pair tables; a reader refits once per burst
-(``arena.queue.fits``); ``arena leaderboard --json`` reflects every recorded result and equals an
+(``arena.storage.fits``); ``arena leaderboard --json`` reflects every recorded result and equals an
 independent refit of ``arena results --json``; a tournament's standings and crosstable come from its own
 results only; provisional bots are listed after established ones.
 
@@ -19,12 +19,13 @@ import pytest
 import redis
 
 from arena.games.base import Termination
-from arena.queue import fits, store
+from arena.queue import store
 from arena.queue.jobs import MatchJob
 from arena.ratings import Placement, player_id, standings, table_of, views
 from arena.ratings.fit import fit
 from arena.referee.record import MatchRecord
 from arena.results import PlayerResult
+from arena.storage import fits
 from tests.conftest import run_arena
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")

@@ -16,13 +16,15 @@ from pathlib import Path
 import pytest
 import redis
 
-from arena.queue import health, keys, plan, store, submissions
+from arena.queue import health, keys, store
 from arena.queue.jobs import JobStatus, MatchJob, enqueue, load_job
 from arena.queue.worker import READY_LINE, Worker, WorkerConfig
 from arena.ratings.pairs import player_id
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits
 from arena.referee.sandbox import SandboxError
 from arena.referee.sandbox_check import check_sandbox
+from arena.schedule import plan
+from arena.submissions import registry
 from tests.conftest import REPO, SEED_KEY, run_arena
 from tests.test_queue import FAST
 
@@ -52,7 +54,7 @@ def submit_files(
     folder.mkdir()
     for file, text in files.items():
         (folder / file).write_text(text)
-    submitted, _ = submissions.submit(client, name, ["ninjan"], directory=folder, entry=entry, **options)
+    submitted, _ = registry.submit(client, name, ["ninjan"], directory=folder, entry=entry, **options)
     return client.hget(keys.bot(name), "candidate") or submitted.version
 
 
@@ -72,7 +74,7 @@ def test_bots_that_never_join_or_crash_lose_their_matches_which_are_rated(
     submit_files(client, tmp_path, "quitter", {"bot.py": QUITTER}, "python bot.py")
     submit_files(client, tmp_path, "crasher", scripted(), "python bot.py crash-mid")
     bots = ("quitter", "crasher", "random")
-    versions = tuple(submissions.resolve(client, "ninjan", b) for b in bots)
+    versions = tuple(registry.resolve(client, "ninjan", b) for b in bots)
     spec = plan.TournamentSpec("ninjan", bots, seed=4, versions=versions)
     jobs, new = plan.queue(client, spec, SEED_KEY)
     assert new == len(jobs) == 6
@@ -134,7 +136,7 @@ def test_the_ready_line_is_printed_inside_the_sandbox_before_the_bot_runs(
     """The line that tells a bot's failure from the sandbox's comes first in the log, before the
     bot's own output, so no bot can take it away."""
     version = submit_files(client, tmp_path, "quitter", {"bot.py": QUITTER}, "python bot.py")
-    random_version = submissions.resolve(client, "ninjan", "random")
+    random_version = registry.resolve(client, "ninjan", "random")
     enqueue(client, MatchJob("q", "ninjan", 6, ("quitter", "random"), versions=(version, random_version)))
     w = worker(client, redis_url, tmp_path / "cache")
     w.run(burst=True)
@@ -161,7 +163,7 @@ def test_queueing_refuses_seats_without_a_stored_version_and_queues_nothing(clie
     bots = ("greedy", "random")
     with pytest.raises(ValueError, match="needs each bot's version"):
         plan.queue(client, plan.TournamentSpec("ninjan", bots), SEED_KEY)
-    versions = (submissions.resolve(client, "ninjan", "greedy"), "0123456789ab")
+    versions = (registry.resolve(client, "ninjan", "greedy"), "0123456789ab")
     with pytest.raises(ValueError, match="bot random: version 0123456789ab is not stored"):
         plan.queue(client, plan.TournamentSpec("ninjan", bots, versions=versions), SEED_KEY)
     assert client.xlen(keys.JOBS_STREAM) == 0 and not client.exists(keys.TOURNAMENTS_SET)
@@ -174,7 +176,7 @@ def test_a_seat_whose_build_fails_forfeits_its_match(
     smoke match) is the bot's failure: its seat prints the build's output and forfeits."""
     build = "sh -c 'echo compiler: syntax error; exit 2'"
     version = submit_files(client, tmp_path, "unbuilt", {"bot.py": QUITTER}, "python bot.py", build=build)
-    random_version = submissions.resolve(client, "ninjan", "random")
+    random_version = registry.resolve(client, "ninjan", "random")
     job = MatchJob("b", "ninjan", 7, ("random", "unbuilt"), versions=(random_version, version))
     enqueue(client, job)
     w = worker(client, redis_url, tmp_path / "cache")

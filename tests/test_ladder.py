@@ -17,13 +17,15 @@ import psutil
 import pytest
 
 from arena.games.rng import derive
-from arena.queue import fits, keys, submissions
+from arena.queue import keys
 from arena.queue.jobs import load_job
-from arena.queue.ladder import Ladder, LadderError, LadderSpec
 from arena.ratings import Placement
 from arena.ratings.fit import Fit, fit
 from arena.ratings.pairing import NEW_GAMES, choose_group, ranking
 from arena.ratings.pairs import PairTable
+from arena.schedule.ladder import Ladder, LadderError, LadderSpec
+from arena.storage import fits
+from arena.submissions import registry
 from tests.conftest import REPO, SEED_KEY, SEED_KEY_ENV, json_lines, run_arena
 
 
@@ -117,7 +119,7 @@ def test_a_pool_it_cannot_pair_is_refused_with_the_reason() -> None:
 
 def test_the_ladder_keeps_a_bounded_queue_and_resumes_its_numbering(client) -> None:
     spec = LadderSpec("ninjan", ("random", "greedy", "search"), seed=9)
-    resolve = lambda bot: submissions.resolve(client, "ninjan", bot)  # noqa: E731
+    resolve = lambda bot: registry.resolve(client, "ninjan", bot)  # noqa: E731
     ladder = Ladder(client, spec, SEED_KEY, resolve)
     assert ladder.open() == 0
     assert ladder.fill(ahead=3, until=None) == 3
@@ -241,7 +243,7 @@ def test_a_bot_whose_matches_keep_failing_is_left_out(client) -> None:
     """A bot that cannot play never records a game: without a rule it would stay 'new' and be paired
     first forever. Its dead-lettered matches drop it; when too few bots are left, the ladder stops."""
     spec = LadderSpec("ninjan", ("random", "greedy", "search"), seed=2, random_share=0.0)
-    ladder = Ladder(client, spec, SEED_KEY, lambda bot: submissions.resolve(client, "ninjan", bot))
+    ladder = Ladder(client, spec, SEED_KEY, lambda bot: registry.resolve(client, "ninjan", bot))
     ladder.open()
     broken = {"search"}
 

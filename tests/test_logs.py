@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from arena.cli_view import view_data
+from arena.cli.view import view_data
 from arena.referee.botlog import (
     LINE_CHARS,
     Line,

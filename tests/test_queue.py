@@ -24,13 +24,13 @@ from arena.bots import builtin_bots
 from arena.queue import connection, keys, store
 from arena.queue.connection import connect, retrying
 from arena.queue.jobs import JobStatus, MatchJob, enqueue, load_job, take_job, trim_acknowledged
-from arena.queue.plan import TournamentSpec, plan, rotations
-from arena.queue.submissions import builtin_version, resolve
 from arena.queue.worker import Worker, WorkerConfig
 from arena.ratings import table_of
 from arena.ratings.pairs import PairTable
 from arena.referee.processes import BotLimits
 from arena.referee.replay import first_difference, reproduce
+from arena.schedule.plan import TournamentSpec, plan, rotations
+from arena.submissions.registry import builtin_version, resolve
 from tests.conftest import (
     REPO,
     SEED_KEY,

@@ -27,9 +27,9 @@ from pathlib import Path
 import pytest
 import redis
 
-from arena.queue import submissions
 from arena.queue.connection import connect
-from arena.queue.plan import TournamentSpec, plan
+from arena.schedule.plan import TournamentSpec, plan
+from arena.submissions import registry
 from tests.conftest import REPO, SEED_KEY, SEED_KEY_ENV, Gate, RedisServer, submit_gated
 from tests.test_queue import check_recorded_exactly_once, wait_until
 
@@ -96,7 +96,7 @@ def start_tournament(url: str, log: Path) -> subprocess.Popen:
 
 
 def tournament_jobs(client: redis.Redis) -> list:
-    versions = tuple(submissions.resolve(client, "ninjan", b) for b in BOTS)
+    versions = tuple(registry.resolve(client, "ninjan", b) for b in BOTS)
     spec = TournamentSpec("ninjan", BOTS, rounds=ROUNDS, seed=11, versions=versions, deadline_ms=DEADLINE_MS)
     return plan(spec, SEED_KEY)
 

@@ -16,14 +16,16 @@ import redis
 from starlette.testclient import TestClient
 
 from arena.games.base import Termination
-from arena.queue import keys, regression, smoke, store, submissions
+from arena.queue import keys, store
 from arena.queue.jobs import MatchJob, load_job
-from arena.queue.submissions import SubmissionError
 from arena.ratings.sprt import SprtParams
 from arena.referee.record import MatchRecord
 from arena.results import PlayerResult
+from arena.schedule import regression
 from arena.server.app import ServerConfig
 from arena.server.app import create_app as server_app
+from arena.submissions import registry, smoke
+from arena.submissions.registry import SubmissionError
 from leaderboard import browser, data
 from leaderboard.app import create_app
 from tests.conftest import SEED_KEY, SEED_KEY_ENV, replay_of_random_game, run_arena
@@ -46,8 +48,8 @@ def seed_key(monkeypatch: pytest.MonkeyPatch) -> None:
 def two_versions(client: redis.Redis, name: str = "twin") -> tuple[str, str]:
     """Submits built-in ``random`` under ``name``, then ``greedy`` as its new active version; returns
     (old, new)."""
-    old, secret = submissions.submit(client, name, ["ninjan"], builtin="random")
-    new, _ = submissions.submit(client, name, ["ninjan"], builtin="greedy", secret=secret)
+    old, secret = registry.submit(client, name, ["ninjan"], builtin="random")
+    new, _ = registry.submit(client, name, ["ninjan"], builtin="greedy", secret=secret)
     return old.version, new.version
 
 
@@ -197,11 +199,11 @@ def test_dead_games_void_their_pair_and_stop_the_series_after_a_few(client: redi
 
 @needs_redis
 def test_a_removed_version_stops_the_series(client: redis.Redis) -> None:
-    old, secret = submissions.submit(client, "gone", ["ninjan"], builtin="random")
-    new, _ = submissions.submit(client, "gone", ["ninjan"], builtin="greedy", secret=secret)
+    old, secret = registry.submit(client, "gone", ["ninjan"], builtin="random")
+    new, _ = registry.submit(client, "gone", ["ninjan"], builtin="greedy", secret=secret)
     regression.request(client, "gone", new.version, old.version, regression.Request())
     regression.activated(client, "gone", new.version)
-    submissions.remove(client, "gone", secret)
+    registry.remove(client, "gone", secret)
     job = queued_job(client, new.version, 0, "a")
     regression.finish_game(client, job, record_for(job, 2))
     state = regression.status(client, new.version)
@@ -282,7 +284,7 @@ def submit_dir(
     client: redis.Redis, name: str, folder: Path, secret: str | None = None, **options: object
 ) -> str:
     """Submits a bot folder of tests/bots/submitted; returns its secret."""
-    _, new_secret = submissions.submit(
+    _, new_secret = registry.submit(
         client, name, ["ninjan"], directory=folder, entry="python bot.py", secret=secret, **options
     )
     return new_secret or secret or ""

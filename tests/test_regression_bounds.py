@@ -16,12 +16,14 @@ import pytest
 import redis
 from starlette.testclient import TestClient
 
-from arena.queue import jobs, keys, regression, smoke, submissions
+from arena.queue import jobs, keys
 from arena.queue.jobs import JobStatus, MatchJob, load_job, take_job
-from arena.queue.submissions import SubmissionError
 from arena.ratings.sprt import SprtParams
+from arena.schedule import regression
 from arena.server.app import ServerConfig
 from arena.server.app import create_app as server_app
+from arena.submissions import registry, smoke
+from arena.submissions.registry import SubmissionError
 from tests.conftest import SEED_KEY_ENV, run_arena
 from tests.test_forfeits import worker
 from tests.test_regression import BOTS, record_for, seed_key, started
@@ -127,7 +129,7 @@ def test_on_a_server_a_newer_candidate_cancels_the_waiting_series_and_its_activa
     folder = tmp_path / "served"
     shutil.copytree(BOTS / "random", folder)
     (folder / "bot.py").write_text("# version 1\n" + (folder / "bot.py").read_text())
-    _, secret = submissions.submit(client, "served", ["ninjan"], directory=folder, entry="python bot.py")
+    _, secret = registry.submit(client, "served", ["ninjan"], directory=folder, entry="python bot.py")
 
     def candidate(number: int) -> str:  # as the server's POST /api/v1/bots/NAME does it
         new_version(folder, number)
@@ -136,7 +138,7 @@ def test_on_a_server_a_newer_candidate_cancels_the_waiting_series_and_its_activa
             client,
             "served",
             wanted,
-            lambda: submissions.submit(
+            lambda: registry.submit(
                 client,
                 "served",
                 ["ninjan"],
@@ -260,7 +262,7 @@ def test_bad_sprt_parameters_and_undecidable_series_are_refused_with_their_reaso
     assert regression.expected_games(regression.DEFAULT_PARAMS) <= regression.DEFAULT_MAX_GAMES
     assert regression.parse_request("previous", "elo0=-30,elo1=0,max_games=714").max_games == 714
 
-    old, secret = submissions.submit(client, "picky", ["ninjan"], builtin="random")
+    old, secret = registry.submit(client, "picky", ["ninjan"], builtin="random")
     proc = run_arena(
         *("bots", "submit", "picky", "--games", "ninjan", "--builtin", "greedy", "--secret", secret),
         *("--test-against", "previous", "--sprt", "elo0=0,elo1=5", "--redis", redis_url),
@@ -288,13 +290,13 @@ def test_bad_sprt_parameters_and_undecidable_series_are_refused_with_their_reaso
 
 
 def test_a_series_requested_before_bots_kept_a_set_of_series_is_cancelled_too(client: redis.Redis) -> None:
-    old, secret = submissions.submit(client, "veteran", ["ninjan"], builtin="random")
+    old, secret = registry.submit(client, "veteran", ["ninjan"], builtin="random")
     wanted = regression.parse_request("previous", QUICK)
     found, _ = regression.submit_tested(
         client,
         "veteran",
         wanted,
-        lambda: submissions.submit(client, "veteran", ["ninjan"], builtin="greedy", secret=secret),
+        lambda: registry.submit(client, "veteran", ["ninjan"], builtin="greedy", secret=secret),
     )
     client.delete(keys.regression_series("veteran"))  # as a series requested before the set existed
     assert regression.status(client, found.version)["state"] == "running"
@@ -302,7 +304,7 @@ def test_a_series_requested_before_bots_kept_a_set_of_series_is_cancelled_too(cl
         client,
         "veteran",
         None,
-        lambda: submissions.submit(client, "veteran", ["ninjan"], builtin="best", secret=secret),
+        lambda: registry.submit(client, "veteran", ["ninjan"], builtin="best", secret=secret),
     )  # a newer version, without a test of its own
     state = regression.status(client, found.version)
     assert state["state"] == "cancelled" and not waiting_games(client)
@@ -318,13 +320,13 @@ def test_the_api_shows_a_series_a_newer_untested_version_cancelled(
     folder = tmp_path / "named"
     shutil.copytree(BOTS / "random", folder)
     new_version(folder, 1)
-    _, secret = submissions.submit(client, "named", ["ninjan"], directory=folder, entry="python bot.py")
+    _, secret = registry.submit(client, "named", ["ninjan"], directory=folder, entry="python bot.py")
 
     def submitted(number: int, tested: bool) -> str:
         new_version(folder, number)
 
-        def store() -> tuple[submissions.Submission, str | None]:
-            return submissions.submit(
+        def store() -> tuple[registry.Submission, str | None]:
+            return registry.submit(
                 client,
                 "named",
                 ["ninjan"],

@@ -13,11 +13,12 @@ import redis
 
 from arena import codec
 from arena.games import GAMES, get_game
-from arena.queue import migrate, replays, store
-from arena.queue.replays import FolderStore, RedisStore, ReplayStoreError
+from arena.queue import store
 from arena.referee import compact
 from arena.referee import replay as replay_module
 from arena.referee.replay import OtherVersion, parse_lines, reproduce
+from arena.storage import migrate, replays
+from arena.storage.replays import FolderStore, RedisStore, ReplayStoreError
 from tests.conftest import replay_of_random_game, run_arena
 from tests.test_replay_store import record_random, stores
 

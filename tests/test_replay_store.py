@@ -1,5 +1,5 @@
-"""The replay store (arena.queue.replays), recording through it (arena.queue.store), retention
-(arena.queue.retention), against a private redis-server and tmp folders; never the Redis on 6379."""
+"""The replay store (arena.storage.replays), recording through it (arena.queue.store), retention
+(arena.storage.retention), against a private redis-server and tmp folders; never the Redis on 6379."""
 
 from __future__ import annotations
 
@@ -20,12 +20,13 @@ import redis
 import zstandard
 
 from arena.games import GAMES
-from arena.queue import dictionaries, keys, replays, retention, store
+from arena.queue import keys, store
 from arena.queue.connection import connect
 from arena.queue.jobs import MAX_ATTEMPTS, MatchJob, enqueue, load_job
-from arena.queue.replays import FolderStore, RedisStore, ReplayStoreError
 from arena.queue.worker import Worker, WorkerConfig
 from arena.referee.replay import first_difference, parse_lines, reproduce
+from arena.storage import dictionaries, replays, retention
+from arena.storage.replays import FolderStore, RedisStore, ReplayStoreError
 from tests import test_queue_faults as faults
 from tests.conftest import Gate, RedisServer, replay_of_random_game
 from tests.test_queue_faults import _stop_leftover_tournaments, gate, server  # noqa: F401 (fixtures)

@@ -27,10 +27,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.queue import build
-from arena.queue.archives import extract_archive, pack
 from arena.referee import sandbox, sandbox_check, seccomp
 from arena.referee.processes import BotLimits, BotProcess, BotSpec
+from arena.submissions import build
+from arena.submissions.archives import extract_archive, pack
 from tests.conftest import REPO, json_lines, run_arena
 
 GAMES = ("ninjan", "ninja-burger", "pnrz", "ninja-master")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.games.rng import derive_seed
-from arena.queue.plan import TournamentSpec, plan
+from arena.schedule.plan import TournamentSpec, plan
 from arena.seeds import KEY_FILE_VARIABLE, KEY_VARIABLE, keyed_seed, platform_key, series_seed
 from tests.conftest import run_arena
 

@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from arena.queue import keys, submissions
-from arena.queue.archives import ArchiveLimits
+from arena.queue import keys
 from arena.server.app import ServerConfig, create_app
 from arena.server.auth import OrganiserToken
 from arena.server.ratelimit import TokenBucket
+from arena.submissions import registry
+from arena.submissions.archives import ArchiveLimits
 from tests.conftest import REPO
 
 TOKEN = "organiser-token-0123456789abcdef"
@@ -291,5 +292,5 @@ def _write(path: Path, text: str) -> Path:
 def test_builtin_bots_register_without_an_upload(api: TestClient, client: Any) -> None:
     response = api.post("/api/v1/bots/myrandom", params={"games": "ninjan", "builtin": "random"})
     assert response.status_code == 201, response.text
-    found = submissions.load(client, "myrandom")
+    found = registry.load(client, "myrandom")
     assert found is not None and found.version and not found.candidate  # active at once: no smoke match

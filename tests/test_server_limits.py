@@ -22,12 +22,13 @@ import pytest
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from arena.queue import keys, smoke, store
-from arena.queue.archives import ArchiveLimits
+from arena.queue import keys, store
 from arena.queue.jobs import MatchJob, load_job
 from arena.referee.botlog import STORE_KIND, Line, Think, match_log_text
 from arena.server.app import ServerConfig, create_app
 from arena.server.ratelimit import RateLimitMiddleware, TokenBucket, client_key
+from arena.submissions import smoke
+from arena.submissions.archives import ArchiveLimits
 from tests.conftest import REPO, replay_of_random_game, run_arena
 from tests.test_attacks_server import api_client, auth, head, no_traceback, raw, running_server, status_of
 from tests.test_forfeits import sandbox_works, submit_files, worker

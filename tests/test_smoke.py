@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 import redis
 
-from arena.queue import keys, smoke, submissions
+from arena.queue import keys
 from arena.queue.jobs import load_job
+from arena.submissions import registry, smoke
 from tests.test_forfeits import QUITTER, pytestmark, submit_files, worker  # noqa: F401
 
 RANDOM_BOT = "from arena.bots.common import RandomBot\n\nRandomBot().run()\n"
@@ -42,9 +43,9 @@ def test_a_passing_candidate_becomes_active_and_a_failing_one_does_not(
     folder = tmp_path / "src"
     folder.mkdir()
     (folder / "bot.py").write_text(RANDOM_BOT)
-    first, secret = submissions.submit(client, "steady", ["ninjan"], directory=folder, entry="python bot.py")
+    first, secret = registry.submit(client, "steady", ["ninjan"], directory=folder, entry="python bot.py")
     (folder / "bot.py").write_text("# version 2\n" + RANDOM_BOT)
-    submissions.submit(
+    registry.submit(
         client, "steady", ["ninjan"], directory=folder, entry="python bot.py", secret=secret, activate=False
     )
     candidate = client.hget(keys.bot("steady"), "candidate")
@@ -56,7 +57,7 @@ def test_a_passing_candidate_becomes_active_and_a_failing_one_does_not(
     assert not client.hexists(keys.bot("steady"), "candidate")
 
     (folder / "bot.py").write_text(QUITTER)
-    submissions.submit(
+    registry.submit(
         client, "steady", ["ninjan"], directory=folder, entry="python bot.py", secret=secret, activate=False
     )
     broken = client.hget(keys.bot("steady"), "candidate")
@@ -75,7 +76,7 @@ def test_a_newer_candidate_is_not_replaced_by_an_older_ones_pass(
     smoke.request_smoke(client, "late", version)
     client.hset(keys.bot("late"), "candidate", "0123456789ab")  # a newer submission came meanwhile
     worker(client, redis_url, tmp_path / "cache").run(burst=True)
-    status = smoke.status(client, version)  # not played at all (arena.queue.smoke.skip_if_superseded)
+    status = smoke.status(client, version)  # not played at all (arena.submissions.smoke.skip_if_superseded)
     assert status["status"] == smoke.SmokeStatus.SUPERSEDED, status
     assert client.hget(keys.bot("late"), "candidate") == "0123456789ab"
     assert client.hget(keys.bot("late"), "version") != version
@@ -136,10 +137,10 @@ def test_smoke_status_of_an_unknown_version_is_empty_and_an_unknown_bot_is_refus
     client: redis.Redis, tmp_path: Path
 ) -> None:
     assert smoke.status(client, "0123456789ab") == {}
-    with pytest.raises(submissions.SubmissionError, match="no submitted bot 'ghost'"):
+    with pytest.raises(registry.SubmissionError, match="no submitted bot 'ghost'"):
         smoke.request_smoke(client, "ghost", "0123456789ab")
     submit_files(client, tmp_path, "real", {"bot.py": RANDOM_BOT}, "python bot.py")
-    with pytest.raises(submissions.SubmissionError, match="bot real has no version '0123456789ab'"):
+    with pytest.raises(registry.SubmissionError, match="bot real has no version '0123456789ab'"):
         smoke.request_smoke(client, "real", "0123456789ab")
     assert client.xlen(keys.JOBS_STREAM) == 0
 

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 import redis
 
-from arena.queue import keys, migrate, replays, store
+from arena.queue import keys, store
 from arena.queue.jobs import MatchJob, enqueue
 from arena.ratings.pairs import match_fields
 from arena.referee.replay import first_difference, parse_lines, reproduce
+from arena.storage import migrate, replays
 from tests.conftest import replay_of_random_game, run_arena
 from tests.test_replay_store import kind_of_store, record_random  # noqa: F401 (a fixture)
 

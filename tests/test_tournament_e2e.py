@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 import redis
 
-from arena.queue import keys, submissions
-from arena.queue.plan import TournamentSpec, plan
+from arena.queue import keys
+from arena.schedule.plan import TournamentSpec, plan
 from arena.seeds import platform_key
+from arena.submissions import registry
 from tests.conftest import REPO, run_arena
 from tests.test_queue import check_recorded_exactly_once, children, pending_of, wait_until
 
@@ -101,7 +102,7 @@ def test_sigkilled_worker_during_a_tournament_loses_and_doubles_nothing(
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
     versions = {}
     for name, folder in bot_folders(tmp_path).items():
-        submitted, _ = submissions.submit(client, name, ["ninjan"], directory=folder, entry="python bot.py")
+        submitted, _ = registry.submit(client, name, ["ninjan"], directory=folder, entry="python bot.py")
         versions[name] = submitted.version
     bots = tuple(sorted(versions))
     argv = [sys.executable, "-m", "arena.cli", "tournament", "ninjan", "--bots", ",".join(bots)]

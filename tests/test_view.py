@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from arena.cli_view import create_view_app, replay_files
+from arena.cli.view import create_view_app, replay_files
 from leaderboard import browser
 from tests.conftest import REPO, run_arena
 

@@ -8,5 +8,8 @@ so a job that runs twice (its first worker died, or was merely slow) is still co
 unacknowledged longer than the idle timeout is claimed again (XAUTOCLAIM); one that failed
 ``MAX_ATTEMPTS`` times goes to a dead-letter stream with its error.
 
-All key names live in ``arena.queue.keys``.
+The package holds only that: ``jobs`` (enqueueing, taking, status), ``worker`` (the loop, dispatching
+each job kind through one table), ``keys`` (every Redis key), ``connection`` (which Redis, retries),
+``store`` (the one recording transaction) and ``health`` (whether the worker was sound while a match
+ran). Submissions, stored replays and schedules have packages of their own (``docs/layout.md``).
 """

@@ -1,7 +1,7 @@
 """Match jobs, their status and idempotent enqueueing (connections and retries: arena.queue.connection).
 
 Two queues, read in order. Rated, tournament and smoke jobs go straight into the job stream
-(``enqueue``). Games of regression series (``arena.queue.regression``) wait in a list of their own,
+(``enqueue``). Games of regression series (``arena.schedule.regression``) wait in a list of their own,
 ``keys.REGRESSION_QUEUE``, which holds at most a given number of them (``enqueue_waiting``), and a
 worker takes the oldest only when the stream has no new entry for it (``TAKE_FUNCTION``): one script
 moves it into the stream and reads it for that worker, so from then on a regression game is an entry
@@ -38,7 +38,7 @@ class JobStatus(enum.StrEnum):
 @dataclasses.dataclass(frozen=True)
 class MatchJob:
     """One match to play. ``bots`` are the bot names, seat 0 first; ``versions`` the version each seat
-    plays (see ``arena.queue.submissions``); a job without versions names built-in bots only."""
+    plays (see ``arena.submissions.registry``); a job without versions names built-in bots only."""
 
     match_id: str
     game: str
@@ -49,7 +49,7 @@ class MatchJob:
     tournament: str = ""
     versions: tuple[str, ...] = ()
     fresh_bots: bool = False  # play with new bot processes, stopped after it (duplicate deals)
-    smoke: bool = False  # a submitted version's check against random: not rated (``arena.queue.smoke``)
+    smoke: bool = False  # a submitted version's check against random: not rated (``arena.submissions.smoke``)
 
     def __post_init__(self) -> None:
         if len(set(self.bots)) != len(self.bots):

@@ -14,15 +14,15 @@ JOBS_STREAM = PREFIX + "jobs"  # stream of match jobs: fields {"match_id", "job"
 REGRESSION_QUEUE = PREFIX + "jobs:regression"  # list of the match ids of regression games waiting, oldest
 #   first: a worker moves the oldest into JOBS_STREAM when nothing else waits there (arena.queue.jobs)
 REGRESSION_STARVED = PREFIX + "regression-starved"  # sorted set: versions whose running series found
-#   REGRESSION_QUEUE full, scored by REGRESSION_STARVED_SEQ; fed first when room frees (queue.regression)
+#   REGRESSION_QUEUE full, scored by REGRESSION_STARVED_SEQ; fed first when room frees (schedule.regression)
 REGRESSION_STARVED_SEQ = PREFIX + "regression-starved:seq"  # counter giving each entry above a new score
 WORKERS_GROUP = "arena:workers"  # the consumer group every worker joins
 DEAD_STREAM = PREFIX + "dead"  # dead-letter stream: jobs that failed MAX_ATTEMPTS times, with the error
 RECORDED_SET = PREFIX + "recorded"  # match ids whose result is recorded (the idempotency check)
 TOURNAMENTS_SET = PREFIX + "tournaments"  # sorted set of tournament ids, scored by creation time
 BOTS_SET = PREFIX + "bots"  # names of the submitted bots
-MIGRATIONS = PREFIX + "migrations"  # hash of one-time migrations done: name -> time (arena.queue.migrate)
-LADDERS = PREFIX + "ladders"  # hash of the ladders a server runs: id -> JSON (arena.server.ladders)
+MIGRATIONS = PREFIX + "migrations"  # hash of one-time migrations done: name -> time (arena.storage.migrate)
+LADDERS = PREFIX + "ladders"  # hash of the ladders a server runs: id -> JSON (arena.schedule.ladder_runner)
 
 
 def job(match_id: str) -> str:
@@ -37,7 +37,7 @@ def result(match_id: str) -> str:
 
 def replay(match_id: str) -> str:
     """Returns the key where a match's replay (JSON Lines text) was kept before the replay store
-    (``arena.queue.replays``); read only by ``arena storage migrate``, which moves it, and as a
+    (``arena.storage.replays``); read only by ``arena storage migrate``, which moves it, and as a
     fallback until then (``store.replay_text``)."""
     return f"{PREFIX}replay:{match_id}"
 
@@ -118,7 +118,7 @@ def played_versions(game: str) -> str:
 
 def retired_players(game: str) -> str:
     """Returns the key of a game's set of retired player ids (``bot@version`` of removed bots): still
-    in the rating fit, left out of the leaderboard's views (``arena.queue.submissions.remove``)."""
+    in the rating fit, left out of the leaderboard's views (``arena.submissions.registry.remove``)."""
     return f"{PREFIX}retired-players:{game}"
 
 
@@ -130,7 +130,7 @@ def smoke(version: str) -> str:
 
 def regression(version: str) -> str:
     """Returns the key of a version's regression series against the version it replaced
-    (``arena.queue.regression``): bot, game, new, old, the SPRT's bounds and budget, state, the
+    (``arena.schedule.regression``): bot, game, new, old, the SPRT's bounds and budget, state, the
     pentanomial counts ``p0``..``p4``, each game's score and, once decided, the verdict."""
     return f"{PREFIX}regression:{version}"
 
@@ -143,7 +143,7 @@ def regression_series(bot: str) -> str:
 
 def stored(match_id: str) -> str:
     """Returns the key of a match's hash in the Redis replay store: kind (``replay``, ``log-0``...) ->
-    compressed bytes (``arena.queue.replays.RedisStore``)."""
+    compressed bytes (``arena.storage.replays.RedisStore``)."""
     return f"{PREFIX}stored:{match_id}"
 
 

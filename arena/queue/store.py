@@ -5,19 +5,19 @@ recorded yet, then runs the writes the caller computed: adds the match id to the
 result and replay, appends the match's placements (bot, version, rank) to the game's ordered list,
 adds the match to the game's pair table (and to its tournament's) with one ``HINCRBY`` per pair and
 per seat, increments the game's counter of recorded matches (the fit is stale while the cached fit
-reflects an older count, see ``arena.queue.fits``), notes the version every seat played, marks the
+reflects an older count, see ``arena.storage.fits``), notes the version every seat played, marks the
 job recorded, XACKs it and, if asked, takes the worker's next job. Every write is an increment, a set
 of a value that only this match owns, or an append, so nothing is read and compared first: a busy
 worker's Redis work per match is one round trip, always, and recordings by several workers commute.
 Ratings are not computed here at all: the fit runs on the pair table when a reader asks.
 
-Replays live in the replay store (``arena.queue.replays``), compressed; the result keeps the sha256 of
+Replays live in the replay store (``arena.storage.replays``), compressed; the result keeps the sha256 of
 the replay's text (``replay_sha256``), so a replay file can be checked against the platform's record.
 With the Redis store the compressed replay is one more write of the script: stored if and only if the
 match is recorded. With a folder store the replay is staged before the script runs (after one round
 trip that notes the match as pending, unless it is recorded already) and committed after it: a worker
 that dies in between leaves a staged replay that the retention sweep commits (recorded) or deletes
-(never recorded, after an hour; ``arena.queue.retention``). A replay is never lost, never orphaned,
+(never recorded, after an hour; ``arena.storage.retention``). A replay is never lost, never orphaned,
 and two workers that played the same match differently never leave the one that was not recorded.
 Once recorded, a job's hash keeps only its status, for an hour (``finish_job``).
 """
@@ -30,7 +30,7 @@ from collections.abc import Iterator, Mapping
 
 import redis
 
-from arena.queue import keys, replays
+from arena.queue import keys
 from arena.queue.jobs import (
     MAX_ATTEMPTS,
     TAKE_FUNCTION,
@@ -44,6 +44,7 @@ from arena.queue.jobs import (
 from arena.ratings import Placement
 from arena.ratings.pairs import match_fields, player_id
 from arena.referee.record import MatchRecord, sole_winner
+from arena.storage import replays
 
 JOB_TTL = 3600  # seconds a recorded job's hash (its status alone) is kept
 RESULTS_PAGE = 1000  # placements read per LRANGE when streaming a game's results

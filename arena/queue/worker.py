@@ -7,8 +7,8 @@ every quarter of the idle timeout, the worker first claims one job that another 
 unacknowledged for longer than the idle timeout (XAUTOCLAIM), so a killed worker's job is rerun by
 the next free worker. While a match runs, a heartbeat re-claims its own entry every third
 of the idle timeout, so a slow match is not taken away from a live worker. Submitted bots are fetched
-by version and unpacked once into the bot cache (see ``arena.queue.submissions``), and built once when
-the version has a build command (``arena.queue.build``).
+by version and unpacked once into the bot cache (see ``arena.submissions.registry``), and built once when
+the version has a build command (``arena.submissions.build``).
 
 Failures are charged to whoever caused them. A bot that never joins, crashes or runs out of time
 forfeits: its seat is ranked last and the match is recorded and rated like any other (a bot cannot
@@ -20,9 +20,9 @@ it never got as far as its own code (bwrap failed, or the process could not be s
 which no seat joined is the platform's failure only when the worker was unsound at that moment (its
 sandbox self-check fails now, or the host ran out of memory or processes: ``arena.queue.health``);
 otherwise every seat forfeits and it is recorded, so bots cannot void a match by all failing. Smoke
-matches (``arena.queue.smoke``) are played the same way and stored as
+matches (``arena.submissions.smoke``) are played the same way and stored as
 the candidate version's verdict instead of a result; games of a regression series
-(``arena.queue.regression``) as a score in their series.
+(``arena.schedule.regression``) as a score in their series.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from arena.bots import builtin_bots
 from arena.console import say
 from arena.games import get_game
 from arena.paths import state_dir
-from arena.queue import build, health, keys, regression, replays, retention, smoke, store, submissions
+from arena.queue import health, keys, store
 from arena.queue.connection import retrying
 from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, Taken, begin_job, ensure_group, take_job
 from arena.referee import botlog, sandbox
@@ -54,6 +54,9 @@ from arena.referee.match import MatchConfig
 from arena.referee.pool import BotPool
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec, resolve_bot
 from arena.referee.runner import GameResult, unique_names
+from arena.schedule import regression
+from arena.storage import replays, retention
+from arena.submissions import build, registry, smoke
 
 DEFAULT_IDLE_TIMEOUT = timedelta(seconds=60)
 DEFAULT_BLOCK = timedelta(seconds=2)
@@ -213,11 +216,11 @@ class Worker:
             self._retry(lambda: self.client.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, entry_id))
             return None
         if job.smoke and self._retry(lambda: smoke.skip_if_superseded(self.client, job, entry_id)):
-            return None  # a newer version came: no build, no match (arena.queue.smoke)
+            return None  # a newer version came: no build, no match (arena.submissions.smoke)
         if regression.series_of(job) is not None and self._retry(
             lambda: regression.skip_if_stopped(self.client, job, entry_id)
         ):
-            return None  # its series was cancelled or decided: not played (arena.queue.regression)
+            return None  # its series was cancelled or decided: not played (arena.schedule.regression)
         attempts = int(fields["attempts"])
         if attempts > MAX_ATTEMPTS:
             error = fields.get("error") or f"the worker running it stopped {MAX_ATTEMPTS} times"
@@ -338,12 +341,12 @@ def seat_specs(
     specs, broken = [], {}
     for seat, (bot, version) in enumerate(zip(job.bots, job.versions, strict=True)):
         try:
-            spec = submissions.bot_spec(client, game, bot, version, cache)
+            spec = registry.bot_spec(client, game, bot, version, cache)
             spec = built_spec(client, spec, version, limits, build_timeout)
-        except submissions.VersionGone as exc:
+        except registry.VersionGone as exc:
             broken[seat] = str(exc)
             spec = failing_spec(BotSpec(bot, (), "submitted"), str(exc))
-        except submissions.SubmissionError as exc:
+        except registry.SubmissionError as exc:
             raise JobError(str(exc)) from None
         except build.BuildError as exc:
             broken[seat] = str(exc)

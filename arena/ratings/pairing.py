@@ -1,6 +1,6 @@
 """Which group a ladder plays next: pure functions over the current fit and the matches in flight.
 
-A ladder (``arena ladder GAME``, ``arena.queue.ladder``) plays matches among a fixed set of *players*
+A ladder (``arena ladder GAME``, ``arena.schedule.ladder``) plays matches among a fixed set of *players*
 (each active bot's latest version, ``arena.ratings.pairs.player_id``) for as long as it runs. Every
 match it schedules is chosen here, in this order of precedence:
 

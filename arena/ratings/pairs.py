@@ -27,7 +27,7 @@ no draws, bench/ratings_bench.py), read once per refit.
 
 Player ids are made of the bot name and the version with every character outside ``[A-Za-z0-9_.~-]``
 percent-encoded (``urllib.parse.quote``), so the marks ``@``, ``>`` and ``=`` never occur inside a
-name. Submitted names and versions never need it (``arena.queue.submissions`` patterns); a hostile
+name. Submitted names and versions never need it (``arena.submissions.registry`` patterns); a hostile
 string recorded as a bot name (the web page's tests do that) is still stored and shown unchanged.
 """
 

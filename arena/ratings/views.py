@@ -7,7 +7,7 @@
   (wins, draws, losses and score for every pair, as cutechess-cli prints it).
 
 The CLI prints these views and the web page draws them, from the same cached copy (see
-``arena.queue.fits``), so the two cannot disagree. Pure: no Redis, no I/O.
+``arena.storage.fits``), so the two cannot disagree. Pure: no Redis, no I/O.
 """
 
 from __future__ import annotations

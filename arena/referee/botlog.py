@@ -24,7 +24,7 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
-STORE_KIND = "log"  # the kind of a match's log in the replay store (arena.queue.replays)
+STORE_KIND = "log"  # the kind of a match's log in the replay store (arena.storage.replays)
 STORED_BYTES = 256 * 1024  # the most of a match log kept with a tournament's results (for_store)
 LINE_CHARS = 2000  # a stamped line longer than this is cut (the log file keeps it whole, within its cap)
 

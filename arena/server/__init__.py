@@ -8,10 +8,7 @@ and what they send before anything is stored, and only the server and the worker
   limit while they stream, bearer credentials.
 - ``ratelimit``: a token bucket per client address in front of every write (429 with Retry-After).
 - ``auth``: the organiser token, kept only as a salted scrypt hash; owners' secrets are checked against
-  their stored hashes (``arena.queue.submissions``).
+  their stored hashes (``arena.submissions.registry``).
 - ``routes_bots`` and ``routes_tournaments``: the handlers, thin over ``arena.queue``.
-- ``tournaments``: creating a tournament and reading its progress and results, shared with the
-  single-machine CLI.
-- ``routes_ladders`` and ``ladders``: ladders the organiser starts, fed by threads of the server
-  process that run ``arena.queue.ladder.run``, and resumed when the server starts.
+- ``routes_ladders``: ladders the organiser starts, fed by ``arena.schedule.ladder_runner``.
 """

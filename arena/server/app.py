@@ -21,13 +21,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
 
-from arena.queue.archives import ArchiveLimits
 from arena.queue.connection import connect
+from arena.schedule.ladder_runner import LadderRunner
 from arena.server import routes_bots, routes_ladders, routes_tournaments
 from arena.server.auth import Authenticator, OrganiserToken
 from arena.server.http import ApiError, UploadSlots, api_error, error_response
-from arena.server.ladders import LadderRunner
 from arena.server.ratelimit import RateLimitMiddleware, TokenBucket
+from arena.submissions.archives import ArchiveLimits
 from leaderboard.app import create_app as leaderboard_app
 
 API = "/api/v1"

@@ -48,10 +48,11 @@ import redis
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
-from arena.queue import keys, owner_secrets
-from arena.queue.owner_secrets import could_be_owner_secret, hash_secret
+from arena.queue import keys
 from arena.server.http import ApiError
 from arena.server.ratelimit import TokenBucket, client_key
+from arena.submissions import owner_secrets
+from arena.submissions.owner_secrets import could_be_owner_secret, hash_secret
 
 MIN_TOKEN_CHARS = 16  # an organiser token shorter than this is refused at startup
 MAX_TOKEN_CHARS = 1024  # ... and one longer than this

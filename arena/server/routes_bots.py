@@ -1,7 +1,7 @@
 """The bots API: submit a bot or a new version, list and show bots, remove one.
 
 ``POST /api/v1/bots/{name}?games=a,b&entry=CMD[&build=CMD]`` takes the bot's packed folder (a tar.gz,
-``arena.queue.submissions.pack``) as the raw request body, streamed; ``&builtin=BOT`` with no body
+``arena.submissions.registry.pack``) as the raw request body, streamed; ``&builtin=BOT`` with no body
 registers a built-in bot under the name. A new name answers 201 with its owner secret, shown only
 then; a new version of an existing bot needs that secret as ``Authorization: Bearer``. A new version
 of a folder bot plays a smoke match against ``random`` and becomes the one tournaments use only if it
@@ -9,7 +9,7 @@ passes; ``GET /api/v1/bots/{name}`` shows how that went (status, reason, and to 
 the secret as ``Authorization: Bearer``, the tail of the bot's log: a bot's output is its owner's).
 ``&test_against=previous[&sprt=elo0=-50,elo1=0]`` asks for a regression test against the bot's active
 version, started when the new one becomes active; ``regression`` in the bot's JSON has its verdict
-(``arena.queue.regression``).
+(``arena.schedule.regression``).
 
 Design detail: the owner is checked before the body is read, so an upload to someone else's name costs
 the server at most a hash (``arena.server.auth`` limits those), not 10 MiB.
@@ -23,10 +23,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from arena.queue import regression, smoke, submissions
-from arena.queue.archives import ArchiveError
+from arena.schedule import regression
 from arena.server.auth import credentials
 from arena.server.http import ApiError, bearer, declared_length, read_body
+from arena.submissions import registry, smoke
+from arena.submissions.archives import ArchiveError
 
 FOLDER_ONLY = ("entry", "build")  # query parameters of a folder bot, refused with builtin=
 
@@ -39,8 +40,8 @@ def state(request: Request) -> Any:
 def bot_name(request: Request) -> str:
     """Returns the path's bot name; raises 400 for an invalid one."""
     try:
-        return submissions.validate_name(request.path_params["name"])
-    except submissions.SubmissionError as exc:
+        return registry.validate_name(request.path_params["name"])
+    except registry.SubmissionError as exc:
         raise ApiError(400, str(exc)) from None
 
 
@@ -52,7 +53,7 @@ def refused(exc: Exception) -> ApiError:
 LOG_HIDDEN = "the log is its owner's: show the bot with its owner secret ('Authorization: Bearer SECRET')"
 
 
-def bot_json(client: Any, found: submissions.Submission, owner: bool) -> dict[str, Any]:
+def bot_json(client: Any, found: registry.Submission, owner: bool) -> dict[str, Any]:
     """Returns a bot as the API shows it: the stored submission and its newest version's smoke match,
     whose log tail only its ``owner`` sees (``log_hidden`` says so to anyone else)."""
     newest = found.candidate or found.version
@@ -66,7 +67,7 @@ def bot_json(client: Any, found: submissions.Submission, owner: bool) -> dict[st
 async def list_bots(request: Request) -> Response:
     """``GET /api/v1/bots[?game=G]``: every submitted bot."""
     game = request.query_params.get("game")
-    found = await run_in_threadpool(submissions.list_all, state(request).client, game)
+    found = await run_in_threadpool(registry.list_all, state(request).client, game)
     return JSONResponse({"bots": [s.to_json() for s in found]})
 
 
@@ -78,7 +79,7 @@ async def show_bot(request: Request) -> Response:
     owner = token is not None and await credentials(request).owner(client, name, token)
 
     def read() -> dict[str, Any]:
-        found = submissions.load(client, name)
+        found = registry.load(client, name)
         if found is None:
             raise ApiError(404, f"no submitted bot {name!r}: see GET /api/v1/bots")
         return bot_json(client, found, owner)
@@ -87,7 +88,7 @@ async def show_bot(request: Request) -> Response:
 
 
 def submit_parameters(request: Request) -> dict[str, Any]:
-    """Returns the submission's query parameters as ``submissions.submit`` keywords; raises 400."""
+    """Returns the submission's query parameters as ``registry.submit`` keywords; raises 400."""
     query = request.query_params
     games = [g.strip() for g in query.get("games", "").split(",") if g.strip()]
     if not games:
@@ -122,7 +123,7 @@ async def submit_bot(request: Request) -> Response:
                 app.client,
                 name,
                 wanted,
-                lambda: submissions.submit(
+                lambda: registry.submit(
                     app.client,
                     name,
                     games,
@@ -135,7 +136,7 @@ async def submit_bot(request: Request) -> Response:
             )
             if found.candidate:
                 smoke.request_smoke(app.client, name, found.candidate)
-        except (submissions.SubmissionError, ArchiveError) as exc:
+        except (registry.SubmissionError, ArchiveError) as exc:
             raise refused(exc) from None
         return {"bot": bot_json(app.client, found, owner=True), "secret": secret}
 
@@ -152,8 +153,8 @@ async def remove_bot(request: Request) -> Response:
 
     def remove() -> int:
         try:
-            return submissions.remove(app.client, name, token or "")
-        except submissions.SubmissionError as exc:
+            return registry.remove(app.client, name, token or "")
+        except registry.SubmissionError as exc:
             raise refused(exc) from None
 
     gone = await run_in_threadpool(remove)

@@ -2,10 +2,10 @@
 
 ``POST /api/v1/ladders`` takes ``{"game", "bots": [...], "players", "seed", "deadline_ms",
 "random_share", "ahead"}`` (organiser token): every parameter is checked as ``arena ladder`` checks it
-(``arena.queue.ladder.make_spec``, each bot submitted or built in) before anything is stored. It answers
-201 with the ladder (``arena.server.ladders.LadderRunner.describe``) when it started it, or resumed one
-stopped earlier with the same spec and seed, and 200 when that ladder was running already. A seed left
-out is drawn at random and returned. ``DELETE /api/v1/ladders/{id}`` stops one (organiser token) and
+(``arena.schedule.ladder.make_spec``, each bot submitted or built in) before anything is stored. It answers
+201 with the ladder (``arena.schedule.ladder_runner.LadderRunner.describe``) when it started it, or
+resumed one stopped earlier with the same spec and seed, and 200 when that ladder was running already. A seed
+left out is drawn at random and returned. ``DELETE /api/v1/ladders/{id}`` stops one (organiser token) and
 answers once nothing more will be scheduled; ``GET /api/v1/ladders`` lists the running (and failed)
 ladders with their match counts.
 """
@@ -22,11 +22,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from arena.queue.ladder import LadderError, make_spec
 from arena.ratings.pairing import RANDOM_SHARE
+from arena.schedule.ladder import LadderError, make_spec
+from arena.schedule.ladder_runner import AHEAD_DEFAULT, LadderRunner
 from arena.server.auth import credentials
 from arena.server.http import ApiError, bearer, read_json
-from arena.server.ladders import AHEAD_DEFAULT, LadderRunner
 from arena.server.routes_bots import state
 from arena.server.routes_tournaments import parameters
 

@@ -4,7 +4,7 @@ results page by page, and a match's log (its replay and, for a failed job, the e
 with the bot's owner secret as bearer token.
 
 ``POST /api/v1/tournaments`` takes ``{"game", "bots": [...], "format", "players", "rounds", "seed",
-"duplicate_deals", "deadline_ms"}``; every parameter is checked (``arena.server.tournaments``) before a
+"duplicate_deals", "deadline_ms"}``; every parameter is checked (``arena.schedule.tournaments``) before a
 single match is queued. A seed left out is drawn at random and returned.
 """
 
@@ -17,12 +17,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from arena.queue import keys, replays, store
+from arena.queue import keys, store
 from arena.referee import botlog
-from arena.server import tournaments
+from arena.schedule import tournaments
 from arena.server.auth import Credentials, credentials
 from arena.server.http import ApiError, bearer, query_int, read_json
 from arena.server.routes_bots import state
+from arena.storage import replays
 
 SEED_BITS = 40  # a seed drawn for the organiser (as ``arena tournament`` does)
 FIELDS = {  # the body's fields: name -> (type, default)

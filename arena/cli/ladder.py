@@ -1,0 +1,291 @@
+"""``arena ladder GAME --bots a,b,c``: a ladder that never stops (``arena.schedule.ladder``).
+
+It keeps a few matches queued among the bots' latest versions, chosen where the ranking is least
+certain (``arena.ratings.pairing``), runs local workers as ``arena tournament`` does, and shows the
+game's leaderboard when it stops: after ``--matches N``, or at Ctrl-C or SIGTERM (exit code 130, as
+``arena match``; the matches still queued stay queued, and the same command with the same ``--seed``
+resumes the ladder). ``app`` holds the command; ``arena.cli`` adds it to its own app.
+
+With ``--server URL`` (or ``$ARENA_SERVER``) and ``--organiser-token-file`` it asks that ``arena
+server`` to start (or resume) the ladder instead, and returns: the server keeps it fed and its workers
+play it, until ``arena ladder stop ID --server URL`` (``arena.schedule.ladder_runner``); ``arena ladder status
+--server URL`` lists the server's ladders with their match counts. As with ``arena tournament``,
+``stop`` and ``status`` are values of the GAME argument (no game has those names).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import sys
+from pathlib import Path
+from typing import Annotated
+from urllib.parse import quote
+
+import typer
+
+from arena.cli.bots import ServerOption, remote
+from arena.cli.common import CliError, JsonOption, NoSandboxOption, RedisOption, redis_url, worker_limits
+from arena.cli.tables import format_leaderboard
+from arena.cli.tournament import (
+    IDLE_DEFAULT,
+    IdleOption,
+    OrganiserTokenOption,
+    organiser_token,
+    start_worker,
+    stop_workers,
+)
+from arena.console import printable, say
+from arena.queue.connection import connect, retrying, shown_url
+from arena.ratings.pairing import RANDOM_SHARE
+from arena.ratings.pairs import split_player
+from arena.schedule.ladder import Ladder, LadderError, LadderSpec, make_spec, run
+from arena.seeds import platform_key
+from arena.storage import fits
+from arena.submissions import registry
+
+EXIT_INTERRUPTED = 130
+app = typer.Typer()
+
+
+@app.command("ladder")
+def ladder_command(
+    game: Annotated[
+        str,
+        typer.Argument(
+            help="Game name: see 'arena games'; with --server also 'status' (the server's ladders) or "
+            "'stop' followed by a ladder's id."
+        ),
+    ],
+    ladder_id: Annotated[
+        str | None, typer.Argument(help="With 'stop': the ladder's id (see 'arena ladder status').")
+    ] = None,
+    bots: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated bot names, submitted ('arena bots list') or built-in; at least two.",
+            show_default="none, needed to start a ladder",
+        ),
+    ] = None,
+    players: Annotated[int, typer.Option(min=2, help="Bots per match.")] = 2,
+    matches: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="Stop once this many more matches are played.", show_default="none: until Ctrl-C"
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="The ladder's seed, combined with this platform's secret key for the matches' seeds "
+            "[default: a random one, shown; pass it to resume the ladder]."
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(min=0, help="Local workers to start [default: cores]; 0: 'arena worker' plays them."),
+    ] = None,
+    ahead: Annotated[
+        int | None,
+        typer.Option(min=1, help="Matches kept queued or playing [default: twice the workers, at least 2]."),
+    ] = None,
+    random_share: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Share of uniformly random pairings, so no bot starves.")
+    ] = RANDOM_SHARE,
+    deadline_ms: Annotated[int, typer.Option(min=1, help="Time allowed per decision, in ms.")] = 2000,
+    idle_timeout: IdleOption = IDLE_DEFAULT,
+    redis_: RedisOption = None,
+    no_sandbox: NoSandboxOption = False,
+    as_json: JsonOption = False,
+    server_: ServerOption = None,
+    organiser_token_file: OrganiserTokenOption = None,
+) -> None:
+    """Keep playing matches among the bots where their ranking is least certain, until stopped;
+    the leaderboard ('arena leaderboard GAME', 'arena web') follows live. With --server, the server
+    runs the ladder until 'arena ladder stop ID --server URL'."""
+    if ladder_id is not None and game != "stop":
+        raise CliError(f"unexpected argument {ladder_id!r} (only 'stop' takes a ladder id)")
+    if server_:
+        local = {"--redis": redis_, "--no-sandbox": no_sandbox, "--workers": workers, "--matches": matches}
+        given = [name for name, value in local.items() if value]
+        if given:
+            raise CliError(f"--server runs the ladder on the server, with its workers: leave out {given[0]}")
+        body = {"players": players, "deadline_ms": deadline_ms, "random_share": random_share}
+        body |= {} if seed is None else {"seed": seed}
+        body |= {} if ahead is None else {"ahead": ahead}
+        on_server(server_, game, ladder_id, bots, body, organiser_token_file, as_json)
+        return
+    if game in ("stop", "status"):
+        raise CliError(
+            f"'arena ladder {game}' is for a server's ladders: add --server URL (a local ladder stops "
+            "with Ctrl-C and shows in 'arena tournament status')"
+        )
+    if bots is None:
+        raise CliError("--bots needs at least two comma-separated bot names, e.g. --bots greedy,random")
+    chosen = seed is not None
+    seed = seed if seed is not None else secrets.randbits(40)
+    spec = _spec(game, bots, players, seed, deadline_ms, random_share)
+    count = os.cpu_count() or 1 if workers is None else workers
+    if count:
+        worker_limits(no_sandbox, announce=False)  # fail before enqueueing: bots can't run
+    url = redis_url(redis_)
+    client = connect(url)
+    ladder = Ladder(client, spec, platform_key(), lambda bot: registry.resolve(client, spec.game, bot))
+    retrying(url, lambda: _check_bots(ladder), say)
+    if not chosen:
+        say(f"arena: seed {seed} (run the same command with --seed {seed} to resume this ladder)")
+    say(f"arena: ladder {ladder.id}: {spec.game}, {', '.join(spec.bots)} on {shown_url(url)}")
+    signal.signal(signal.SIGTERM, _terminated)  # a service manager's stop: as Ctrl-C, workers stopped
+    procs = _start_workers(count, url, idle_timeout, no_sandbox)
+    before = None
+    try:
+        before = retrying(url, ladder.open, say)
+        _play(ladder, url, ahead or max(2, 2 * count), matches, procs)
+    except KeyboardInterrupt:
+        stop_workers(procs)
+        _summary(ladder, url, before, as_json, interrupted=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except LadderError as exc:
+        raise CliError(str(exc)) from None
+    finally:
+        stop_workers(procs)
+    _summary(ladder, url, before, as_json, interrupted=False)
+
+
+def on_server(
+    url: str,
+    game: str,
+    ladder_id: str | None,
+    bots: str | None,
+    body: dict,
+    token_file: Path | None,
+    as_json: bool,
+) -> None:
+    """Runs ``ladder status|stop ID|GAME`` against the server at ``url`` (``body``: the ladder's other
+    parameters, as the API takes them; the server checks each)."""
+    if game == "status":
+        ladders = remote(url, lambda c: c.call("GET", "/api/v1/ladders"))["ladders"]
+        typer.echo(json.dumps(ladders, indent=2) if as_json else format_ladders(ladders, url))
+        return
+    if token_file is None:
+        raise CliError(
+            f"{'stopping' if game == 'stop' else 'starting'} a ladder on a server needs "
+            "--organiser-token-file (the organiser's token)"
+        )
+    token = organiser_token(token_file)
+    if game == "stop":
+        if ladder_id is None:
+            raise CliError("'arena ladder stop' needs a ladder's id: see 'arena ladder status --server URL'")
+        path = f"/api/v1/ladders/{quote(ladder_id, safe='')}"
+        shown = remote(url, lambda c: c.call("DELETE", path, token=token))
+        say(f"arena: ladder {shown['id']} stopped: {_counts(shown)}; the queued ones are still played")
+    else:
+        if len(bot_names(bots)) < 2:
+            raise CliError("--bots needs at least two comma-separated bot names, e.g. --bots greedy,random")
+        request = {"game": game, "bots": bot_names(bots), **body}
+        shown = remote(url, lambda c: c.json("POST", "/api/v1/ladders", request, token=token))
+        lid = shown["id"]
+        say(
+            f"arena: ladder {lid} runs on {url}: {shown['game']}, {', '.join(shown['bots'])}, seed "
+            f"{shown['seed']} ({_counts(shown)}); stop it with 'arena ladder stop {lid} --server {url}'"
+        )
+    typer.echo(json.dumps(shown, indent=2) if as_json else shown["id"])
+
+
+def _counts(ladder: dict) -> str:
+    """Returns a ladder's match counts as one phrase."""
+    return (
+        f"{ladder['total']} matches scheduled, {ladder['recorded']} recorded, {ladder['dead']} dead, "
+        f"{ladder['queued']} queued"
+    )
+
+
+def format_ladders(ladders: list[dict], url: str) -> str:
+    """Returns the text of ``ladder status``: one line per ladder of the server (its texts escaped:
+    a failure's reason can quote a bot's name)."""
+    if not ladders:
+        return f"no ladders run on {url}"
+    lines = []
+    for ladder in ladders:
+        error = f": {printable(str(ladder['error']))}" if ladder.get("error") else ""
+        bots = printable(",".join(ladder.get("bots") or []))
+        lines.append(
+            f"{ladder['id']}: {ladder.get('game')} {bots} — {ladder['state']}{error}; {_counts(ladder)}"
+        )
+    return "\n".join(lines)
+
+
+def _start_workers(count: int, url: str, idle_timeout: float, no_sandbox: bool) -> list:
+    """Starts the local workers with Ctrl-C ignored (they inherit it), so that the terminal's Ctrl-C
+    reaches the ladder alone, which then stops them with SIGTERM, their clean exit, instead of every
+    worker dying mid-match with a traceback."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return [start_worker(url, idle_timeout, no_sandbox) for _ in range(count)]
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _terminated(*_: object) -> None:
+    """Turns SIGTERM into KeyboardInterrupt, so that stopping the ladder stops its workers too."""
+    raise KeyboardInterrupt
+
+
+def _spec(game: str, bots: str, players: int, seed: int, deadline_ms: int, share: float) -> LadderSpec:
+    """Returns the validated ladder spec; raises ``CliError`` for bad input."""
+    if len(bot_names(bots)) < 2:
+        raise CliError("--bots needs at least two comma-separated bot names, e.g. --bots greedy,random")
+    try:
+        return make_spec(game, bot_names(bots), players, seed, deadline_ms, share)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+
+
+def bot_names(bots: str | None) -> list[str]:
+    """Returns the names of a comma-separated ``--bots``, blanks left out."""
+    return [b.strip() for b in (bots or "").split(",") if b.strip()]
+
+
+def _check_bots(ladder: Ladder) -> None:
+    """Raises ``CliError`` unless every bot of the ladder is submitted for its game or built in."""
+    try:
+        ladder.check_bots()
+    except LadderError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _play(ladder: Ladder, url: str, ahead: int, matches: int | None, procs: list) -> None:
+    """Runs the ladder's loop with a progress bar (a count when it never stops)."""
+    from tqdm import tqdm
+
+    start = retrying(url, ladder.finished, say)
+    gone = (lambda: all(p.poll() is not None for p in procs)) if procs else (lambda: False)
+    with tqdm(total=matches, unit="match", file=sys.stderr, disable=None) as bar:
+
+        def progress(finished: int) -> None:
+            bar.update(finished - start - bar.n)
+            if ladder.last is not None:
+                bar.set_postfix_str(f"last pairing: {ladder.last.reason}", refresh=False)
+
+        run(ladder, ahead, matches, gone, progress, lambda action: retrying(url, action, say))
+
+
+def _summary(ladder: Ladder, url: str, before: int | None, as_json: bool, interrupted: bool) -> None:
+    """Prints what the ladder did in this run and the game's leaderboard (JSON rows with ``--json``)."""
+    finished = retrying(url, ladder.finished, say)
+    queued = ladder.scheduled - finished
+    ran = "" if before is None else f"{ladder.scheduled - before} matches scheduled in this run, "
+    say(
+        f"arena: ladder {ladder.id}{' interrupted' if interrupted else ''}: {ran}{finished} finished in "
+        f"all, {max(queued, 0)} still queued (the same command with --seed {ladder.spec.seed} resumes it)"
+    )
+    left_out = sorted(split_player(p)[0] for p in ladder.failing())
+    if left_out:
+        say(f"arena: left out of the pairing after failing matches: {', '.join(left_out)}")
+    view = retrying(url, lambda: fits.view(ladder.client, fits.game_source(ladder.spec.game)), say)
+    if as_json:
+        typer.echo(json.dumps(view["rows"], indent=2))
+    else:
+        typer.echo(format_leaderboard(ladder.spec.game, view))

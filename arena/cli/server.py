@@ -1,0 +1,146 @@
+"""``arena server``: the authenticated web service participants and organisers talk to.
+
+It serves the JSON API of ``arena.server`` and the leaderboard on one port. Its credentials never go
+on the command line, which every user of the machine can read (``ps``): the Redis URL (password
+included) comes from ``$ARENA_REDIS_URL`` or ``--redis-url-file``, the organiser token from
+``--organiser-token-file``. Workers take their Redis URL the same way (``redis_url_from``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+from urllib.parse import urlsplit
+
+import typer
+
+from arena.cli.common import CliError, check_seed_key, redis_url
+from arena.console import say
+from arena.queue.connection import ENV_URL, shown_url
+from arena.submissions.archives import ArchiveLimits
+
+MiB = 2**20
+REDIS_SCHEMES = ("redis", "rediss", "unix")
+
+RedisUrlFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--redis-url-file",
+        envvar="ARENA_REDIS_URL_FILE",
+        show_default=f"${ENV_URL}, else this machine's private Redis",
+        help="File holding the Redis URL, password included (readable by this user only), so the "
+        "password is never on the command line.",
+    ),
+]
+
+app = typer.Typer()
+
+
+def redis_url_from(file: Path | None, option: str | None = None) -> str:
+    """Returns the Redis URL from ``file`` (else ``option``, else the environment or the private
+    Redis); raises CliError for an unreadable file or a password given on the command line."""
+    if option is not None and urlsplit(option).password:
+        raise CliError(
+            f"--redis holds a password, which every user of this machine can read: put the URL in "
+            f"${ENV_URL} or a file given to --redis-url-file"
+        )
+    if file is None:
+        return redis_url(option)
+    try:
+        url = file.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"cannot read --redis-url-file {file}: {exc}") from None
+    if urlsplit(url).scheme not in REDIS_SCHEMES:
+        raise CliError(f"--redis-url-file {file} does not hold a redis:// URL on its first line")
+    return url
+
+
+def forget_redis_url() -> None:
+    """Removes the Redis URL from this process's environment once read, so no process it starts
+    (a bot, a build) inherits the password."""
+    os.environ.pop(ENV_URL, None)
+
+
+@app.command("server")
+def server_command(
+    host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0: every interface).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8080,
+    organiser_token_file: Annotated[
+        Path | None,
+        typer.Option(
+            envvar="ARENA_ORGANISER_TOKEN_FILE",
+            show_default="none: no tournament can be created through the server",
+            help="File holding the organiser token (make one with 'openssl rand -hex 32'); only its "
+            "scrypt hash is kept.",
+        ),
+    ] = None,
+    redis_url_file: RedisUrlFileOption = None,
+    max_upload_mb: Annotated[
+        int, typer.Option(min=1, max=1024, help="Largest bot upload (packed), MiB; at most the workers' 10.")
+    ] = 10,
+    max_unpacked_mb: Annotated[
+        int, typer.Option(min=1, max=16384, help="Largest bot once unpacked, MiB; at most the workers' 100.")
+    ] = 100,
+    max_files: Annotated[
+        int, typer.Option(min=1, max=1_000_000, help="Most files and folders in a bot; at most 10,000.")
+    ] = 10_000,
+    writes_per_minute: Annotated[
+        float, typer.Option(min=0.01, help="Writes (submit, remove, create) per client address per minute.")
+    ] = 30.0,
+    write_burst: Annotated[int, typer.Option(min=1, help="Writes a client address may make at once.")] = 10,
+    upload_seconds: Annotated[
+        float, typer.Option(min=0.1, help="Seconds a request body may take to arrive whole (then 408).")
+    ] = 60.0,
+    max_uploads: Annotated[
+        int, typer.Option(min=1, max=1000, help="Uploads read at once; past it, 503 with Retry-After.")
+    ] = 8,
+    auth_failures_per_minute: Annotated[
+        float,
+        typer.Option(
+            min=0.01,
+            help="Failed authentications (wrong secret or token) per minute, per client address and "
+            "per bot name or organiser token; past the burst, 429 with Retry-After and no hash.",
+        ),
+    ] = 10.0,
+    auth_failure_burst: Annotated[
+        int, typer.Option(min=1, help="Failed authentications an address, or a bot name, may have at once.")
+    ] = 10,
+    secret_checks: Annotated[
+        int,
+        typer.Option(
+            min=1, max=64, help="Secrets hashed (scrypt) at once; past it, 503 with Retry-After at once."
+        ),
+    ] = 2,
+) -> None:
+    """Serve the platform's API (bots, tournaments, results) and its leaderboard, until stopped."""
+    import uvicorn
+
+    from arena.server.app import ServerConfig, create_app
+    from arena.server.auth import OrganiserToken
+
+    try:
+        organiser = OrganiserToken.from_file(organiser_token_file)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    check_seed_key()
+    url = redis_url_from(redis_url_file)
+    forget_redis_url()
+    try:
+        config = ServerConfig(
+            archive_limits=ArchiveLimits(max_upload_mb * MiB, max_unpacked_mb * MiB, max_files),
+            body_seconds=upload_seconds,
+            uploads=max_uploads,
+            writes_per_minute=writes_per_minute,
+            write_burst=write_burst,
+            auth_failures_per_minute=auth_failures_per_minute,
+            auth_failure_burst=auth_failure_burst,
+            secret_checks=secret_checks,
+            organiser=organiser,
+        )
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    takes = "takes tournaments" if organiser.stored else "takes no tournaments (no --organiser-token-file)"
+    say(f"arena: server on http://{host}:{port}/ over {shown_url(url)}; {takes} (Ctrl-C stops it)")
+    # proxy_headers off: a client address is the TCP peer, never a header a client can write
+    uvicorn.run(create_app(url, config), host=host, port=port, log_level="warning", proxy_headers=False)

@@ -1,0 +1,113 @@
+"""The terminal tables of the ratings' views (``arena.ratings.views``): a game's leaderboard and its
+win-probability table (``arena leaderboard``), a tournament's standings and crosstable (``arena
+tournament standings``). Every name and version read from Redis goes through ``printable``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from arena.console import printable
+from arena.ratings.fit import MIN_GAMES, PROVISIONAL_HALF_WIDTH
+
+METHOD = (
+    "Elo fitted to all results at once (Bradley-Terry, maximum a posteriori, BayesElo's prior: two draws\n"
+    "  against a virtual 1500); 95% interval from the fit's curvature, relative to the pool; LOS next:\n"
+    "  likelihood of superiority over the next row"
+)
+PROVISIONAL = (
+    f"provisional (fewer than {MIN_GAMES} matches, or 95% interval wider than "
+    f"+/-{PROVISIONAL_HALF_WIDTH:.0f}), listed apart:"
+)
+
+
+def _row_line(row: Mapping[str, Any]) -> str:
+    interval = f"{row['low']:.0f}..{row['high']:.0f}"
+    los = "-" if row["los_next"] is None else f"{100 * row['los_next']:.1f}%"
+    return (
+        f"  {row['rank']:>4}  {printable(row['bot']):<20} {printable(row['version'] or '-'):<20} "
+        f"{row['elo']:>7.1f}  {interval:<13} {row['games']:>6} {los:>8}"
+    )
+
+
+def format_rows(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Returns the lines of a standings table: established rows, then the provisional ones apart."""
+    lines = [
+        f"  {'rank':>4}  {'bot':<20} {'version':<20} {'Elo':>7}  {'95% interval':<13} {'games':>6} "
+        f"{'LOS next':>8}"
+    ]
+    established = [r for r in rows if not r["provisional"]]
+    lines += [_row_line(r) for r in established]
+    provisional = [r for r in rows if r["provisional"]]
+    if provisional:
+        lines.append(f"  {PROVISIONAL}")
+        lines += [_row_line(r) for r in provisional]
+    return lines
+
+
+def format_leaderboard(game: str, view: Mapping[str, Any], pairs: bool = False) -> str:
+    """Returns a game's leaderboard (each bot's latest version) as a terminal table; with ``pairs``,
+    followed by the win-probability table."""
+    game = printable(game)
+    if not view["rows"]:
+        return f"no recorded matches of {game} yet"
+    lines = [
+        f"{game} leaderboard: {view['matches']} matches recorded",
+        f"  {METHOD}",
+        *format_rows(view["rows"]),
+    ]
+    if pairs:
+        lines += ["", *format_win_table(view["rows"], view["pairs"])]
+    return "\n".join(lines)
+
+
+def format_win_table(
+    rows: Sequence[Mapping[str, Any]], pairs: Mapping[str, Mapping[str, float]]
+) -> list[str]:
+    """Returns the lines of the pairwise table: the row bot's expected score against the column's
+    (columns numbered by rank)."""
+    lines = [
+        "expected score of the row's bot against the column's (win 1, draw 1/2; columns by rank)",
+        f"  {'rank':>4}  {'bot':<20} " + " ".join(f"{r['rank']:>6}" for r in rows),
+    ]
+    for row in rows:
+        cells = ["-" if c is row else f"{pairs[row['bot']][c['bot']]:.3f}" for c in rows]
+        lines.append(f"  {row['rank']:>4}  {printable(row['bot']):<20} " + " ".join(f"{c:>6}" for c in cells))
+    return lines
+
+
+def format_standings(view: Mapping[str, Any]) -> str:
+    """Returns a tournament's standings (fitted on its results only) and its crosstable, from
+    ``arena.storage.fits.tournament_standings``."""
+    name, game = printable(view["tournament"]), printable(str(view["game"]))
+    if not view["rows"]:
+        return f"tournament {name} ({game}): no recorded matches yet"
+    lines = [
+        f"tournament {name}: {game}, {view['matches']} of {view['total']} matches recorded",
+        f"  {METHOD}",
+        *format_rows(view["rows"]),
+        "",
+        *format_crosstable(view["rows"], view["crosstable"]),
+    ]
+    return "\n".join(lines)
+
+
+def format_crosstable(rows: Sequence[Mapping[str, Any]], cross: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Returns the lines of the crosstable: wins-draws-losses of the row against each column (columns
+    numbered by rank), with each row's pairwise score and results."""
+    width = max(7, *(len(f"{c['wins']}-{c['draws']}-{c['losses']}") for r in cross for c in r["against"]))
+    lines = [
+        "crosstable: wins-draws-losses of the row against the column (a match of n seats gives every\n"
+        "  pair of seats a result); score = wins + draws/2",
+        f"  {'rank':>4}  {'bot':<20} {'score':>7} {'games':>6}  "
+        + " ".join(f"{r['rank']:>{width}}" for r in rows),
+    ]
+    for row, line in zip(rows, cross, strict=True):
+        cells = iter(f"{c['wins']}-{c['draws']}-{c['losses']}" for c in line["against"])
+        shown = ["-" if r is row else next(cells) for r in rows]
+        lines.append(
+            f"  {row['rank']:>4}  {printable(line['bot']):<20} {line['score']:>7.1f} {line['games']:>6}  "
+            + " ".join(f"{c:>{width}}" for c in shown)
+        )
+    return lines

@@ -1,0 +1,436 @@
+"""The tournament commands of ``arena``: ``worker`` and ``tournament`` (and ``tournament status``,
+``tournament standings ID``).
+
+``app`` holds them; ``arena.cli`` adds it to its own app, so they are top-level commands.
+
+Design detail: ``status`` and ``standings`` are values of the GAME argument, not subcommands of a
+``tournament`` group: a click group parses its own positional arguments before it looks for a
+subcommand, so ``arena tournament GAME --bots ...`` and ``arena tournament standings ID`` cannot both be
+a group's without overriding click's parsing. No game is named ``status`` or ``standings``.
+
+With ``--server URL`` (or ``$ARENA_SERVER``) the ``tournament`` commands talk to that ``arena server``
+only: it checks the organiser token (``--organiser-token-file``) and the parameters, queues the matches
+for its own workers, and the command follows the tournament over HTTP. A worker takes its Redis URL
+from ``$ARENA_REDIS_URL`` or ``--redis-url-file``, never a password on the command line, and removes it
+from its environment once read, so no process it starts inherits it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Annotated
+from urllib.parse import quote
+
+import redis
+import typer
+
+from arena.cli.bots import ServerOption, remote
+from arena.cli.common import (
+    CliError,
+    JsonOption,
+    NoSandboxOption,
+    RedisOption,
+    check_seed_key,
+    redis_url,
+    worker_limits,
+)
+from arena.cli.server import RedisUrlFileOption, forget_redis_url, redis_url_from
+from arena.cli.tables import format_standings
+from arena.console import printable, say
+from arena.queue import keys
+from arena.queue.connection import ENV_URL, connect, retrying, shown_url
+from arena.queue.jobs import MAX_ATTEMPTS
+from arena.queue.worker import DEFAULT_IDLE_TIMEOUT, Worker, WorkerConfig
+from arena.schedule import tournaments
+from arena.schedule.plan import FORMATS, TournamentSpec
+from arena.storage import fits
+
+IdleOption = Annotated[
+    float,
+    typer.Option(min=0.1, help="Seconds a job may stay unacknowledged before another worker reruns it."),
+]
+
+
+OrganiserTokenOption = Annotated[
+    Path | None,
+    typer.Option(
+        envvar="ARENA_ORGANISER_TOKEN_FILE",
+        show_default="none",
+        help="With --server: file holding the organiser token the server was started with.",
+    ),
+]
+POLL_SECONDS = 1.0  # between two reads of a tournament's progress from a server
+
+IDLE_DEFAULT = DEFAULT_IDLE_TIMEOUT.total_seconds()
+app = typer.Typer()
+
+
+@app.command("worker")
+def worker_command(
+    redis_: RedisOption = None,
+    redis_url_file: RedisUrlFileOption = None,
+    idle_timeout: IdleOption = IDLE_DEFAULT,
+    burst: Annotated[bool, typer.Option(help="Exit once no job is queued or pending.")] = False,
+    max_jobs: Annotated[
+        int | None, typer.Option(min=1, help="Exit after this many jobs.", show_default="no limit")
+    ] = None,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Print a line per job.")] = False,
+    no_sandbox: NoSandboxOption = False,
+) -> None:
+    """Play queued matches from Redis and record their results, until stopped."""
+    limits = worker_limits(no_sandbox)
+    check_seed_key()
+    url = redis_url_from(redis_url_file, redis_)
+    forget_redis_url()
+    config = WorkerConfig(url, idle_timeout=timedelta(seconds=idle_timeout), bot_limits=limits)
+    worker = Worker(connect(url), config, say, verbose)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the finally blocks: stop bot processes
+    handled = worker.run(burst=burst, max_jobs=max_jobs)
+    if verbose:
+        say(f"arena: worker {worker.consumer}: {handled} jobs handled")
+
+
+@app.command("tournament")
+def tournament_command(
+    game: Annotated[
+        str,
+        typer.Argument(
+            help="Game name; or 'status' to show tournaments and the queue; or 'standings' followed by a "
+            "tournament's id to show its standings and crosstable."
+        ),
+    ],
+    tournament_id: Annotated[
+        str | None,
+        typer.Argument(help="With 'standings': the tournament's id (see 'arena tournament status')."),
+    ] = None,
+    bots: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated bot names, submitted ('arena bots list') or built-in.",
+            show_default="none, needed to start a tournament",
+        ),
+    ] = None,
+    format_: Annotated[
+        str, typer.Option("--format", help=f"Tournament format: {', '.join(FORMATS)} (challenger first).")
+    ] = "round-robin",
+    players: Annotated[int, typer.Option(min=2, help="Bots per match.")] = 2,
+    rounds: Annotated[int, typer.Option(min=1, help="Times every seating of every group is played.")] = 1,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="The tournament's seed, combined with this platform's secret key (so bots cannot "
+            "compute the matches' seeds even from a small one) [default: a random one, shown; pass "
+            "it to resume]."
+        ),
+    ] = None,
+    duplicate_deals: Annotated[
+        bool, typer.Option(help="Play each deal once per seating rotation, so luck cancels out.")
+    ] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(min=0, help="Local workers to start [default: cores]; 0 only enqueues."),
+    ] = None,
+    deadline_ms: Annotated[int, typer.Option(min=1, help="Time allowed per decision, in ms.")] = 2000,
+    idle_timeout: IdleOption = IDLE_DEFAULT,
+    redis_: RedisOption = None,
+    no_sandbox: NoSandboxOption = False,
+    as_json: JsonOption = False,
+    server_: ServerOption = None,
+    organiser_token_file: OrganiserTokenOption = None,
+) -> None:
+    """Enqueue a tournament's matches, run them on local workers (or a server's workers, with
+    --server), and print its standings."""
+    if game == "standings" and tournament_id is None:
+        raise CliError("'arena tournament standings' needs a tournament id: see 'arena tournament status'")
+    if tournament_id is not None and game != "standings":
+        raise CliError(f"unexpected argument {tournament_id!r} (only 'standings' takes a tournament id)")
+    if server_:
+        if redis_ or no_sandbox:
+            raise CliError("--server talks to the server only: leave out --redis and --no-sandbox")
+        on_server(
+            server_,
+            game,
+            tournament_id,
+            as_json,
+            organiser_token_file,
+            workers != 0,
+            bots,
+            format_,
+            players,
+            rounds,
+            seed,
+            duplicate_deals,
+            deadline_ms,
+        )
+        return
+    if game == "standings":
+        show_standings(redis_url(redis_), str(tournament_id), as_json)
+        return
+    if game == "status":
+        show_status(redis_url(redis_))
+        return
+    chosen = seed is not None
+    # Hidden cards and rolls are drawn from the seeds: by default bots cannot guess them.
+    seed = seed if seed is not None else secrets.randbits(40)
+    spec = _spec(game, bots, format_, players, rounds, seed, duplicate_deals, deadline_ms)
+    url = redis_url(redis_)
+    spec = _with_versions(spec, url)
+    if not chosen:
+        say(f"arena: seed {seed} (run the same command with --seed {seed} to resume this tournament)")
+    count = os.cpu_count() or 1 if workers is None else workers
+    if count:
+        worker_limits(no_sandbox, announce=False)  # fail before enqueueing: bots can't run
+    run_tournament(spec, url, count, idle_timeout, no_sandbox)
+    if count:
+        show_standings(url, spec.tournament_id, as_json)
+
+
+def on_server(
+    url: str,
+    game: str,
+    tournament_id: str | None,
+    as_json: bool,
+    token_file: Path | None,
+    wait: bool,
+    *spec_args: object,
+) -> None:
+    """Runs ``tournament standings|status|GAME`` against the server at ``url`` (``spec_args``: bots,
+    format, players, rounds, seed, duplicate deals, deadline in ms, as ``tournament_command`` has them)."""
+    if game == "standings":
+        path = f"/api/v1/tournaments/{quote(str(tournament_id), safe='')}"
+        standings = remote(url, lambda c: c.call("GET", path))["standings"]
+        typer.echo(json.dumps(standings, indent=2) if as_json else format_standings(standings))
+    elif game == "status":
+        typer.echo(format_status(remote(url, lambda c: c.call("GET", "/api/v1/tournaments")), url))
+    else:
+        tid = create_on_server(url, game, organiser_token(token_file), *spec_args)
+        if not wait:
+            say(
+                "arena: --workers 0: not following it; the server's workers play the matches "
+                f"(see 'arena tournament status --server {url}')"
+            )
+            return
+        follow_on_server(url, tid)
+        on_server(url, "standings", tid, as_json, token_file, wait)
+
+
+def organiser_token(path: Path | None) -> str:
+    """Returns the organiser token read from ``path``; raises CliError without one."""
+    if path is None:
+        raise CliError(
+            "creating a tournament on a server needs --organiser-token-file (the organiser's token)"
+        )
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"cannot read --organiser-token-file {path}: {exc}") from None
+
+
+def create_on_server(url: str, game: str, token: str, *spec_args: object) -> str:
+    """Asks the server to queue the tournament; returns its id (the server checks every parameter)."""
+    bots, format_, players, rounds, seed, duplicate, deadline_ms = spec_args
+    names = [b.strip() for b in str(bots or "").split(",") if b.strip()]
+    if len(names) < 2:
+        raise CliError("--bots needs at least two comma-separated bot names, e.g. --bots greedy,random")
+    body = {"game": game, "bots": names, "format": format_, "players": players, "rounds": rounds}
+    body |= {"duplicate_deals": duplicate, "deadline_ms": deadline_ms}
+    body |= {} if seed is None else {"seed": seed}
+    answer = remote(url, lambda c: c.json("POST", "/api/v1/tournaments", body, token=token))
+    say(
+        f"arena: tournament {answer['id']}: {answer['matches']} matches of {answer['game']} "
+        f"({answer['queued']} newly queued) on {url}, seed {answer['seed']}"
+    )
+    return str(answer["id"])
+
+
+def follow_on_server(url: str, tid: str) -> None:
+    """Shows a progress bar until every match of the tournament is recorded or dead-lettered."""
+    from tqdm import tqdm
+
+    path = f"/api/v1/tournaments/{quote(tid, safe='')}"
+    with tqdm(unit="match", file=sys.stderr, disable=None) as bar:
+        while True:
+            progress = remote(url, lambda c: c.call("GET", path))["tournament"]
+            bar.total = progress["total"]
+            bar.update(progress["done"] - bar.n)
+            if progress["done"] >= progress["total"]:
+                break
+            time.sleep(POLL_SECONDS)
+    if progress["dead"]:
+        say(f"arena: {progress['dead']} matches failed {MAX_ATTEMPTS} times and were dead-lettered")
+
+
+def _spec(
+    game: str,
+    bots: str | None,
+    format_: str,
+    players: int,
+    rounds: int,
+    seed: int,
+    duplicate: bool,
+    deadline_ms: int,
+) -> TournamentSpec:
+    """Returns the validated tournament spec; raises ``CliError`` for bad input."""
+    if len([b for b in (bots or "").split(",") if b.strip()]) < 2:
+        raise CliError("--bots needs at least two comma-separated bot names, e.g. --bots greedy,random")
+    try:
+        return tournaments.make_spec(
+            game, (bots or "").split(","), format_, players, rounds, seed, duplicate, deadline_ms
+        )
+    except tournaments.TournamentError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _with_versions(spec: TournamentSpec, url: str) -> TournamentSpec:
+    """Returns the spec with the version each bot plays (submitted, else built-in); raises
+    ``CliError`` for a name that is neither."""
+    client = connect(url)
+    try:
+        return retrying(url, lambda: tournaments.with_versions(client, spec), say)
+    except tournaments.TournamentError as exc:
+        raise CliError(str(exc)) from None
+
+
+def run_tournament(
+    spec: TournamentSpec,
+    url: str,
+    workers: int,
+    idle_timeout: float,
+    no_sandbox: bool = False,
+) -> None:
+    """Enqueues the plan, runs local workers and follows the progress until every match is done."""
+    client = connect(url)
+    tid = spec.tournament_id
+    try:
+        total, new = retrying(url, lambda: tournaments.start(client, spec), say)
+    except tournaments.TournamentError as exc:  # a bot removed since its version was resolved
+        raise CliError(str(exc)) from None
+    say(f"arena: tournament {tid}: {total} matches of {spec.game} ({new} newly queued) on {shown_url(url)}")
+    if workers == 0:
+        say("arena: --workers 0: the matches are queued; 'arena worker' plays them")
+        return
+    procs = [start_worker(url, idle_timeout, no_sandbox) for _ in range(workers)]
+    try:
+        _follow(client, url, tid, total, lambda: all(p.poll() is not None for p in procs))
+    except KeyboardInterrupt:
+        say("arena: interrupted: unplayed matches stay queued; run the same command again to resume")
+        raise
+    finally:
+        stop_workers(procs)
+    dead = int(retrying(url, lambda: client.hget(keys.tournament(tid), "dead") or 0, say))
+    if dead:
+        say(
+            f"arena: {dead} matches failed {MAX_ATTEMPTS} times and were dead-lettered: "
+            "see 'arena tournament status'"
+        )
+
+
+def start_worker(url: str, idle_timeout: float, no_sandbox: bool) -> subprocess.Popen:
+    """Starts a local worker; the Redis URL (and its password) goes in its environment, not its argv,
+    which every user of the machine can read."""
+    argv = [sys.executable, "-m", "arena.cli", "worker", "--idle-timeout", str(idle_timeout)]
+    argv += ["--no-sandbox"] if no_sandbox else []
+    env = {**os.environ, ENV_URL: url}
+    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env)
+
+
+def stop_workers(procs: list[subprocess.Popen]) -> None:
+    """Stops local workers with SIGTERM (their clean exit: the match in hand is left to be rerun),
+    killing any still running after 10 s."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _follow(
+    client: redis.Redis,
+    url: str,
+    tid: str,
+    total: int,
+    workers_gone: Callable[[], bool],
+) -> None:
+    """Shows a progress bar until every match of the tournament is recorded or dead-lettered.
+
+    Design detail: the tournament's stream of finished matches only wakes the loop up; progress is
+    read from the tournament's counters, which change in the same transaction as the results. So if
+    Redis loses its last second of writes (a crash with ``appendfsync everysec``), the bar goes back
+    with the lost results and the command waits until the rerun matches are recorded again.
+    """
+    from tqdm import tqdm
+
+    last = "$"
+    with tqdm(total=total, unit="match", file=sys.stderr, disable=None) as bar:
+        while True:
+            done = retrying(url, lambda: _done(client, tid), say)
+            bar.update(done - bar.n)
+            if done >= total:
+                return
+            stream = {keys.tournament_done(tid): last}
+            read = retrying(url, lambda s=stream: client.xread(s, count=500, block=1000), say)
+            for _, entries in read or []:
+                last = entries[-1][0]
+            if not read and workers_gone():
+                raise CliError(f"every local worker exited with {total - done} matches left; see above")
+
+
+def _done(client: redis.Redis, tid: str) -> int:
+    """Returns how many of a tournament's matches are recorded or dead-lettered."""
+    recorded, dead = client.hmget(keys.tournament(tid), ["recorded", "dead"])
+    return int(recorded or 0) + int(dead or 0)
+
+
+def show_standings(url: str, tournament_id: str, as_json: bool) -> None:
+    """Prints a tournament's standings, fitted to its own results only, and its crosstable (as JSON,
+    ``fits.tournament_standings``)."""
+    client = connect(url)
+    standings = retrying(url, lambda: fits.tournament_standings(client, tournament_id), say)
+    if standings is None:
+        raise CliError(f"no tournament {tournament_id!r}: see 'arena tournament status'")
+    if as_json:
+        typer.echo(json.dumps(standings, indent=2))
+    else:
+        typer.echo(format_standings(standings))
+
+
+def show_status(url: str) -> None:
+    """Prints the recent tournaments, the queue's state and the newest dead letters."""
+    client = connect(url)
+    typer.echo(format_status(retrying(url, lambda: tournaments.queue_status(client), say), shown_url(url)))
+
+
+def format_status(status: dict, where: str) -> str:
+    """Returns the text of ``tournament status`` for ``tournaments.queue_status`` (every text read
+    from Redis escaped by ``printable``: a dead letter's error can quote a bot's output)."""
+    lines = [f"queue on {where}: {status['waiting']} waiting, {status['running']} running or unacknowledged"]
+    if not status["tournaments"]:
+        lines.append("no tournaments yet")
+    for t in status["tournaments"]:
+        t = {k: printable(str(v)) for k, v in t.items()}
+        done = int(t.get("recorded", 0)) + int(t.get("dead", 0))
+        lines.append(
+            f"{t['id']}: {t.get('game')} {t.get('format')} {t.get('bots')} — {done}/{t.get('total')} done "
+            f"({t.get('recorded', 0)} recorded, {t.get('dead', 0)} dead)"
+        )
+    if status["dead"]:
+        lines.append("dead letters (newest first):")
+        for d in status["dead"]:
+            d = {k: printable(str(v)) for k, v in d.items()}
+            lines.append(f"  {d['match_id']}: failed {d['attempts']} times: {d['error']}")
+    if "retention" in status:  # a server of an older version does not say
+        lines.append(printable(status["retention"]))
+    return "\n".join(lines)

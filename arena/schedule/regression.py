@@ -1,0 +1,738 @@
+"""Regression tests: a new version of a submitted bot plays the version it replaces until an SPRT decides.
+
+``arena bots submit NAME ... --test-against previous`` notes on the new version (``request``) the bot's
+active version at that moment, the SPRT's hypotheses and a budget of games. The series starts when the
+new version becomes active (``activated``): at once on this machine, after its smoke match passes on a
+server (``arena.submissions.smoke``). By default it is a non-regression test that can decide within its
+budget: H0 says the new version is 50 Elo weaker than the old one (a regression), H1 that it is as
+strong (elo0=-50, elo1=0, alpha=beta=0.05), at most ``DEFAULT_MAX_GAMES`` games (fishtest's elo0=-10
+expects some 6,400 games).
+
+Bounded (issue 33). One series per bot at a time: when a version becomes a bot's active one, the
+running series of the version it replaced is cancelled, and a series still waiting for a candidate
+that a newer submission superseded is cancelled at that submission (``sweep``): state ``cancelled``,
+verdict ``none``, a reason naming the newer version. A series that stops (cancelled or decided) takes
+its games still waiting out of the queue, and a worker that takes one of its games anyway (it was
+already in the job stream) acknowledges it without playing (``skip_if_stopped``), as a superseded
+smoke match is. Games wait in a list of their own (``keys.REGRESSION_QUEUE``) that workers read only
+when no rated, tournament or smoke job waits (``arena.queue.jobs``), and that holds at most
+``QUEUE_CAP`` games platform-wide; a series that finds it full is noted in ``keys.REGRESSION_STARVED``
+and gets the room first when games leave (``feed``). Owners' SPRTs are clamped (``check``): alpha and
+beta at least ``MIN_ERROR``, elo1 - elo0 at least ``MIN_WIDTH``, at most ``MAX_GAMES_LIMIT`` games,
+and a test whose expected length (``expected_games``) exceeds its budget is refused at submission.
+
+Games come in pairs: one deal (a keyed seed, ``arena.seeds.keyed_seed``) played twice with the seats
+swapped, each game with fresh bot processes, so the luck of the deal cancels out and the pentanomial
+model applies (``arena.ratings.sprt``). A worker records each game of a series with ``finish_game``:
+one script marks the job recorded, adds its match id to the recorded set (a game recorded twice
+counts once) and, when the other game of its pair is in, adds the pair's score to the counts ``p0``..``p4``.
+Then ``advance`` recomputes the LLR from the counts and either stores the verdict (H0: regression, H1:
+no regression, ``none`` when the budget ran out or the games could not be played) or queues the next
+pairs, keeping ``AHEAD`` pairs queued or playing. ``advance`` reads everything from Redis and may run
+any number of times, from any worker, in any order: a worker killed between recording and advancing
+has not acknowledged the game's job yet, so the worker that reclaims it advances the series
+(``resume``).
+
+Design detail, not rated: both seats are the same bot (``NAME`` and ``NAME~previous``), and the
+leaderboard's tables per bot name (its latest version, its recent matches) cannot hold two versions of
+one bot in one match; a regression game leaves its score in the series, not a result or a rating, as a
+smoke match does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import math
+import re
+import time
+from collections.abc import Callable
+
+import redis
+
+from arena.queue import keys
+from arena.queue.jobs import JobStatus, MatchJob, enqueue_waiting, run_script
+from arena.queue.store import FINISH_JOB_FUNCTION, JOB_TTL
+from arena.ratings.sprt import PENTANOMIAL, Sprt, SprtParams, SprtSpecError, score_rate
+from arena.referee.record import MatchRecord
+from arena.seeds import fresh_seed, keyed_seed, platform_key
+from arena.submissions.registry import Submission, SubmissionError
+
+# A non-regression test that can decide within its budget: H0, 50 Elo weaker; H1, as strong. (Fishtest's
+# elo0=-10 expects some 6,400 games at either hypothesis: far past any budget a submission may have.)
+DEFAULT_PARAMS = SprtParams(elo0=-50.0, elo1=0.0)
+DEFAULT_MAX_GAMES = 400
+MAX_GAMES_LIMIT = 2_000  # a budget larger than this is refused: every game is a job
+MIN_ERROR = 0.01  # alpha and beta below this are refused
+MIN_WIDTH = 5.0  # elo1 - elo0 below this is refused
+QUEUE_CAP = 120  # regression games waiting in keys.REGRESSION_QUEUE, platform-wide (20 series' AHEAD)
+AHEAD = 3  # pairs of a series queued or playing at once
+MAX_VOID = 3  # pairs that could not be played (a job dead-lettered) after which the series stops
+TARGETS = ("previous",)  # what --test-against accepts
+PREVIOUS_SUFFIX = "~previous"  # the old version's seat name (a name no submitted bot can have)
+_MATCH_ID = re.compile(r"^regression-((?:builtin-)?[0-9a-f]{12})-p(\d+)([ab])$")
+
+
+class State(enum.StrEnum):
+    """Where a series is, the ``state`` field of ``keys.regression(version)``."""
+
+    WAITING = "waiting"  # requested; starts when the new version becomes active
+    RUNNING = "running"  # pairs of games queued or playing
+    DONE = "done"  # ``verdict`` stored; games still in flight are not counted
+    CANCELLED = "cancelled"  # superseded by a newer version (``reason``); verdict ``none``
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """What a submission asks for: a test against its bot's active version, with these bounds."""
+
+    params: SprtParams = DEFAULT_PARAMS
+    max_games: int = DEFAULT_MAX_GAMES
+
+
+def parse_request(test_against: str | None, sprt: str | None, max_games: int | None = None) -> Request | None:
+    """Returns the regression test a submission's options ask for (None without ``--test-against``);
+    raises SubmissionError, in one line saying what to choose, for a target other than ``previous``, a
+    bad ``--sprt`` text, or a test refused by ``check``. The budget is ``max_games=N`` in the ``--sprt``
+    text (so a server gets it with the text) or ``max_games``."""
+    if test_against is None:
+        if sprt is not None or max_games is not None:
+            raise SubmissionError("--sprt is for a regression test: add --test-against previous")
+        return None
+    if test_against not in TARGETS:
+        raise SubmissionError(f"--test-against {test_against!r}: the only choice is 'previous'")
+    text, budget = _budget_of(sprt, max_games)
+    try:
+        params = SprtParams.parse(text) if text else DEFAULT_PARAMS
+    except SprtSpecError as exc:
+        raise SubmissionError(f"--sprt: {exc}") from None
+    wanted = Request(params, DEFAULT_MAX_GAMES if budget is None else budget)
+    check(wanted)
+    return wanted
+
+
+def _budget_of(sprt: str | None, max_games: int | None) -> tuple[str, int | None]:
+    """Returns the ``--sprt`` text without its ``max_games=N`` item, and the budget given (or None)."""
+    items = [item for item in (sprt or "").split(",") if item.strip()]
+    budgets = [item for item in items if item.partition("=")[0].strip() == "max_games"]
+    if len(budgets) + (max_games is not None) > 1:
+        raise SubmissionError("--sprt: max_games is given twice")
+    for item in budgets:
+        raw = item.partition("=")[2].strip()
+        try:
+            max_games = int(raw)
+        except ValueError:
+            raise SubmissionError(f"--sprt: max_games={raw!r} is not a whole number of games") from None
+    rest = ",".join(item for item in items if item not in budgets)
+    if sprt is not None and not rest and not budgets:
+        rest = sprt  # an empty text: SprtParams.parse says what it expects
+    return rest, max_games
+
+
+def check(wanted: Request) -> None:
+    """Raises SubmissionError, in one line saying what to choose instead, for a test an owner may not
+    ask for: alpha or beta below ``MIN_ERROR``, hypotheses less than ``MIN_WIDTH`` Elo apart, a budget
+    outside 2..``MAX_GAMES_LIMIT`` games, or a test that cannot decide within its budget: one whose
+    expected length even at its quicker hypothesis (``expected_games``) exceeds the budget."""
+    p, budget = wanted.params, wanted.max_games
+    for name in ("alpha", "beta"):
+        if getattr(p, name) < MIN_ERROR:
+            raise SubmissionError(
+                f"--sprt: {name}={getattr(p, name):g} is below {MIN_ERROR:g}: "
+                f"choose alpha and beta of at least {MIN_ERROR:g} (the default is 0.05)"
+            )
+    if p.elo1 - p.elo0 < MIN_WIDTH:
+        raise SubmissionError(
+            f"--sprt: elo0={p.elo0:g} and elo1={p.elo1:g} are {p.elo1 - p.elo0:g} Elo apart: "
+            f"choose hypotheses at least {MIN_WIDTH:g} Elo apart (the default is elo0=-50,elo1=0)"
+        )
+    if not 2 <= budget <= MAX_GAMES_LIMIT:
+        raise SubmissionError(
+            f"a regression test plays 2 to {MAX_GAMES_LIMIT:,} games, not {budget}: "
+            f"choose max_games=N in that range (the default is {DEFAULT_MAX_GAMES})"
+        )
+    expected = expected_games(p)
+    if expected <= budget:
+        return
+    test = f"elo0={p.elo0:g},elo1={p.elo1:g},alpha={p.alpha:g},beta={p.beta:g}"
+    choices = []
+    wide = _widest_needed(p, budget)
+    if wide is not None:
+        choices.append(f"elo0={p.elo1 - wide:g} or lower (keeping elo1={p.elo1:g})")
+    if expected <= MAX_GAMES_LIMIT:
+        choices.append(f"max_games={expected}")
+    choose = " or ".join(choices) if choices else f"a larger max_games (at most {MAX_GAMES_LIMIT:,})"
+    raise SubmissionError(
+        f"--sprt: {test} cannot decide within {budget:,} games (it expects about {expected:,} games even "
+        f"at its quicker hypothesis): choose {choose}"
+    )
+
+
+def expected_games(params: SprtParams) -> int:
+    """Returns about how many games the series' SPRT takes to decide at the hypothesis where it is
+    quicker: Wald's average sample number, the bound it reaches (weighted by the chance of reaching
+    the other) over the expected drift of the LLR per pair at that hypothesis, two games a pair.
+
+    Design detail: near the hypotheses the LLR of a pair is about ``(s1 - s0) / v * (x - (s0 + s1) /
+    2)``, ``x`` the pair's score per game, ``s0`` and ``s1`` the hypotheses' expected scores and ``v``
+    the variance of ``x``; its drift is ``+-(s1 - s0) ** 2 / (2 v)`` at H1 and H0. ``v`` is taken as
+    that of two independent games without a draw, ``s (1 - s) / 2`` at the mean of ``s0`` and ``s1``:
+    the most a pair can vary, so draws, and deals that favour a seat, only shorten a series.
+    (Simulated pairs of that kind took 270 games for -50..0 Elo, where this says 258.)"""
+    s0, s1 = score_rate(params.elo0), score_rate(params.elo1)
+    middle = (s0 + s1) / 2
+    drift = (s1 - s0) ** 2 / (2 * (middle * (1 - middle) / 2))
+    at_h1 = ((1 - params.beta) * params.upper + params.beta * params.lower) / drift
+    at_h0 = -(params.alpha * params.upper + (1 - params.alpha) * params.lower) / drift
+    return 2 * max(1, math.ceil(min(at_h0, at_h1)))
+
+
+def _widest_needed(params: SprtParams, budget: int) -> float | None:
+    """Returns the least whole number of Elo between the hypotheses (elo1 kept) with which the test
+    expects to decide within ``budget`` games, or None when no width up to 800 Elo does."""
+    for width in range(max(int(MIN_WIDTH), math.ceil(params.elo1 - params.elo0)), 801):
+        wider = dataclasses.replace(params, elo0=params.elo1 - width)
+        if expected_games(wider) <= budget:
+            return float(width)
+    return None
+
+
+def previous(client: redis.Redis, bot: str) -> str:
+    """Returns the bot's active version, the one a new version is tested against; raises
+    SubmissionError when the bot has none (a first submission has nothing to regress from)."""
+    version = client.hget(keys.bot(bot), "version")
+    if not version:
+        raise SubmissionError(
+            f"--test-against previous: bot {bot} has no active version to test against; "
+            "submit it once without --test-against"
+        )
+    return version
+
+
+# KEYS: the series hash, the bot's set of series. ARGV: the version, its time, then flat field/value
+# pairs. Writes only if no series exists for the version.
+_REQUEST = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+return 1
+"""
+
+
+def request(client: redis.Redis, bot: str, new: str, old: str, wanted: Request) -> bool:
+    """Notes that version ``new`` of ``bot`` is to be tested against ``old`` (its active version when
+    it was submitted), in the bot's first game; returns False if the version has a series already.
+    Raises SubmissionError for an unknown bot, or when ``new`` is ``old`` (nothing to test)."""
+    if new == old:
+        raise SubmissionError(f"bot {bot}: version {new} is the active one already; nothing to test")
+    games = client.hget(keys.bot(bot), "games")
+    if not games:
+        raise SubmissionError(f"no submitted bot {bot!r}: see 'arena bots list'")
+    p = wanted.params
+    fields = {
+        "bot": bot,
+        "game": games.split(",")[0],
+        "new": new,
+        "old": old,
+        "elo0": repr(p.elo0),
+        "elo1": repr(p.elo1),
+        "alpha": repr(p.alpha),
+        "beta": repr(p.beta),
+        "max_games": str(wanted.max_games),
+        "seed": str(fresh_seed()),
+        "state": State.WAITING.value,
+        "created": repr(time.time()),
+        "queued": "0",
+        "void": "0",
+    }
+    flat = [new, fields["created"], *(x for item in fields.items() for x in item)]
+    return bool(run_script(client, _REQUEST, (keys.regression(new), keys.regression_series(bot)), flat))
+
+
+# KEYS: series hash, bot hash. ARGV: version, waiting, running, now.
+_ACTIVATED = """
+if redis.call('HGET', KEYS[1], 'state') ~= ARGV[2] then return 0 end
+if redis.call('HGET', KEYS[2], 'version') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'state', ARGV[3], 'started', ARGV[4])
+return 1
+"""
+
+
+def activated(client: redis.Redis, bot: str, version: str) -> bool:
+    """Called when ``version`` became the bot's active version (with a series requested or not):
+    cancels the series it supersedes (``sweep``), then starts the series requested for ``version`` if
+    it is waiting and the version is still the active one, queuing its first pairs; returns whether
+    it started."""
+    sweep(client, bot)
+    args = (version, State.WAITING.value, State.RUNNING.value, repr(time.time()))
+    if not run_script(client, _ACTIVATED, (keys.regression(version), keys.bot(bot)), args):
+        return False
+    advance(client, version)
+    return True
+
+
+# Takes the games of a stopped series that still wait out of the waiting list and closes their jobs
+# (those still queued: a game a worker began is acknowledged by it, see ``skip_if_stopped``). A pair
+# that is void or played, and a game that is played, are left alone.
+DROP_FUNCTION = (
+    FINISH_JOB_FUNCTION
+    + """
+local function drop_waiting(series, version, queue, job_prefix, queued_status, recorded, ttl)
+  local queued = tonumber(redis.call('HGET', series, 'queued') or '0')
+  local dropped = 0
+  for pair = 0, queued - 1 do
+    if redis.call('HEXISTS', series, 'v' .. pair) == 0 then
+      for _, half in ipairs({'a', 'b'}) do
+        if redis.call('HEXISTS', series, 's' .. pair .. half) == 0 then
+          local id = 'regression-' .. version .. '-p' .. pair .. half
+          dropped = dropped + redis.call('LREM', queue, 0, id)
+          if redis.call('HGET', job_prefix .. id, 'status') == queued_status then
+            finish_job(job_prefix .. id, recorded, ttl)
+          end
+        end
+      end
+    end
+  end
+  return dropped
+end
+"""
+)
+_DROP = DROP_FUNCTION + "return drop_waiting(KEYS[1], ARGV[1], KEYS[2], ARGV[2], ARGV[3], ARGV[4], ARGV[5])"
+
+
+def _drop_args(version: str) -> tuple[str, ...]:
+    return (version, keys.job(""), JobStatus.QUEUED.value, JobStatus.RECORDED.value, str(JOB_TTL))
+
+
+# KEYS: series hash, bot hash, waiting list. ARGV: version, waiting, running, cancelled, now, then
+# ``drop_waiting``'s job prefix, statuses and TTL. Cancels the series if a newer version superseded
+# it: a waiting one whose version is neither the bot's candidate nor its active version any more (its
+# smoke match will never activate it), a running one whose version is no longer the active one.
+_CANCEL = (
+    DROP_FUNCTION
+    + """
+local state = redis.call('HGET', KEYS[1], 'state')
+local bot = redis.call('HMGET', KEYS[2], 'candidate', 'version')
+local candidate, active = bot[1], bot[2]
+local reason
+if state == ARGV[2] then
+  if not (candidate or active) or candidate == ARGV[1] or active == ARGV[1] then return 0 end
+  reason = 'superseded: version ' .. (candidate or active) .. ' was submitted before ' .. ARGV[1]
+    .. ' became active'
+elseif state == ARGV[3] then
+  if not active or active == ARGV[1] then return 0 end
+  reason = 'superseded: version ' .. active .. ' replaced ' .. ARGV[1] .. ' before the test decided'
+else
+  return 0
+end
+redis.call('HSET', KEYS[1], 'state', ARGV[4], 'verdict', 'none', 'reason', reason, 'finished', ARGV[5])
+drop_waiting(KEYS[1], ARGV[1], KEYS[3], ARGV[6], ARGV[7], ARGV[8], ARGV[9])
+return 1
+"""
+)
+
+
+_LIVE = (State.WAITING, State.RUNNING)
+
+
+def sweep(client: redis.Redis, bot: str) -> list[str]:
+    """Cancels the bot's series that a newer version superseded (``_CANCEL`` says which), taking their
+    waiting games out of the queue, and gives the room to series waiting for it (``feed``); returns
+    the versions whose series it cancelled. Safe to call at any time, from anywhere: each series is
+    judged on the bot's state at that moment, in one script."""
+    cancelled = []
+    index = keys.regression_series(bot)
+    # Every version the bot has had, and those in its set of series: a series requested before the set
+    # existed is found too (and joins the set when cancelled, so the newest series lists it).
+    versions = sorted(client.smembers(keys.bot_versions(bot)) | set(client.zrange(index, 0, -1)))
+    with client.pipeline(transaction=False) as pipe:
+        for version in versions:
+            pipe.hget(keys.regression(version), "state")
+        live = [v for v, state in zip(versions, pipe.execute(), strict=True) if state in _LIVE]
+    for version in live:  # judged again in the script: this read only skips the series that are over
+        states = (State.WAITING.value, State.RUNNING.value, State.CANCELLED.value)
+        args = (version, *states, repr(time.time()), *_drop_args(version)[1:])
+        series_keys = (keys.regression(version), keys.bot(bot), keys.REGRESSION_QUEUE)
+        if run_script(client, _CANCEL, series_keys, args):
+            fields = client.hgetall(keys.regression(version))  # counts are frozen now: no game counts
+            client.hset(keys.regression(version), "llr", repr(test_of(fields).llr))
+            client.zadd(index, {version: float(fields["created"])}, nx=True)
+            cancelled.append(version)
+    if cancelled:
+        feed(client)
+    return cancelled
+
+
+def params_of(fields: dict[str, str]) -> SprtParams:
+    """Returns the SPRT parameters stored in a series hash."""
+    return SprtParams(*(float(fields[k]) for k in ("elo0", "elo1", "alpha", "beta")))
+
+
+def test_of(fields: dict[str, str]) -> Sprt:
+    """Returns the SPRT of a series hash: its parameters and pentanomial counts."""
+    return Sprt(params_of(fields), tuple(int(fields.get(f"p{k}", 0)) for k in range(PENTANOMIAL)))
+
+
+def advance(client: redis.Redis, version: str) -> str | None:
+    """Moves the running series of ``version`` on: stores its verdict when the LLR crossed a bound or
+    it cannot go on, else queues pairs until ``AHEAD`` are in flight; returns the verdict, or None
+    while it runs. Safe to call any number of times: it reads the series and writes under WATCH."""
+    key = keys.regression(version)
+    with client.pipeline() as pipe:
+        while True:
+            try:
+                pipe.watch(key)
+                fields = pipe.hgetall(key)
+                if fields.get("state") != State.RUNNING:
+                    return fields.get("verdict") or None
+                verdict, reason = _decide(client, fields)
+                if verdict is not None:
+                    update = _verdict_fields(fields, verdict, reason)
+                else:  # enqueueing is idempotent: a retry after a WatchError queues nothing twice
+                    update = {"queued": str(_queue_pairs(client, version, fields))}
+                pipe.multi()
+                pipe.hset(key, mapping=update)
+                pipe.execute()
+                break
+            except redis.WatchError:
+                continue
+    if verdict is not None:  # decided: its games still waiting are not played
+        run_script(client, _DROP, (key, keys.REGRESSION_QUEUE), _drop_args(version))
+    return verdict
+
+
+def _decide(client: redis.Redis, fields: dict[str, str]) -> tuple[str | None, str]:
+    """Returns the verdict a series has reached and why it stopped early (or (None, ""))."""
+    test = test_of(fields)
+    if test.verdict is not None:
+        return test.verdict, ""
+    new, old = fields["new"], fields["old"]
+    gone = [v for v in (new, old) if not client.exists(keys.bot_version(v))]
+    if gone:
+        return "none", f"version {gone[0]} was removed before the test decided"
+    void = int(fields["void"])
+    if void >= MAX_VOID:
+        why = fields.get("error") or "no error given"
+        return "none", f"{void} pairs of games could not be played; the last error: {why}"
+    if test.games + 2 * void >= int(fields["max_games"]):
+        return "none", f"the budget of {fields['max_games']} games ran out before the test decided"
+    return None, ""
+
+
+def _verdict_fields(fields: dict[str, str], verdict: str, reason: str) -> dict[str, str]:
+    """Returns the fields that close a series with ``verdict``."""
+    test = test_of(fields)
+    return {
+        "state": State.DONE.value,
+        "verdict": verdict,
+        "reason": reason,
+        "llr": repr(test.llr),
+        "finished": repr(time.time()),
+    }
+
+
+def _queue_pairs(client: redis.Redis, version: str, fields: dict[str, str]) -> int:
+    """Queues the series' next pairs (idempotently: a pair's match ids are fixed) so that ``AHEAD``
+    are queued or playing, within the budget and while the waiting list has room for a whole pair
+    (else the series is noted as starved, see ``feed``); returns how many pairs are queued in all."""
+    settled = sum(test_of(fields).counts) + int(fields["void"])
+    queued = int(fields["queued"])
+    target = max(queued, min(int(fields["max_games"]) // 2, settled + AHEAD))
+    key = platform_key() if target > queued else b""
+    for pair in range(queued, target):
+        games = [game_job(fields, version, pair, half, key) for half in "ab"]
+        if not enqueue_waiting(client, games, QUEUE_CAP, starved=version):
+            return pair
+    return target
+
+
+# KEYS: the starved set. ARGV: version, the score it had when read. Removes it unless it was noted
+# again meanwhile (a new score): then it still wants room.
+_UNSTARVE = """
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('ZREM', KEYS[1], ARGV[1]) end
+"""
+
+
+def feed(client: redis.Redis) -> int:
+    """Advances the series that found the waiting list full (``keys.REGRESSION_STARVED``), oldest
+    first, while the list has room for a pair; returns how many it advanced. Called whenever games
+    leave the list (played, voided, skipped, dropped) and by an idle worker, so a starved series never
+    waits for good.
+
+    Design detail: a series leaves the starved set only after its advance, and only if it was not
+    noted again meanwhile, so a worker dying in between leaves it there for the next feed."""
+    advanced = 0
+    oldest = client.zrange(keys.REGRESSION_STARVED, 0, 0, withscores=True)
+    for _ in range(client.zcard(keys.REGRESSION_STARVED) + 1 if oldest else 0):
+        if advanced:
+            oldest = client.zrange(keys.REGRESSION_STARVED, 0, 0, withscores=True)
+        if not oldest or client.llen(keys.REGRESSION_QUEUE) + 2 > QUEUE_CAP:
+            break
+        version, score = oldest[0]
+        advance(client, version)
+        run_script(client, _UNSTARVE, (keys.REGRESSION_STARVED,), (version, f"{score:.17g}"))
+        advanced += 1
+    return advanced
+
+
+def game_job(fields: dict[str, str], version: str, pair: int, half: str, key: bytes) -> MatchJob:
+    """Returns the job of one game of a series: in game ``a`` the new version holds seat 0, in game
+    ``b`` seat 1, on the same keyed deal, each with fresh bot processes."""
+    bot, new, old = fields["bot"], fields["new"], fields["old"]
+    seats = [(bot, new), (bot + PREVIOUS_SUFFIX, old)]
+    if half == "b":
+        seats.reverse()
+    return MatchJob(
+        match_id=f"regression-{version}-p{pair}{half}",
+        game=fields["game"],
+        seed=keyed_seed(key, int(fields["seed"]), "regression", version, pair),
+        bots=tuple(b for b, _ in seats),
+        versions=tuple(v for _, v in seats),
+        fresh_bots=True,
+    )
+
+
+def series_of(job: MatchJob) -> tuple[str, int, str] | None:
+    """Returns (version, pair, half) of a regression series' game, or None for any other job."""
+    found = _MATCH_ID.fullmatch(job.match_id)
+    return (found[1], int(found[2]), found[3]) if found else None
+
+
+def half_points(record: MatchRecord, seat: int) -> int:
+    """Returns the new version's score in half points: 2 ranked ahead, 1 level, 0 behind (a forfeited
+    seat is ranked last, so a forfeit loses)."""
+    mine = record.players[seat].rank
+    theirs = record.players[1 - seat].rank
+    return 2 if mine < theirs else 1 if mine == theirs else 0
+
+
+# KEYS: recorded set, job stream, job hash, series hash. ARGV: match id, group, entry id, recorded
+# status, job TTL, pair, half, half points of the new version, running state. (No XACK: see
+# ``finish_game``.)
+_FINISH_GAME = (
+    FINISH_JOB_FUNCTION
+    + """
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 0 end
+redis.call('SADD', KEYS[1], ARGV[1])
+finish_job(KEYS[3], ARGV[4], ARGV[5])
+if redis.call('HGET', KEYS[4], 'state') ~= ARGV[9] then return 1 end
+if redis.call('HEXISTS', KEYS[4], 'v' .. ARGV[6]) == 1 then return 1 end
+redis.call('HSET', KEYS[4], 's' .. ARGV[6] .. ARGV[7], ARGV[8])
+local other = redis.call('HGET', KEYS[4], 's' .. ARGV[6] .. (ARGV[7] == 'a' and 'b' or 'a'))
+if not other then return 1 end
+local names = {'losses', 'draws', 'wins'}
+for _, points in ipairs({tonumber(ARGV[8]), tonumber(other)}) do
+  redis.call('HINCRBY', KEYS[4], names[points + 1], 1)
+end
+redis.call('HINCRBY', KEYS[4], 'p' .. (tonumber(ARGV[8]) + tonumber(other)), 1)
+return 1
+"""
+)
+
+
+def finish_game(client: redis.Redis, job: MatchJob, record: MatchRecord, entry_id: str = "") -> bool:
+    """Records a played game of a series once, advances the series, then acknowledges the job's
+    stream entry (``entry_id``, if any); returns False if the game was recorded already (then it
+    counts nothing).
+
+    Design detail: the acknowledgement comes last, so a worker killed before it has advanced leaves
+    the entry pending; the worker that reclaims it finds the job recorded and calls ``resume``."""
+    found = series_of(job)
+    if found is None:
+        raise ValueError(f"{job.match_id} is not a game of a regression series")
+    version, pair, half = found
+    points = half_points(record, 0 if half == "a" else 1)  # the new version's seat (game_job)
+    args = (job.match_id, keys.WORKERS_GROUP, entry_id, JobStatus.RECORDED.value, JOB_TTL)
+    args += (str(pair), half, str(points), State.RUNNING.value)
+    script_keys = (keys.RECORDED_SET, keys.JOBS_STREAM, keys.job(job.match_id), keys.regression(version))
+    new = bool(run_script(client, _FINISH_GAME, script_keys, args))
+    feed(client)  # series that waited for room first, then this one
+    advance(client, version)
+    if entry_id:
+        client.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, entry_id)
+    return new
+
+
+def resume(client: redis.Redis, match_id: str) -> None:
+    """Advances the series of ``match_id`` if it is a series game (a reclaimed stream entry of a game
+    recorded by a worker that died before acknowledging it, or one its stopped series closed), and the
+    series waiting for room; does nothing for any other match."""
+    found = _MATCH_ID.fullmatch(match_id)
+    if found:
+        feed(client)
+        advance(client, found[1])
+
+
+# KEYS: series hash, job hash, job stream. ARGV: running state, recorded status, job TTL, group, entry.
+_SKIP = (
+    FINISH_JOB_FUNCTION
+    + """
+if redis.call('HGET', KEYS[1], 'state') == ARGV[1] then return 0 end
+finish_job(KEYS[2], ARGV[2], ARGV[3])
+if ARGV[5] ~= '' then redis.call('XACK', KEYS[3], ARGV[4], ARGV[5]) end
+return 1
+"""
+)
+
+
+def skip_if_stopped(client: redis.Redis, job: MatchJob, entry_id: str = "") -> bool:
+    """Returns True, with the job closed and its entry acknowledged, when ``job`` is a game of a series
+    that is no longer running (cancelled by a newer version, or decided): nothing is built or played,
+    as for a superseded smoke match. Returns False, changing nothing, for a running series' game."""
+    found = series_of(job)
+    if found is None or client.hget(keys.regression(found[0]), "state") == State.RUNNING:
+        return False
+    feed(client)  # before the acknowledgement: a worker dying here leaves the entry to rerun this
+    args = (State.RUNNING.value, JobStatus.RECORDED.value, JOB_TTL, keys.WORKERS_GROUP, entry_id)
+    series_keys = (keys.regression(found[0]), keys.job(job.match_id), keys.JOBS_STREAM)
+    return bool(run_script(client, _SKIP, series_keys, args))
+
+
+# KEYS: series hash. ARGV: pair, running state, error.
+_VOID = """
+if redis.call('HGET', KEYS[1], 'state') ~= ARGV[2] then return 0 end
+local pair = ARGV[1]
+if redis.call('HEXISTS', KEYS[1], 'v' .. pair) == 1 then return 0 end
+local played = redis.call('HMGET', KEYS[1], 's' .. pair .. 'a', 's' .. pair .. 'b')
+if played[1] and played[2] then return 0 end
+redis.call('HSET', KEYS[1], 'v' .. pair, 1, 'error', ARGV[3])
+redis.call('HINCRBY', KEYS[1], 'void', 1)
+return 1
+"""
+
+
+def void_game(client: redis.Redis, job: MatchJob, error: str = "") -> None:
+    """Voids the pair of a series game that could not be played (dead-lettered with ``error``), so it
+    never counts, and advances the series (which queues another pair in its place, or stops after
+    ``MAX_VOID``, saying the last error)."""
+    found = series_of(job)
+    if found is None:
+        return
+    version, pair, _ = found
+    run_script(client, _VOID, (keys.regression(version),), (str(pair), State.RUNNING.value, error[:500]))
+    feed(client)
+    advance(client, version)
+
+
+def status(client: redis.Redis, version: str) -> dict | None:
+    """Returns the regression series of ``version`` as ``arena bots show --json`` and the web page
+    show it, or None when none was requested: state (waiting, running, done, cancelled), verdict
+    ("H0", "H1", "none" or None while it runs; "none" when cancelled), reason, llr, lower, upper,
+    elo0, elo1, alpha, beta, games, max_games, wins, draws, losses (of the new version), pentanomial,
+    bot, game, new, old, and ``superseded``: the bot's series requested before this one and cancelled
+    (new, old, games, reason), newest first, at most ``SHOWN_CANCELLED``."""
+    fields = client.hgetall(keys.regression(version))
+    if not fields:
+        return None
+    test = test_of(fields)
+    p = test.params
+    return {
+        "state": fields["state"],
+        "verdict": fields.get("verdict") or None,
+        "reason": fields.get("reason", ""),
+        "llr": round(float(fields.get("llr", test.llr)), 4),
+        "lower": round(p.lower, 4),
+        "upper": round(p.upper, 4),
+        **{"elo0": p.elo0, "elo1": p.elo1, "alpha": p.alpha, "beta": p.beta},
+        "games": test.games,
+        "max_games": int(fields["max_games"]),
+        **{k: int(fields.get(k, 0)) for k in ("wins", "draws", "losses")},
+        "pentanomial": list(test.counts),
+        **{k: fields[k] for k in ("bot", "game", "new", "old")},
+        "superseded": _cancelled_before(client, fields),
+    }
+
+
+SHOWN_CANCELLED = 5  # earlier cancelled series a series' status lists
+
+
+def _cancelled_before(client: redis.Redis, fields: dict[str, str]) -> list[dict]:
+    """Returns the bot's series requested before the one of ``fields`` that were cancelled, newest
+    first (new, old, games, reason), at most ``SHOWN_CANCELLED``."""
+    index = keys.regression_series(fields["bot"])
+    found = []
+    for version in client.zrevrangebyscore(index, f"({fields['created']}", "-inf", start=0, num=20):
+        other = client.hgetall(keys.regression(version))
+        if other.get("state") == State.CANCELLED:
+            games = 2 * sum(int(other.get(f"p{k}", 0)) for k in range(PENTANOMIAL))
+            found.append(
+                {"new": other["new"], "old": other["old"], "games": games, "reason": other["reason"]}
+            )
+            if len(found) == SHOWN_CANCELLED:
+                break
+    return found
+
+
+def for_bot(client: redis.Redis, candidate: str, version: str, bot: str = "") -> dict | None:
+    """Returns the regression series of a bot's newest version that has one (its candidate's, else
+    its active version's), or None. Given the ``bot``'s name, a bot whose newest version has no series
+    shows its latest series if a newer version cancelled it (so its owner sees why it stopped)."""
+    for wanted in (candidate, version):
+        found = status(client, wanted) if wanted else None
+        if found is not None:
+            return found
+    latest = client.zrange(keys.regression_series(bot), -1, -1) if bot else []
+    found = status(client, latest[0]) if latest else None
+    return found if found is not None and found["state"] == State.CANCELLED else None
+
+
+VERDICT_WORDS = {
+    "H1": "no regression (H1 accepted)",
+    "H0": "a regression (H0 accepted)",
+    "none": "no verdict",
+}
+
+
+def format_lines(state: dict) -> list[str]:
+    """Returns the lines of ``arena bots show`` about a regression series (``status``)."""
+    hypotheses = f"H0: elo {state['elo0']:g}, H1: elo {state['elo1']:g}"
+    bounds = f"{hypotheses}, alpha {state['alpha']:g}, beta {state['beta']:g}"
+    head = f"regression: {state['new']} against {state['old']} in {state['game']} ({bounds})"
+    earlier = [
+        f"  earlier test cancelled: {c['new']} against {c['old']} after {c['games']} games ({c['reason']})"
+        for c in state.get("superseded", ())
+    ]
+    if state["state"] == State.WAITING:
+        return [head, "  waiting: starts when this version becomes active (its smoke match passes)", *earlier]
+    if state["state"] == State.CANCELLED:
+        verdict = "cancelled"
+    else:
+        verdict = VERDICT_WORDS.get(state["verdict"] or "", "running")
+    counts = f"W/D/L {state['wins']}/{state['draws']}/{state['losses']}"
+    llr = f"LLR {state['llr']:.2f} ({state['lower']:.2f}, {state['upper']:.2f})"
+    lines = [
+        head,
+        f"  {verdict}: {state['games']} of at most {state['max_games']} games, {counts}, {llr}",
+        f"  pairs scoring 0, 0.5, 1, 1.5, 2: {', '.join(map(str, state['pentanomial']))}",
+    ]
+    return lines + ([f"  stopped: {state['reason']}"] if state["reason"] else []) + earlier
+
+
+def submit_tested(
+    client: redis.Redis, bot: str, wanted: Request | None, store: Callable[[], tuple[Submission, str | None]]
+) -> tuple[Submission, str | None]:
+    """Returns what ``store`` (a call of ``submissions.submit``) returns; with ``wanted``, the new
+    version is first checked to have a version to regress from (the bot's active one, noted before the
+    store), then its series is requested, and started at once if the version is active already (no
+    smoke match on this machine; on a server it starts when the smoke match passes). With or without
+    ``wanted``, the series the new version supersedes are cancelled (``sweep``): at once when it is
+    active, else those still waiting for a candidate it replaced (the active version's series runs on
+    until the new one passes its smoke match)."""
+    old = previous(client, bot) if wanted is not None else ""
+    found, secret = store()
+    new = found.candidate or found.version
+    if wanted is not None:
+        request(client, bot, new, old, wanted)
+    if found.candidate:
+        sweep(client, bot)
+    else:
+        activated(client, bot, new)
+    return found, secret
+
+
+def for_name(client: redis.Redis, bot: str, game: str) -> dict | None:
+    """Returns the regression series of a submitted bot's newest version (``for_bot``) when it is
+    played in ``game``, or None (a built-in or unknown bot has none)."""
+    candidate, version = client.hmget(keys.bot(bot), ["candidate", "version"])
+    found = for_bot(client, candidate or "", version or "", bot)
+    return found if found is not None and found["game"] == game else None
