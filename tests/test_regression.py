@@ -21,7 +21,7 @@ from arena.queue.jobs import MatchJob, load_job
 from arena.ratings.sprt import SprtParams
 from arena.referee.record import MatchRecord
 from arena.results import PlayerResult
-from arena.schedule import regression
+from arena.schedule import regression, series
 from arena.server.app import ServerConfig
 from arena.server.app import create_app as server_app
 from arena.submissions import registry, smoke
@@ -64,7 +64,7 @@ def started(client: redis.Redis, wanted: regression.Request, name: str = "twin")
 
 def record_for(job: MatchJob, new_points: int) -> MatchRecord:
     """Returns a made-up record of a series game that the new version scored ``new_points`` half points."""
-    new_seat = 0 if job.match_id.endswith("a") else 1  # as regression.game_job seats it
+    new_seat = 0 if job.match_id.endswith("a") else 1  # as series.game_job seats it
     ranks = {2: (1, 2), 1: (1, 1), 0: (2, 1)}[new_points]
     players = tuple(
         PlayerResult(seat, bot, 0, ranks[0] if seat == new_seat else ranks[1], False, 0)
@@ -86,7 +86,7 @@ def play_pair(client: redis.Redis, new: str, pair: int, points: tuple[int, int])
     for half, scored in zip("ab", points, strict=True):
         job = queued_job(client, new, pair, half)
         client.lrem(keys.REGRESSION_QUEUE, 0, job.match_id)
-        assert regression.finish_game(client, job, record_for(job, scored))
+        assert series.finish_game(client, job, record_for(job, scored))
 
 
 def test_options_are_checked_before_anything_is_stored() -> None:
@@ -117,28 +117,28 @@ def test_a_first_submission_has_nothing_to_test_against(client: redis.Redis) -> 
 def test_games_are_paired_on_one_deal_with_seats_swapped_and_a_few_pairs_ahead(client: redis.Redis) -> None:
     new = started(client, regression.Request())
     old = regression.status(client, new)["old"]
-    assert client.hget(keys.regression(new), "queued") == str(regression.AHEAD)
+    assert client.hget(keys.regression(new), "queued") == str(series.AHEAD)
     a, b = queued_job(client, new, 0, "a"), queued_job(client, new, 0, "b")
     assert (a.bots, a.versions) == (("twin", "twin~previous"), (new, old))
     assert (b.bots, b.versions) == (("twin~previous", "twin"), (old, new))
     assert a.seed == b.seed != queued_job(client, new, 1, "a").seed and a.fresh_bots and b.fresh_bots
-    assert load_job(client, f"regression-{new}-p{regression.AHEAD}a")[0] is None
+    assert load_job(client, f"regression-{new}-p{series.AHEAD}a")[0] is None
     play_pair(client, new, 0, (2, 1))  # a win and a draw: the pair scores 1.5
     state = regression.status(client, new)
     assert state["pentanomial"] == [0, 0, 0, 1, 0] and (state["wins"], state["draws"]) == (1, 1)
     assert state["games"] == 2 and state["verdict"] is None
-    assert client.hget(keys.regression(new), "queued") == str(regression.AHEAD + 1)  # one more in flight
+    assert client.hget(keys.regression(new), "queued") == str(series.AHEAD + 1)  # one more in flight
 
 
 @needs_redis
 def test_a_game_recorded_twice_counts_once(client: redis.Redis) -> None:
     new = started(client, regression.Request())
     job = queued_job(client, new, 0, "a")
-    assert regression.finish_game(client, job, record_for(job, 2))
-    assert not regression.finish_game(client, job, record_for(job, 0))  # a rerun's other outcome
+    assert series.finish_game(client, job, record_for(job, 2))
+    assert not series.finish_game(client, job, record_for(job, 0))  # a rerun's other outcome
     other = queued_job(client, new, 0, "b")
-    assert regression.finish_game(client, other, record_for(other, 2))
-    assert not regression.finish_game(client, other, record_for(other, 2))
+    assert series.finish_game(client, other, record_for(other, 2))
+    assert not series.finish_game(client, other, record_for(other, 2))
     state = regression.status(client, new)
     assert state["pentanomial"] == [0, 0, 0, 0, 1] and state["games"] == 2 and state["wins"] == 2
     assert not client.exists(keys.results("ninjan"), keys.pairs("ninjan"))  # scored, not rated
@@ -153,7 +153,7 @@ def test_fishtest_bounds_accept_h1_for_clean_wins_and_h0_for_clean_losses(client
         while regression.status(client, new)["verdict"] is None:
             play_pair(client, new, pair, points)
             queued = int(client.hget(keys.regression(new), "queued"))
-            assert queued <= pair + 1 + regression.AHEAD  # never more than AHEAD pairs in flight
+            assert queued <= pair + 1 + series.AHEAD  # never more than AHEAD pairs in flight
             pair += 1
         state = regression.status(client, new)
         assert state["verdict"] == verdict and state["state"] == "done" and state["games"] == 2 * pair
@@ -162,8 +162,8 @@ def test_fishtest_bounds_accept_h1_for_clean_wins_and_h0_for_clean_losses(client
         # queued before the verdict: taken out of the queue then; one a worker had begun counts nothing
         assert load_job(client, f"regression-{new}-p{pair}a")[0] is None
         assert not client.lrange(keys.REGRESSION_QUEUE, 0, -1)
-        late = regression.game_job(client.hgetall(keys.regression(new)), new, pair, "a", SEED_KEY)
-        assert regression.finish_game(client, late, record_for(late, 2))
+        late = series.game_job(client.hgetall(keys.regression(new)), new, pair, "a", SEED_KEY)
+        assert series.finish_game(client, late, record_for(late, 2))
         assert regression.status(client, new)["games"] == 2 * pair
 
 
@@ -183,15 +183,15 @@ def test_dead_games_void_their_pair_and_stop_the_series_after_a_few(client: redi
     new = started(client, regression.Request())
     play_pair(client, new, 0, (2, 2))
     half_played = queued_job(client, new, 1, "a")
-    regression.finish_game(client, half_played, record_for(half_played, 2))
-    regression.void_game(client, queued_job(client, new, 1, "b"))  # dead-lettered
+    series.finish_game(client, half_played, record_for(half_played, 2))
+    series.void_game(client, queued_job(client, new, 1, "b"))  # dead-lettered
     state = regression.status(client, new)
     assert state["pentanomial"] == [0, 0, 0, 0, 1] and state["verdict"] is None
     assert client.hget(keys.regression(new), "queued") == str(
-        2 + regression.AHEAD
+        2 + series.AHEAD
     )  # pair 1 void: one more queued
     for pair in (2, 3):
-        regression.void_game(client, queued_job(client, new, pair, "a"), f"JobError: pair {pair} failed")
+        series.void_game(client, queued_job(client, new, pair, "a"), f"JobError: pair {pair} failed")
     state = regression.status(client, new)
     assert state["verdict"] == "none"
     assert state["reason"] == "3 pairs of games could not be played; the last error: JobError: pair 3 failed"
@@ -205,7 +205,7 @@ def test_a_removed_version_stops_the_series(client: redis.Redis) -> None:
     regression.activated(client, "gone", new.version)
     registry.remove(client, "gone", secret)
     job = queued_job(client, new.version, 0, "a")
-    regression.finish_game(client, job, record_for(job, 2))
+    series.finish_game(client, job, record_for(job, 2))
     state = regression.status(client, new.version)
     assert state["verdict"] == "none" and "was removed before the test decided" in state["reason"]
 
@@ -269,7 +269,7 @@ def test_a_worker_killed_before_advancing_leaves_the_step_to_the_worker_that_rec
     cache = tmp_path / "cache"
     assert worker(client, redis_url, cache).run(max_jobs=1) == 1
     with monkeypatch.context() as patched, pytest.raises(Died):
-        patched.setattr(regression, "advance", die)
+        patched.setattr(series, "advance", die)  # finish_game advances the series
         worker(client, redis_url, cache).run(max_jobs=1)
     state = regression.status(client, new)
     assert state["games"] == 2 and state["state"] == "running"  # counted, not decided

@@ -1,6 +1,6 @@
 """Regression series bounded (issue 33, item 5), on a real Redis with real workers: one live series per
 bot (a newer version cancels the one it supersedes, whose games are never played), rated and smoke
-jobs before regression games, at most ``regression.QUEUE_CAP`` games waiting, and SPRTs that cannot
+jobs before regression games, at most ``series.QUEUE_CAP`` games waiting, and SPRTs that cannot
 decide within their budget refused at submission with the reason and what to choose.
 """
 
@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 from arena.queue import jobs, keys
 from arena.queue.jobs import JobStatus, MatchJob, load_job, take_job
 from arena.ratings.sprt import SprtParams
-from arena.schedule import regression
+from arena.schedule import regression, series
 from arena.server.app import ServerConfig
 from arena.server.app import create_app as server_app
 from arena.submissions import registry, smoke
@@ -93,9 +93,9 @@ def test_six_quick_versions_leave_one_live_series_and_play_no_game_of_the_others
         assert state["verdict"] == "none" and state["games"] == 0
         assert state["reason"] == f"superseded: version {successor} replaced {old} before the test decided"
     assert all(game.startswith(f"regression-{newest}-") for game in waiting_games(client))
-    assert len(waiting_games(client)) == 2 * regression.AHEAD
+    assert len(waiting_games(client)) == 2 * series.AHEAD
     for old in tested[:-1]:  # no game of a cancelled series waits to be played
-        for pair in range(regression.AHEAD):
+        for pair in range(series.AHEAD):
             for half in "ab":
                 _, fields = load_job(client, f"regression-{old}-p{pair}{half}")
                 assert fields.get("status") in (JobStatus.RECORDED, JobStatus.RUNNING), (old, pair, fields)
@@ -162,7 +162,7 @@ def test_on_a_server_a_newer_candidate_cancels_the_waiting_series_and_its_activa
     assert (
         smoke.status(client, v2)["status"] == "superseded" and smoke.status(client, v3)["status"] == "passed"
     )
-    assert series_states(client, [v3]) == ["running"] and len(waiting_games(client)) == 2 * regression.AHEAD
+    assert series_states(client, [v3]) == ["running"] and len(waiting_games(client)) == 2 * series.AHEAD
     v4 = candidate(4)
     assert series_states(client, [v3, v4]) == ["running", "waiting"]  # v4 may still fail its smoke match
     worker(client, redis_url, cache).run(burst=True)  # v4's smoke match first: it passes, v3's games go
@@ -181,7 +181,7 @@ def test_a_worker_plays_rated_jobs_before_regression_games_and_reads_older_strea
 ) -> None:
     new = started(client, QUICK_REQUEST, "patient")
     waiting = waiting_games(client)
-    assert len(waiting) == 2 * regression.AHEAD and not client.xlen(keys.JOBS_STREAM)
+    assert len(waiting) == 2 * series.AHEAD and not client.xlen(keys.JOBS_STREAM)
     # A game queued before the waiting list existed sits in the job stream itself.
     old_style = f"regression-{new}-p0a"
     client.lrem(keys.REGRESSION_QUEUE, 0, old_style)
@@ -207,27 +207,27 @@ def test_a_worker_plays_rated_jobs_before_regression_games_and_reads_older_strea
 def test_the_waiting_list_holds_at_most_queue_cap_games_and_starved_series_get_room_first(
     client: redis.Redis,
 ) -> None:
-    full = regression.QUEUE_CAP // (2 * regression.AHEAD)
-    series = [
+    full = series.QUEUE_CAP // (2 * series.AHEAD)
+    versions = [
         started(client, regression.Request(SprtParams(-400.0, 0.0), 40), f"capped-{i}")
         for i in range(full + 3)
     ]
-    assert len(waiting_games(client)) == regression.QUEUE_CAP
-    queued = [int(client.hget(keys.regression(v), "queued")) for v in series]
-    assert queued == [regression.AHEAD] * full + [0] * 3
-    assert client.zrange(keys.REGRESSION_STARVED, 0, -1) == series[full:]
+    assert len(waiting_games(client)) == series.QUEUE_CAP
+    queued = [int(client.hget(keys.regression(v), "queued")) for v in versions]
+    assert queued == [series.AHEAD] * full + [0] * 3
+    assert client.zrange(keys.REGRESSION_STARVED, 0, -1) == versions[full:]
     served = []
-    for _ in range(2 * regression.QUEUE_CAP):  # workers take games and record them
+    for _ in range(2 * series.QUEUE_CAP):  # workers take games and record them
         taken = take_job(client, "w")
         assert taken is not None and taken.started
-        assert regression.finish_game(client, taken.job, record_for(taken.job, 1), taken.entry_id)
-        assert len(waiting_games(client)) <= regression.QUEUE_CAP
-        for version in series[full:]:
+        assert series.finish_game(client, taken.job, record_for(taken.job, 1), taken.entry_id)
+        assert len(waiting_games(client)) <= series.QUEUE_CAP
+        for version in versions[full:]:
             if version not in served and int(client.hget(keys.regression(version), "queued")):
                 served.append(version)
         if len(served) == 3:
             break
-    assert served == series[full:]  # the first starved is the first served
+    assert served == versions[full:]  # the first starved is the first served
     assert client.xpending(keys.JOBS_STREAM, keys.WORKERS_GROUP)["pending"] == 0
 
 

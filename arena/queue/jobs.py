@@ -35,6 +35,10 @@ class JobStatus(enum.StrEnum):
     DEAD = "dead"  # failed MAX_ATTEMPTS times; in the dead-letter stream with its error
 
 
+class JobError(Exception):
+    """A job that cannot be played as given, or the platform's failure to start a bot (retried)."""
+
+
 @dataclasses.dataclass(frozen=True)
 class MatchJob:
     """One match to play. ``bots`` are the bot names, seat 0 first; ``versions`` the version each seat

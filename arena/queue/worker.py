@@ -11,18 +11,19 @@ by version and unpacked once into the bot cache (see ``arena.submissions.registr
 the version has a build command (``arena.submissions.build``).
 
 Failures are charged to whoever caused them. A bot that never joins, crashes or runs out of time
-forfeits: its seat is ranked last and the match is recorded and rated like any other (a bot cannot
-dodge an opponent by failing to start). Only the platform's failures are retried and, after
-``MAX_ATTEMPTS``, dead-lettered: the worker died, Redis went away, or the sandbox itself could not
-start. Every bot command is wrapped so that its first line of output, printed inside the sandbox
-before the bot's own program starts, is ``READY_LINE``: a seat that never joined and whose log lacks
-it never got as far as its own code (bwrap failed, or the process could not be spawned). A match in
-which no seat joined is the platform's failure only when the worker was unsound at that moment (its
-sandbox self-check fails now, or the host ran out of memory or processes: ``arena.queue.health``);
-otherwise every seat forfeits and it is recorded, so bots cannot void a match by all failing. Smoke
-matches (``arena.submissions.smoke``) are played the same way and stored as
-the candidate version's verdict instead of a result; games of a regression series
-(``arena.schedule.regression``) as a score in their series.
+forfeits: its seat is ranked last and the match is recorded and rated like any other (a bot cannot dodge
+an opponent by failing to start). Only the platform's failures are retried and, after ``MAX_ATTEMPTS``,
+dead-lettered: the worker died, Redis went away, or the sandbox itself could not start. Every bot
+command is wrapped so that its first line of output, printed inside the sandbox before the bot's own
+program starts, is ``READY_LINE`` (``arena.queue.seats``): a seat that never joined and whose process's
+first line was not it never got as far as its own code (bwrap failed, or the process could not be
+spawned). A match in which no seat joined is the platform's failure only when the worker was unsound at
+that moment (its sandbox self-check fails now, or the host ran out of memory or processes:
+``arena.queue.health``); otherwise every seat forfeits and it is recorded, so bots cannot void a match
+by all failing. Smoke matches (``arena.submissions.smoke``) are played the same way and stored as the
+candidate version's verdict instead of a result; games of a regression series
+(``arena.schedule.regression``) as a score in their series. Each kind of job (rated, smoke, regression)
+is one entry of ``KINDS``.
 """
 
 from __future__ import annotations
@@ -42,34 +43,36 @@ from typing import TypeVar
 
 import redis
 
-from arena.bots import builtin_bots
 from arena.console import say
 from arena.games import get_game
+from arena.games.base import Game
 from arena.paths import state_dir
 from arena.queue import health, keys, store
 from arena.queue.connection import retrying
-from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, Taken, begin_job, ensure_group, take_job
-from arena.referee import botlog, sandbox
+from arena.queue.jobs import (
+    MAX_ATTEMPTS,
+    JobError,
+    JobStatus,
+    MatchJob,
+    Taken,
+    begin_job,
+    ensure_group,
+    take_job,
+)
+from arena.queue.seats import READY_LINE, seat_specs
+from arena.referee import botlog
 from arena.referee.match import MatchConfig
 from arena.referee.pool import BotPool
-from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec, resolve_bot
+from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec
 from arena.referee.runner import GameResult, unique_names
-from arena.schedule import regression
+from arena.schedule import series
 from arena.storage import replays, retention
-from arena.submissions import build, registry, smoke
+from arena.submissions import build, smoke
 
 DEFAULT_IDLE_TIMEOUT = timedelta(seconds=60)
 DEFAULT_BLOCK = timedelta(seconds=2)
 
 T = TypeVar("T")
-READY_LINE = smoke.READY_LINE
-# Prints READY_LINE, then becomes the bot's own command (exec: same process, same pid).
-_ANNOUNCE = f'echo "{READY_LINE}"; exec "$@"'
-
-
-class JobError(Exception):
-    """A job that cannot be played as given, or the platform's failure to start a bot (retried)."""
-
 
 @dataclasses.dataclass(frozen=True)
 class WorkerConfig:
@@ -161,7 +164,7 @@ class Worker:
         entry = self._retry(self._claim_stale)
         if entry is None:
             taken = self._retry(lambda: take_job(self.client, self.consumer))
-            if taken is None and self._retry(lambda: regression.feed(self.client)):
+            if taken is None and self._retry(lambda: series.feed(self.client)):
                 taken = self._retry(lambda: take_job(self.client, self.consumer))  # a starved series' game
             if taken is not None:
                 return taken
@@ -212,15 +215,12 @@ class Worker:
         ``take_next`` and the recording took one (see ``store.record_and_take``)."""
         job, fields, entry_id, match_id = taken.job, taken.fields, taken.entry_id, taken.match_id
         if job is None or not taken.started:  # unknown, or recorded or dead already: nothing to run
-            self._retry(lambda: regression.resume(self.client, match_id))  # a series left mid-step
+            self._retry(lambda: series.resume(self.client, match_id))  # a series left mid-step
             self._retry(lambda: self.client.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, entry_id))
             return None
-        if job.smoke and self._retry(lambda: smoke.skip_if_superseded(self.client, job, entry_id)):
-            return None  # a newer version came: no build, no match (arena.submissions.smoke)
-        if regression.series_of(job) is not None and self._retry(
-            lambda: regression.skip_if_stopped(self.client, job, entry_id)
-        ):
-            return None  # its series was cancelled or decided: not played (arena.schedule.regression)
+        kind = KINDS[kind_of(job)]
+        if self._retry(lambda: kind.skip(self.client, job, entry_id)):
+            return None  # superseded (a smoke match) or stopped (a regression series): not played
         attempts = int(fields["attempts"])
         if attempts > MAX_ATTEMPTS:
             error = fields.get("error") or f"the worker running it stopped {MAX_ATTEMPTS} times"
@@ -232,16 +232,16 @@ class Worker:
         except Exception as exc:
             self._fail(job, entry_id, f"{type(exc).__name__}: {exc}", attempts)
             return None
-        if job.smoke:
-            self._retry(lambda: self._finish_smoke(job, result, broken, entry_id))
-            return None
-        if regression.series_of(job) is not None:  # a game of a regression series: scored, not rated
-            self._retry(lambda: regression.finish_game(self.client, job, result.record, entry_id))
-            return None
+        return kind.finish(self, Played(job, result, broken, entry_id, attempts, take_next))
+
+    def _record(self, played: Played) -> Taken | None:
+        """Records a rated match once (result, replay, logs, ratings); returns the next job when the
+        recording took one."""
+        job, entry_id = played.job, played.entry_id
         # The next job comes with the record unless stale jobs are due to be looked for first.
-        take_as = self.consumer if take_next and time.monotonic() < self._claim_due else None
-        match, replay = result.record, result.replay_text
-        logs = {botlog.STORE_KIND: botlog.for_store(result.match_log_text)}  # arena logs MATCH_ID
+        take_as = self.consumer if played.take_next and time.monotonic() < self._claim_due else None
+        match, replay = played.result.record, played.result.replay_text
+        logs = {botlog.STORE_KIND: botlog.for_store(played.result.match_log_text)}  # arena logs MATCH_ID
         try:
             new, following = self._retry(
                 lambda: store.record_and_take(self.client, job, match, replay, entry_id, take_as, logs)
@@ -250,30 +250,34 @@ class Worker:
             refused = isinstance(exc, replays.ReplayStoreError)
             why = f"{exc.strerror}: {exc.filename}" if getattr(exc, "filename", None) else str(exc)
             error = f"the replay store ({replays.store_for(self.client).describe()}) failed: {why}"
-            self._fail(job, entry_id, error, MAX_ATTEMPTS if refused else attempts)
+            self._fail(job, entry_id, error, MAX_ATTEMPTS if refused else played.attempts)
             return None
         self._retry(lambda: retention.sweep_if_due(self.client, self.say))  # at most once an hour
         if self.verbose:
-            self.say(f"arena: worker: {match_id}: {'recorded' if new else 'already recorded'}")
+            self.say(f"arena: worker: {job.match_id}: {'recorded' if new else 'already recorded'}")
         return following
 
+    def _score_regression_game(self, played: Played) -> None:
+        """Scores a game of a regression series in its series: not rated, not a result."""
+        job, record, entry_id = played.job, played.result.record, played.entry_id
+        self._retry(lambda: series.finish_game(self.client, job, record, entry_id))
+
     def _fail(self, job: MatchJob, entry_id: str, error: str, attempts: int) -> None:
-        """Re-queues a job after the platform's failure, or dead-letters it (a smoke match's version
-        is then told its match could not be played)."""
+        """Re-queues a job after the platform's failure, or dead-letters it (then its kind is told:
+        a smoke match's version that its match could not be played, a series that its game is void)."""
         status = self._retry(lambda: store.fail(self.client, job, entry_id, error, attempts))
         self.say(f"arena: worker: {job.match_id}: attempt {attempts} failed ({error}); job is {status.value}")
-        if job.smoke and status is JobStatus.DEAD:
-            self._retry(lambda: smoke.could_not_play(self.client, job, error))
-        if status is JobStatus.DEAD and regression.series_of(job) is not None:
-            self._retry(lambda: regression.void_game(self.client, job, error))
+        if status is JobStatus.DEAD:
+            self._retry(lambda: KINDS[kind_of(job)].dead(self.client, job, error))
 
-    def _finish_smoke(self, job: MatchJob, result: GameResult, broken: dict[int, str], entry_id: str) -> None:
+    def _finish_smoke(self, played: Played) -> None:
         """Stores a smoke match's verdict for its candidate version (seat 0); a failed build is the
         reason when there was one."""
-        passed, reason, log = smoke.verdict(result, job.bots[0])
-        if 0 in broken:
-            passed, reason = False, broken[0]
-        smoke.finish(self.client, job, passed, reason, log, entry_id)
+        job = played.job
+        passed, reason, log = smoke.verdict(played.result, job.bots[0])
+        if 0 in played.broken:
+            passed, reason = False, played.broken[0]
+        self._retry(lambda: smoke.finish(self.client, job, passed, reason, log, played.entry_id))
         if self.verbose:
             self.say(f"arena: worker: {job.match_id}: smoke {'passed' if passed else 'failed'} {reason}")
 
@@ -288,16 +292,19 @@ class Worker:
         beat = asyncio.create_task(self._heartbeat(entry_id))
         try:
             assert self._pool is not None
-            specs, broken = await asyncio.to_thread(self._retry, self._seat_specs(job))
-            return await play(job, specs, self._pool, self.config.bot_limits), broken
+            engine = resolve_game(job)
+            specs, broken = await asyncio.to_thread(self._retry, self._seat_specs(job, engine))
+            return await play(job, engine, specs, self._pool, self.config.bot_limits), broken
         finally:
             beat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beat
 
-    def _seat_specs(self, job: MatchJob) -> Callable[[], tuple[list[BotSpec], dict[int, str]]]:
+    def _seat_specs(self, job: MatchJob, engine: Game) -> Callable[[], tuple[list[BotSpec], dict[int, str]]]:
         config = self.config
-        return lambda: seat_specs(self.client, job, self.bot_cache, config.bot_limits, config.build_timeout)
+        return lambda: seat_specs(
+            self.client, job, engine, self.bot_cache, config.bot_limits, config.build_timeout
+        )
 
     async def _heartbeat(self, entry_id: str) -> None:
         period = self.config.idle_timeout.total_seconds() / 3
@@ -315,89 +322,16 @@ class Worker:
                 )
 
 
-def seat_specs(
-    client: redis.Redis,
-    job: MatchJob,
-    cache: Path,
-    limits: BotLimits = DEFAULT_LIMITS,
-    build_timeout: timedelta = build.DEFAULT_BUILD_TIMEOUT,
-) -> tuple[list[BotSpec], dict[int, str]]:
-    """Returns how to run each seat of ``job`` (built-in bots by name, or each seat's stored version,
-    built if it has a build command), each announcing READY_LINE first, and why each seat whose build
-    failed cannot run (that seat's command then only prints why and exits: it forfeits).
-
-    A seat whose version is no longer stored (its owner removed the bot while the match waited)
-    forfeits too: the owner caused it, and voiding the match would let an owner deny a rival the
-    wins of a match they expect to lose. Raises JobError for an unknown game, a bot that is not built
-    in (for a job without versions), or a version that cannot be used as stored.
-    """
+def resolve_game(job: MatchJob) -> Game:
+    """Returns the job's game, resolved once for the whole job; raises JobError for an unknown one."""
     try:
-        engine = get_game(job.game)
+        return get_game(job.game)
     except ValueError as exc:
         raise JobError(str(exc)) from None
-    game = engine.spec.name
-    if not job.versions:
-        return [announced(spec) for spec in builtin_specs(game, job)], {}
-    specs, broken = [], {}
-    for seat, (bot, version) in enumerate(zip(job.bots, job.versions, strict=True)):
-        try:
-            spec = registry.bot_spec(client, game, bot, version, cache)
-            spec = built_spec(client, spec, version, limits, build_timeout)
-        except registry.VersionGone as exc:
-            broken[seat] = str(exc)
-            spec = failing_spec(BotSpec(bot, (), "submitted"), str(exc))
-        except registry.SubmissionError as exc:
-            raise JobError(str(exc)) from None
-        except build.BuildError as exc:
-            broken[seat] = str(exc)
-            spec = failing_spec(spec, str(exc))
-        specs.append(announced(spec))
-    return specs, broken
-
-
-def built_spec(
-    client: redis.Redis, spec: BotSpec, version: str, limits: BotLimits, timeout: timedelta
-) -> BotSpec:
-    """Returns ``spec`` running from its version's built folder when the version has a build command
-    (building it the first time); raises BuildError when the build fails."""
-    argv = build.build_command(client, version) if spec.kind == "submitted" else None
-    if argv is None or spec.cwd is None:
-        return spec
-    folder = build.built(spec.cwd, version, argv, limits, timeout, entry=spec.argv)
-    return dataclasses.replace(spec, cwd=folder, code=(folder,))
-
-
-def failing_spec(spec: BotSpec, why: str) -> BotSpec:
-    """Returns a seat command that prints ``why`` to its log and exits 1: the seat never joins."""
-    return dataclasses.replace(spec, argv=("/bin/sh", "-c", 'printf "%s\\n" "$1"; exit 1', "arena", why))
-
-
-def announced(spec: BotSpec) -> BotSpec:
-    """Returns ``spec`` whose command first prints READY_LINE (inside the sandbox, when sandboxed),
-    then execs the bot's own command, with the variables its entry declares.
-
-    Design detail: the declared variables are set after the line (``with_variables``), not on the
-    shell that prints it: ``LD_PRELOAD=`` on the shell would run the bot's code first, and a bot that
-    exited there would pass for a sandbox that never started (the platform's failure, retried)
-    instead of forfeiting the match it wants to dodge.
-    """
-    argv = sandbox.with_variables(dict(spec.env), spec.argv)
-    return dataclasses.replace(spec, argv=("/bin/sh", "-c", _ANNOUNCE, "arena-bot", *argv), env=())
-
-
-def builtin_specs(game: str, job: MatchJob) -> list[BotSpec]:
-    """Returns the specs of a job without versions, whose bots must all be built in."""
-    builtins = builtin_bots(game)
-    for bot in job.bots:
-        if bot not in builtins:
-            # Design detail: never resolve a job's bot as a file or shell command: anyone who can
-            # write to Redis could otherwise run commands on every worker.
-            raise JobError(f"{bot!r} is not a built-in bot of {game} ({', '.join(sorted(builtins))})")
-    return [resolve_bot(game, bot) for bot in job.bots]
 
 
 async def play(
-    job: MatchJob, specs: list[BotSpec], pool: BotPool, limits: BotLimits = DEFAULT_LIMITS
+    job: MatchJob, engine: Game, specs: list[BotSpec], pool: BotPool, limits: BotLimits = DEFAULT_LIMITS
 ) -> GameResult:
     """Plays a job's match on the worker's referee, with warm bot processes; returns its result, in
     which a bot that never joined, crashed or ran out of time forfeited.
@@ -413,7 +347,7 @@ async def play(
     config = MatchConfig(deadline=timedelta(milliseconds=job.deadline_ms), max_strikes=job.max_strikes)
     before = health.snapshot()
     result = await pool.play(
-        get_game(job.game), specs, unique_names(specs), job.seed, job.match_id, config, fresh=job.fresh_bots
+        engine, specs, unique_names(specs), job.seed, job.match_id, config, fresh=job.fresh_bots
     )
     problem = platform_failure(result)
     if not problem and nobody_joined(result):
@@ -427,10 +361,11 @@ async def play(
 
 def platform_failure(result: GameResult) -> str:
     """Returns why a played match is the platform's failure whatever the worker's health (a seat's
-    sandbox never started its bot), or ''."""
+    sandbox never started its bot: its process's first line was not READY_LINE), or ''."""
     absent, players = result.record.absent, result.record.players
     why = "; ".join(result.notes) or "no output"
-    unstarted = [s for s in absent if not bot_started(result.logs[s] if s < len(result.logs) else None)]
+    first = result.first_lines
+    unstarted = [s for s in absent if (first[s] if s < len(first) else None) != READY_LINE]
     if unstarted:
         seats = ", ".join(f"seat {s} ({players[s].bot})" for s in unstarted)
         return f"the sandbox could not start the bot of {seats}: {why}"
@@ -442,11 +377,50 @@ def nobody_joined(result: GameResult) -> bool:
     return bool(absent) and len(absent) == len(result.record.players)
 
 
-def bot_started(log: Path | None) -> bool:
-    """Returns whether a bot's log shows its command started (READY_LINE, printed before its code)."""
-    if log is None:
-        return False
-    try:
-        return (READY_LINE + "\n").encode() in log.read_bytes()
-    except OSError:
-        return False
+@dataclasses.dataclass(frozen=True)
+class Played:
+    """A job whose match was played, on its way to being recorded as its kind says."""
+
+    job: MatchJob
+    result: GameResult
+    broken: dict[int, str]  # seats whose build failed, and why
+    entry_id: str
+    attempts: int
+    take_next: bool  # whether the recording may take the worker's next job
+
+
+def never(client: redis.Redis, job: MatchJob, entry_id: str) -> bool:
+    return False
+
+
+def nothing(client: redis.Redis, job: MatchJob, error: str) -> None:
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class JobKind:
+    """What the worker does around the match of one kind of job: whether to skip it before playing,
+    how to record it once played, and whom to tell when it is dead-lettered."""
+
+    skip: Callable[[redis.Redis, MatchJob, str], bool]
+    finish: Callable[[Worker, Played], Taken | None]
+    dead: Callable[[redis.Redis, MatchJob, str], None]
+
+
+# Design detail: one table, as arq keeps ``{name: function}``: a new kind of job is one entry here,
+# not a branch in each of the worker's steps.
+KINDS: dict[str, JobKind] = {
+    "rated": JobKind(skip=never, finish=Worker._record, dead=nothing),
+    "smoke": JobKind(skip=smoke.skip_if_superseded, finish=Worker._finish_smoke, dead=smoke.could_not_play),
+    "regression": JobKind(
+        skip=series.skip_if_stopped, finish=Worker._score_regression_game, dead=series.void_game
+    ),
+}
+
+
+def kind_of(job: MatchJob) -> str:
+    """Returns the job's kind, a key of KINDS: a smoke match, a regression series' game, or a rated
+    match (tournaments and ladders)."""
+    if job.smoke:
+        return "smoke"
+    return "regression" if series.series_of(job) is not None else "rated"

@@ -54,6 +54,7 @@ class StampedLog:
         self._partial = b""
         self._partial_step: int | None = None
         self._lines: list[Line] = []
+        self._first_line: str | None = None  # the process's first complete line, kept past ``take``
         self._open = True
         self._thread = threading.Thread(target=self._run, name=f"bot-log-{log_path.name}", daemon=True)
         self._thread.start()
@@ -79,6 +80,16 @@ class StampedLog:
                 self._partial = b""
             lines, self._lines, self._kept = self._lines, [], 0
             return lines
+
+    @property
+    def first_line(self) -> str | None:
+        """Returns the first complete line the process wrote (None before it wrote one), read now.
+
+        The worker learns from it whether a seat's sandbox started its bot (``arena.queue.seats``):
+        the line passed through here already, so nobody reads the log file back for it."""
+        with self._lock:
+            self._read()
+            return self._first_line
 
     def join(self, timeout: float) -> None:
         """Waits for the reader thread to finish (the pipe closed)."""
@@ -130,6 +141,8 @@ class StampedLog:
         if not self._partial:
             self._partial_step = self._step
         *complete, self._partial = (self._partial + chunk).split(b"\n")
+        if complete and self._first_line is None:
+            self._first_line = complete[0][:LINE_CHARS].decode("utf-8", errors="replace").rstrip("\r")
         for number, line in enumerate(complete):
             self._keep(self._partial_step if number == 0 else self._step, line)
         if complete:

@@ -224,6 +224,12 @@ class RefereeEndpoint:
     socket: Path | None = None  # the Unix socket bound into every sandbox
 
 
+def builtin_spec(game: str, bot: str, name: str = "") -> BotSpec:
+    """Returns how to run built-in ``bot`` of ``game`` (the caller checked that it is one), shown as
+    ``name`` (default: the bot's own name)."""
+    return BotSpec(name or bot, (sys.executable, "-m", "arena.bots", game, bot), "builtin")
+
+
 def resolve_bot(game: str, text: str) -> BotSpec:
     """Returns how to run the bot that ``text`` names for ``game``; raises BotSpecError.
 
@@ -234,7 +240,7 @@ def resolve_bot(game: str, text: str) -> BotSpec:
         return wait_spec(text)
     builtins = builtin_bots(game)
     if text in builtins:
-        return BotSpec(text, (sys.executable, "-m", "arena.bots", game, text), "builtin")
+        return builtin_spec(game, text)
     path = Path(text)
     if path.suffix == ".py" and " " not in text:
         if not path.is_file():

@@ -51,6 +51,7 @@ class GameResult:
     logs: tuple[Path | None, ...] = ()  # each seat's bot log, by seat
     match_log: Path | None = None  # where match_log_text was written, beside the replay
     match_log_text: str = ""  # the bots' output stamped per decision step, and think times (botlog)
+    first_lines: tuple[str | None, ...] = ()  # each seat's process's first line of output, by seat
 
     @property
     def failed(self) -> bool:
@@ -337,7 +338,8 @@ async def play_match(
         log_path = claim(match_log_path(path))
         log_path.write_text(log_text, encoding="utf-8")
     logs = tuple(e.log for e in seated)
-    return GameResult(record, path, notes, replay.text(), failures, logs, log_path, log_text)
+    first = tuple(e.process.output.first_line if e.process is not None else None for e in seated)
+    return GameResult(record, path, notes, replay.text(), failures, logs, log_path, log_text, first)
 
 
 async def _disconnect_note(seat: SeatState, entry: BotEntry) -> str:

@@ -46,7 +46,7 @@ from arena.bots import builtin_bots
 from arena.games import GAMES, get_game
 from arena.queue import keys
 from arena.ratings.pairs import player_id
-from arena.referee.processes import BotSpec
+from arena.referee.processes import BotSpec, builtin_spec
 from arena.referee.sandbox import declared_variables
 from arena.submissions.archives import (
     ArchiveError,
@@ -455,7 +455,7 @@ def bot_spec(client: redis.Redis, game: str, name: str, version: str, cache: Pat
         bots = builtin_bots(game)
         if builtin not in bots:
             raise SubmissionError(f"bot {name}: {builtin!r} is not a built-in bot of {game}")
-        return BotSpec(name, (sys.executable, "-m", "arena.bots", game, builtin), "builtin")
+        return builtin_spec(game, builtin, name)
     stored = json.loads(entry)
     folder = unpacked(client, version, stored, cache)
     declared, argv = declared_variables(stored)
