@@ -5,6 +5,10 @@ needs no decision (salary, deals, draws, reveals, 3d6 rolls, rewards and penalti
 decision, then freezes it again. The engine (ninja_burger.py) holds what a seat sees and may do
 (observations, actions, the legal-action queries, which share the card rules here with ``_Table``) and
 the Game interface that hands each decision to a ``_Table``; it re-exports this module's public names.
+
+Why it is long: every step that needs no decision (salary, deals, draws, reveals, rolls, rewards and
+penalties) changes the same working copy, and they read in the order of a round; the move to a package
+per game (``arena/games/ninja_burger/``) splits it by subject.
 """
 
 from __future__ import annotations

@@ -25,6 +25,10 @@ Design Detail: speed is modelled by ticks of simultaneous choices, not by arriva
 is replayable and latency does not matter (issue 3). The roll is a chance step: ``to_move`` returns
 () and the runner calls ``apply(state, {})``. A state in the grab phase carries its ``dice``, so a test
 can build any position with chosen dice (``with_roll``).
+
+Why it is long: a round's phases (roll, ticks of sealed choices, lotteries, tally, play-off) share
+one state and read in the order docs/rules/ninja-master.md gives them; the move to a package per game
+(``arena/games/ninja_master/``) splits it by subject.
 """
 
 from __future__ import annotations

@@ -24,6 +24,10 @@ information            imperfect: hands and the draw pile are hidden (only their
 length                 58 tile plays at most, plus one last turn each; capped at 300 turns
 tiles                  54 game tiles (our list: arena/games/data/pnrz_tiles.txt) + 4 base tiles
 =====================  =========================================================
+
+Why it is long: the engine keeps every rule of a turn (plays, the three extra actions, base moves,
+the last round) beside the geometry they share, so one rule reads top to bottom against
+docs/rules/pnrz.md; the move to a package per game (``arena/games/pnrz/``) splits it by subject.
 """
 
 from __future__ import annotations
