@@ -18,7 +18,7 @@ import pytest
 from arena.bots import ladder
 from arena.bots.ladder import LadderError, aliases, bench_command, ladder_bots, load, missing, rows, summary
 from arena.cli.builtin import builtin_command
-from arena.cli.common import CliError
+from arena.cli.errors import CliError
 from arena.games import GAMES
 from arena.ratings.pairs import PairTable
 from arena.ratings.views import tournament

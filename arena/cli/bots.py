@@ -23,8 +23,10 @@ import redis
 import typer
 
 from arena.cli.builtin import builtin_command
-from arena.cli.common import CliError, JsonOption, RedisOption, on_redis
-from arena.client import ENV_SERVER, ServerClient, ServerError
+from arena.cli.connections import on_redis, remote
+from arena.cli.errors import CliError
+from arena.cli.groups import group
+from arena.cli.options import JsonOption, RedisOption, ServerOption
 from arena.console import printable
 from arena.schedule import regression
 from arena.submissions import registry, smoke
@@ -40,36 +42,9 @@ SecretOption = Annotated[
         help="The owner secret printed when the bot was submitted.",
     ),
 ]
-ServerOption = Annotated[
-    str | None,
-    typer.Option(
-        "--server",
-        envvar=ENV_SERVER,
-        show_default="none: this machine's Redis",
-        help="URL of an 'arena server' to talk to instead of Redis, e.g. http://arena.example:8080.",
-    ),
-]
 
-
-app = typer.Typer(help="Submit, list, show and remove bots that tournaments can enter.", no_args_is_help=True)
+app = group("Submit, list, show and remove bots that tournaments can enter.")
 app.command("builtin")(builtin_command)  # the built-in bots' ladder (arena.cli.builtin)
-
-
-def server(url: str) -> ServerClient:
-    """Returns the client of the server at ``url``; a malformed URL is a CliError."""
-    try:
-        return ServerClient(url)
-    except ServerError as exc:
-        raise CliError(str(exc)) from None
-
-
-def remote(url: str, action: Callable[[ServerClient], T]) -> T:
-    """Returns ``action(client)`` for the server at ``url``; a refusal or an unreachable server is a
-    CliError with the server's one-line reason."""
-    try:
-        return action(server(url))
-    except ServerError as exc:
-        raise CliError(str(exc)) from None
 
 
 def from_json(value: dict) -> Submission:

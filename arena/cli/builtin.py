@@ -14,13 +14,14 @@ from typing import Annotated, Any
 import typer
 
 from arena.bots.ladder import Ladder, LadderError, load, missing, rows
-from arena.cli.common import CliError, JsonOption
+from arena.cli.errors import CliError
+from arena.cli.options import GameArgument, JsonOption
 from arena.cli.tables import METHOD
 from arena.games import GameError, get_game
 
 
 def builtin_command(
-    game: Annotated[str, typer.Argument(help="Game name: see 'arena games'.")],
+    game: GameArgument,
     players: Annotated[
         int, typer.Option(min=2, help="Seats per game of the stored table to show (2, or 3 where stored).")
     ] = 2,

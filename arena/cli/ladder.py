@@ -26,17 +26,21 @@ from urllib.parse import quote
 
 import typer
 
-from arena.cli.bots import ServerOption, remote
-from arena.cli.common import CliError, JsonOption, NoSandboxOption, RedisOption, redis_url, worker_limits
-from arena.cli.tables import format_leaderboard
-from arena.cli.tournament import (
+from arena.cli.connections import organiser_token, redis_url, remote
+from arena.cli.errors import CliError
+from arena.cli.options import (
     IDLE_DEFAULT,
+    DeadlineOption,
     IdleOption,
+    JsonOption,
+    NoSandboxOption,
     OrganiserTokenOption,
-    organiser_token,
-    start_worker,
-    stop_workers,
+    PlayersOption,
+    RedisOption,
+    ServerOption,
 )
+from arena.cli.tables import format_leaderboard
+from arena.cli.workers import start_worker, stop_workers, worker_limits
 from arena.console import printable, say
 from arena.queue.connection import connect, retrying, shown_url
 from arena.ratings.pairing import RANDOM_SHARE
@@ -69,7 +73,7 @@ def ladder_command(
             show_default="none, needed to start a ladder",
         ),
     ] = None,
-    players: Annotated[int, typer.Option(min=2, help="Bots per match.")] = 2,
+    players: PlayersOption = 2,
     matches: Annotated[
         int | None,
         typer.Option(
@@ -94,7 +98,7 @@ def ladder_command(
     random_share: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="Share of uniformly random pairings, so no bot starves.")
     ] = RANDOM_SHARE,
-    deadline_ms: Annotated[int, typer.Option(min=1, help="Time allowed per decision, in ms.")] = 2000,
+    deadline_ms: DeadlineOption = 2000,
     idle_timeout: IdleOption = IDLE_DEFAULT,
     redis_: RedisOption = None,
     no_sandbox: NoSandboxOption = False,

@@ -14,7 +14,9 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import CliError, RedisOption, redis_url
+from arena.cli.connections import redis_url
+from arena.cli.errors import CliError
+from arena.cli.options import GameArgument, RedisOption
 from arena.cli.tables import format_leaderboard
 from arena.console import printable, say
 from arena.games import GameError, get_game
@@ -35,7 +37,7 @@ def _game(game: str) -> str:
 
 @app.command("leaderboard")
 def leaderboard_command(
-    game: Annotated[str, typer.Argument(help="Game name: see 'arena games'.")],
+    game: GameArgument,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the rows as one JSON array (with --pairs: the win table).")
     ] = False,
@@ -63,7 +65,7 @@ def leaderboard_command(
 
 @app.command("results")
 def results_command(
-    game: Annotated[str, typer.Argument(help="Game name: see 'arena games'.")],
+    game: GameArgument,
     as_json: Annotated[
         bool,
         typer.Option(

@@ -15,7 +15,9 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.cli.common import CliError, RedisOption, on_redis
+from arena.cli.connections import on_redis
+from arena.cli.errors import CliError
+from arena.cli.options import RedisOption
 from arena.console import printable
 from arena.referee.botlog import (
     STORE_KIND,

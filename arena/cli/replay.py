@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from arena.cli import storage as cli_storage
-from arena.cli.common import CliError
+from arena.cli.errors import CliError
 from arena.cli.series import format_game, play_by_play
 from arena.games import GameError, get_game
 from arena.referee.replay import ReplayError, first_difference, read_lines, reproduce

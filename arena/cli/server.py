@@ -3,63 +3,28 @@
 It serves the JSON API of ``arena.server`` and the leaderboard on one port. Its credentials never go
 on the command line, which every user of the machine can read (``ps``): the Redis URL (password
 included) comes from ``$ARENA_REDIS_URL`` or ``--redis-url-file``, the organiser token from
-``--organiser-token-file``. Workers take their Redis URL the same way (``redis_url_from``).
+``--organiser-token-file``. Workers take their Redis URL the same way
+(``arena.cli.connections.redis_url_from``).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
-from urllib.parse import urlsplit
 
 import typer
 
-from arena.cli.common import CliError, check_seed_key, redis_url
+from arena.cli.connections import forget_redis_url, redis_url_from
+from arena.cli.errors import CliError
+from arena.cli.options import RedisUrlFileOption
+from arena.cli.workers import check_seed_key
 from arena.console import say
-from arena.queue.connection import ENV_URL, shown_url
+from arena.queue.connection import shown_url
 from arena.submissions.archives import ArchiveLimits
 
 MiB = 2**20
-REDIS_SCHEMES = ("redis", "rediss", "unix")
-
-RedisUrlFileOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--redis-url-file",
-        envvar="ARENA_REDIS_URL_FILE",
-        show_default=f"${ENV_URL}, else this machine's private Redis",
-        help="File holding the Redis URL, password included (readable by this user only), so the "
-        "password is never on the command line.",
-    ),
-]
 
 app = typer.Typer()
-
-
-def redis_url_from(file: Path | None, option: str | None = None) -> str:
-    """Returns the Redis URL from ``file`` (else ``option``, else the environment or the private
-    Redis); raises CliError for an unreadable file or a password given on the command line."""
-    if option is not None and urlsplit(option).password:
-        raise CliError(
-            f"--redis holds a password, which every user of this machine can read: put the URL in "
-            f"${ENV_URL} or a file given to --redis-url-file"
-        )
-    if file is None:
-        return redis_url(option)
-    try:
-        url = file.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliError(f"cannot read --redis-url-file {file}: {exc}") from None
-    if urlsplit(url).scheme not in REDIS_SCHEMES:
-        raise CliError(f"--redis-url-file {file} does not hold a redis:// URL on its first line")
-    return url
-
-
-def forget_redis_url() -> None:
-    """Removes the Redis URL from this process's environment once read, so no process it starts
-    (a bot, a build) inherits the password."""
-    os.environ.pop(ENV_URL, None)
 
 
 @app.command("server")

@@ -16,7 +16,10 @@ from typing import Annotated, TypeVar
 import redis
 import typer
 
-from arena.cli.common import CliError, RedisOption, on_redis
+from arena.cli.connections import on_redis
+from arena.cli.errors import CliError
+from arena.cli.groups import group
+from arena.cli.options import RedisOption
 from arena.client import ServerClient, ServerError
 from arena.console import printable, say
 from arena.queue import keys, store
@@ -25,10 +28,9 @@ from arena.storage import migrate, replays, retention
 
 T = TypeVar("T")
 
-app = typer.Typer(
-    help="The replay store: fetch a replay, set how long replays are kept, sweep, migrate old replays, "
-    "expand replays kept as their decisions.",
-    no_args_is_help=True,
+app = group(
+    "The replay store: fetch a replay, set how long replays are kept, sweep, migrate old replays, "
+    "expand replays kept as their decisions."
 )
 
 

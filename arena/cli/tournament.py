@@ -21,7 +21,6 @@ import json
 import os
 import secrets
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -33,44 +32,33 @@ from urllib.parse import quote
 import redis
 import typer
 
-from arena.cli.bots import ServerOption, remote
-from arena.cli.common import (
-    CliError,
+from arena.cli.connections import forget_redis_url, organiser_token, redis_url, redis_url_from, remote
+from arena.cli.errors import CliError
+from arena.cli.options import (
+    IDLE_DEFAULT,
+    DeadlineOption,
+    IdleOption,
     JsonOption,
     NoSandboxOption,
+    OrganiserTokenOption,
+    PlayersOption,
     RedisOption,
-    check_seed_key,
-    redis_url,
-    worker_limits,
+    RedisUrlFileOption,
+    ServerOption,
 )
-from arena.cli.server import RedisUrlFileOption, forget_redis_url, redis_url_from
 from arena.cli.tables import format_standings
+from arena.cli.workers import check_seed_key, start_worker, stop_workers, worker_limits
 from arena.console import printable, say
 from arena.queue import keys
-from arena.queue.connection import ENV_URL, connect, retrying, shown_url
+from arena.queue.connection import connect, retrying, shown_url
 from arena.queue.jobs import MAX_ATTEMPTS
-from arena.queue.worker import DEFAULT_IDLE_TIMEOUT, Worker, WorkerConfig
+from arena.queue.worker import Worker, WorkerConfig
 from arena.schedule import tournaments
 from arena.schedule.plan import FORMATS, TournamentSpec
 from arena.storage import fits
 
-IdleOption = Annotated[
-    float,
-    typer.Option(min=0.1, help="Seconds a job may stay unacknowledged before another worker reruns it."),
-]
-
-
-OrganiserTokenOption = Annotated[
-    Path | None,
-    typer.Option(
-        envvar="ARENA_ORGANISER_TOKEN_FILE",
-        show_default="none",
-        help="With --server: file holding the organiser token the server was started with.",
-    ),
-]
 POLL_SECONDS = 1.0  # between two reads of a tournament's progress from a server
 
-IDLE_DEFAULT = DEFAULT_IDLE_TIMEOUT.total_seconds()
 app = typer.Typer()
 
 
@@ -122,7 +110,7 @@ def tournament_command(
     format_: Annotated[
         str, typer.Option("--format", help=f"Tournament format: {', '.join(FORMATS)} (challenger first).")
     ] = "round-robin",
-    players: Annotated[int, typer.Option(min=2, help="Bots per match.")] = 2,
+    players: PlayersOption = 2,
     rounds: Annotated[int, typer.Option(min=1, help="Times every seating of every group is played.")] = 1,
     seed: Annotated[
         int | None,
@@ -139,7 +127,7 @@ def tournament_command(
         int | None,
         typer.Option(min=0, help="Local workers to start [default: cores]; 0 only enqueues."),
     ] = None,
-    deadline_ms: Annotated[int, typer.Option(min=1, help="Time allowed per decision, in ms.")] = 2000,
+    deadline_ms: DeadlineOption = 2000,
     idle_timeout: IdleOption = IDLE_DEFAULT,
     redis_: RedisOption = None,
     no_sandbox: NoSandboxOption = False,
@@ -221,18 +209,6 @@ def on_server(
             return
         follow_on_server(url, tid)
         on_server(url, "standings", tid, as_json, token_file, wait)
-
-
-def organiser_token(path: Path | None) -> str:
-    """Returns the organiser token read from ``path``; raises CliError without one."""
-    if path is None:
-        raise CliError(
-            "creating a tournament on a server needs --organiser-token-file (the organiser's token)"
-        )
-    try:
-        return path.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliError(f"cannot read --organiser-token-file {path}: {exc}") from None
 
 
 def create_on_server(url: str, game: str, token: str, *spec_args: object) -> str:
@@ -332,29 +308,6 @@ def run_tournament(
             f"arena: {dead} matches failed {MAX_ATTEMPTS} times and were dead-lettered: "
             "see 'arena tournament status'"
         )
-
-
-def start_worker(url: str, idle_timeout: float, no_sandbox: bool) -> subprocess.Popen:
-    """Starts a local worker; the Redis URL (and its password) goes in its environment, not its argv,
-    which every user of the machine can read."""
-    argv = [sys.executable, "-m", "arena.cli", "worker", "--idle-timeout", str(idle_timeout)]
-    argv += ["--no-sandbox"] if no_sandbox else []
-    env = {**os.environ, ENV_URL: url}
-    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env)
-
-
-def stop_workers(procs: list[subprocess.Popen]) -> None:
-    """Stops local workers with SIGTERM (their clean exit: the match in hand is left to be rerun),
-    killing any still running after 10 s."""
-    for proc in procs:
-        if proc.poll() is None:
-            proc.terminate()
-    for proc in procs:
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def _follow(

@@ -25,7 +25,7 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from arena.cli.common import CliError
+from arena.cli.errors import CliError
 from arena.referee.botlog import MatchLogError, find_match_log, read_match_log
 from arena.referee.replay import ReplayError, opening, read_lines
 from leaderboard import frames
