@@ -65,6 +65,8 @@ def test_migration_moves_old_replays_into_the_store_once(client: redis.Redis, ki
         result = store.result_fields(client.get(keys.result(match_id)))
         assert "replay_lines" not in result and result["replay_sha256"] == replays.digest(text)
         assert result["recorded_at"] > 0 and result["players"][0]["bot"] == "a"
+        raw = json.loads(client.get(keys.result(match_id)))  # the one shape recording writes, too
+        assert "winner" not in raw and all("seat" not in p for p in raw["players"])
         assert client.hgetall(keys.job(match_id)) == {"status": "recorded"}
     assert client.keys(keys.replay("*")) == []
     stored_memory = sum(client.memory_usage(keys.stored(m)) or 0 for m in texts)

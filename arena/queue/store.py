@@ -85,29 +85,38 @@ RESULT_ORDER = ("game", "match_id", "seed", "players", "winner", "termination", 
 
 
 def record_json(record: MatchRecord, match_id: str, replay_sha256: str, recorded_at: float) -> str:
-    """Returns the stored JSON of a match's result: the fields of ``arena match --json``, the sha256
-    of its replay's text and when it was recorded (Unix seconds, for retention), compact.
+    """Returns the stored JSON of a match's result (``stored_result`` of ``arena match --json``'s
+    fields, its id, the sha256 of its replay's text and when it was recorded)."""
+    return stored_result({**record.to_json(), "match_id": match_id}, replay_sha256, recorded_at)
+
+
+def stored_result(fields: Mapping, replay_sha256: str, recorded_at: float) -> str:
+    """Returns the one shape a result is stored in: ``fields`` (a result as ``result_fields`` shows
+    it, or stored whole by an older version) with the sha256 of its replay and when it was recorded
+    (Unix seconds, for retention; both kept where ``fields`` has them), compact. Recording and
+    ``arena storage migrate`` both write through it.
 
     Design detail: a result is the one value Redis keeps per match for ever, so it leaves out what
     ``result_fields`` derives: a player's seat (its place in the list), ``forfeit`` and ``strikes``
     where they are false and 0, and the winner (the one first-ranked bot). That is about 40 bytes a
-    seat, a fifth of a 4-player result; results stored whole before stay as they are."""
-    fields = {**record.to_json(), "match_id": match_id, "replay_sha256": replay_sha256}
-    fields["players"] = [_compact_player(p) for p in fields["players"]]
-    del fields["winner"]
-    return json.dumps({**fields, "recorded_at": int(recorded_at)}, separators=(",", ":"))
+    seat, a fifth of a 4-player result."""
+    kept = {k: v for k, v in fields.items() if k not in ("winner", "replay_lines")}
+    kept["players"] = [_compact_player(p) for p in fields["players"]]
+    kept.setdefault("replay_sha256", replay_sha256)
+    kept.setdefault("recorded_at", int(recorded_at))
+    return json.dumps(kept, separators=(",", ":"))
 
 
 def _compact_player(player: Mapping) -> dict:
     """Returns a player's stored fields: bot, score and rank, and forfeit or strikes only when set."""
     kept = {"bot": player["bot"], "score": player["score"], "rank": player["rank"]}
-    return kept | {k: player[k] for k in ("forfeit", "strikes") if player[k]}
+    return kept | {k: player[k] for k in ("forfeit", "strikes") if player.get(k)}
 
 
 def result_fields(text: str) -> dict:
-    """Returns a stored result (``record_json``, or a result stored whole before it) with every
-    field of ``arena match --json`` in its order, then the stored extras (``replay_sha256``,
-    ``recorded_at``): what every reader of results shows."""
+    """Returns a stored result (``stored_result``; one stored whole by an older version and not yet
+    migrated reads the same) with every field of ``arena match --json`` in its order, then the stored
+    extras (``replay_sha256``, ``recorded_at``): what every reader of results shows."""
     stored = json.loads(text)
     players = [
         {"bot": p["bot"], "seat": p.get("seat", seat), "score": p["score"], "rank": p["rank"]}

@@ -55,12 +55,9 @@ class MigrationReport:
 
 
 def new_shape(result_text: str, replay_text: str, now: float) -> str:
-    """Returns a result JSON of the old shape in the new one (kept as is where it has it already)."""
-    result = json.loads(result_text)
-    result.pop("replay_lines", None)
-    result.setdefault("replay_sha256", replays.digest(replay_text))
-    result.setdefault("recorded_at", int(now))
-    return json.dumps(result, separators=(",", ":"))
+    """Returns a result JSON of the old shape in the one shape results are stored in
+    (``store.stored_result``: what recording writes)."""
+    return store.stored_result(json.loads(result_text), replays.digest(replay_text), now)
 
 
 def migrate(
