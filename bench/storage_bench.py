@@ -25,7 +25,7 @@ default) it reports:
 * ``store_bytes_per_match``: the replay store's stored bytes (``ReplayStore.entries``) per match,
   and for a folder store the disk it takes (``du``); None when replays are kept raw in Redis;
 * ``pages_ms``: each web page's time, the sum of the API calls its script makes, through Starlette's
-  TestClient against ``leaderboard.app.create_app``: the best of ``--repeats`` views, the pages
+  TestClient against ``leaderboard.app.leaderboard_app``: the best of ``--repeats`` views, the pages
   taking turns (``pages_median_ms``: their median), after a warm-up view that also refits the
   ratings (``refit_ms``: the first view after the burst of results), and ``results_head_ms``:
   ``arena results GAME --json | head -n 10`` as a shell runs it, best of three.
@@ -75,6 +75,7 @@ BOTS = [f"bot{i:03d}" for i in range(100)]
 SEEDS = 2  # template replays per game and player count
 CHUNK = 500  # matches per task handed to a recording process
 GAME = "ninjan"  # the game whose pages are timed
+API = "/api/v1"  # the web API (leaderboard.app)
 RAW_LIMIT = 0.5  # most of the free memory raw replays in Redis may take before the bench refuses
 
 
@@ -234,16 +235,20 @@ def page_calls(
     half = client.llen(keys.results(GAME)) // 2
     same = [f"bench-{n:07d}" for n in range(recorded - 1, -1, -1) if n % len(pool) == 0]
     return {
-        "home": lambda k: ["/api/games", "/api/tournaments", "/api/stamp"],
-        "game": lambda k: ["/api/games", f"/api/leaderboard/{GAME}", f"/api/matches?game={GAME}&limit=15"],
-        "bot": lambda k: [f"/api/bots/{GAME}/{bots[0]}"],
-        "head_to_head": lambda k: [f"/api/head-to-head/{GAME}?a={bots[0]}&b={bots[1]}&limit=20"],
-        "matches": lambda k: ["/api/games", "/api/matches?limit=100"],
-        "matches_of_bot": lambda k: [f"/api/matches?bot={bots[2]}&limit=100"],
-        "matches_deep_page": lambda k: [f"/api/matches?game={GAME}&limit=100&cursor={GAME}:{half}"],
+        "home": lambda k: [f"{API}/games", f"{API}/tournaments", f"{API}/stamp"],
+        "game": lambda k: [
+            f"{API}/games",
+            f"{API}/games/{GAME}/leaderboard",
+            f"{API}/matches?game={GAME}&limit=15",
+        ],
+        "bot": lambda k: [f"{API}/games/{GAME}/bots/{bots[0]}"],
+        "head_to_head": lambda k: [f"{API}/games/{GAME}/head-to-head?a={bots[0]}&b={bots[1]}&limit=20"],
+        "matches": lambda k: [f"{API}/games", f"{API}/matches?limit=100"],
+        "matches_of_bot": lambda k: [f"{API}/matches?bot={bots[2]}&limit=100"],
+        "matches_deep_page": lambda k: [f"{API}/matches?game={GAME}&limit=100&after={GAME}:{half}"],
         "replay": lambda k: [
-            f"/api/matches/{same[k % len(same)]}",
-            f"/api/matches/{same[k % len(same)]}/replay",
+            f"{API}/matches/{same[k % len(same)]}",
+            f"{API}/matches/{same[k % len(same)]}/replay",
         ],
     }
 
@@ -255,7 +260,7 @@ def time_pages(
     ``repeats`` views, the pages taking turns."""
     from starlette.testclient import TestClient
 
-    from leaderboard.app import create_app
+    from leaderboard.app import leaderboard_app as create_app
 
     calls = page_calls(client, recorded, pool, bots)
     with TestClient(create_app(url)) as web:
@@ -268,7 +273,7 @@ def time_pages(
                     raise SystemExit(f"bench: {path} answered {response.status_code}: {response.text[:200]}")
             return 1000 * (time.perf_counter() - began)
 
-        refit = view([f"/api/leaderboard/{GAME}"])
+        refit = view([f"{API}/games/{GAME}/leaderboard"])
         for paths in calls.values():
             view(paths(repeats))
         times: dict[str, list[float]] = {page: [] for page in calls}

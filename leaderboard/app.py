@@ -1,21 +1,28 @@
-"""The ASGI app: a JSON API over ``leaderboard.data`` and the HTML pages that use it.
+"""The one web app: the pages, the JSON API under ``/api/v1`` (reads and writes) and ``arena view``.
 
-Why Starlette: the app is a handful of read-only routes, JSON responses and static files. Starlette
-gives exactly that (routing, ``StaticFiles``, gzip, a test client) as a small, well-kept ASGI library
-without an ORM or template engine to carry, and uvicorn serves it.
+``create_app(source, server)`` builds it for every command that serves the web:
 
-Every page is the same HTML shell (``static/index.html``); ``static/app.js`` reads the path, fetches
-the API and builds the DOM with ``textContent`` only, so a bot-supplied string can never become
-markup. Pages poll ``/api/stamp`` and re-fetch when a result arrives, so a running tournament shows
-up without a reload.
+- ``arena server`` (``server_app``): the platform's door, over Redis, with the write API (bots,
+  tournaments, ladders) behind credentials and a rate limit; public replays show no bot's output.
+- ``arena leaderboard web`` and ``arena screenshots`` (``leaderboard_app``): this machine's own
+  leaderboard over its Redis: the pages and every read, no write.
+- ``arena view`` (``view_app``): the replay pages of replay files on this machine
+  (``leaderboard.sources.FileSource``), and the few routes a replay page reads.
+
+Why Starlette: the app is routes, JSON answers and static files. Starlette gives exactly that
+(routing, ``StaticFiles``, gzip, a test client) as a small, well-kept ASGI library without an ORM or
+template engine to carry, and uvicorn serves it.
+
+Every page is one HTML shell (``static/index.html``; ``arena view``'s ``static/view.html``);
+``static/app.js`` reads the path, fetches the API and builds the DOM with ``textContent`` only, so a
+bot-supplied string can never become markup. Pages poll ``/api/v1/stamp`` and re-fetch when a result
+arrives, so a running tournament shows up without a reload. Every answer, errors included, is made
+by one error type and carries the security headers (``leaderboard.http``).
 """
 
 from __future__ import annotations
 
-import collections
-import contextlib
 import dataclasses
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -23,263 +30,199 @@ import redis
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
-from starlette.routing import Mount, Route
+from starlette.responses import FileResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
 
-import arena
-from arena.games import GameError, get_game
-from arena.queue.connection import connect
-from arena.referee import botlog
-from arena.referee.replay import ReplayError
-from arena.storage import replays
-from leaderboard import data, frames
-
-STATIC = Path(__file__).with_name("static")
-VIEW_STATIC = Path(arena.__file__).with_name("view_static")
-FRAME_CACHE_SIZE = 16  # re-run replays kept in memory (a replay never changes once recorded)
-SECURITY_HEADERS = {
-    # Design detail: no inline script or style is allowed, so even markup that slipped into the page
-    # could not run; the page's own files come from /static.
-    "Content-Security-Policy": "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'",
-    "X-Content-Type-Options": "nosniff",
-}
-
-
-class NotFound(Exception):
-    """The game, bot or match asked for does not exist."""
-
-
-class BadRequest(Exception):
-    """A query parameter the API cannot use (a limit out of range, a cursor it did not hand out)."""
-
-
-OWNER_ONLY = (  # what a public replay says instead of the bots' output (docs/security.md)
-    "Bot output is shown only to each bot's owner: GET /api/v1/matches/MATCH/log/SEAT with the bot's "
-    "secret. Think times are public."
+from arena.schedule.ladder_runner import LadderRunner
+from arena.submissions.archives import ArchiveLimits
+from leaderboard.api import bots, ladders, reads, redirects, tournaments
+from leaderboard.api.auth import Authenticator, OrganiserToken
+from leaderboard.api.ratelimit import RateLimitMiddleware, TokenBucket
+from leaderboard.http import (
+    ApiError,
+    SecurityHeaders,
+    UploadSlots,
+    api_error,
+    error_response,
+    http_error,
+    redis_down,
+    server_failed,
 )
+from leaderboard.sources import FileSource, RedisSource, Source
+
+API = "/api/v1"
+STATIC = Path(__file__).with_name("static")
+WORKER_LIMITS = ArchiveLimits()  # what every worker checks a bot against when it unpacks it
 
 
-class Backend:
-    """The app's state: the Redis client and the re-run replays (fits are cached in Redis).
-    ``bot_output`` False (``arena server``): replays carry think times but no bot's output, which is
-    its owner's; True (this machine's own leaderboard): everything."""
+@dataclasses.dataclass(frozen=True)
+class ServerConfig:
+    """What the server allows: archive limits (a bot upload's body is at most ``packed_bytes``), the
+    largest JSON body, how long a body may take to arrive, how many uploads are read at once, the write
+    rate per client address, the failed authentications allowed per client address and per credential
+    (a bot's name, the organiser token), how many secrets are hashed at once (``leaderboard.api.auth``),
+    and the organiser token's hash. Raises ValueError for archive limits over the workers'
+    (``check_limits``) and for limits that allow nothing."""
 
-    def __init__(self, client: redis.Redis, bot_output: bool = True) -> None:
-        self.client = client
-        self.bot_output = bot_output
-        self._frames: collections.OrderedDict[str, dict[str, Any]] = collections.OrderedDict()
-        self._lock = threading.Lock()  # handlers run in a thread pool
+    archive_limits: ArchiveLimits = dataclasses.field(default_factory=ArchiveLimits)
+    json_bytes: int = 64 * 1024
+    body_seconds: float = 60.0
+    uploads: int = 8
+    writes_per_minute: float = 30.0
+    write_burst: int = 10
+    auth_failures_per_minute: float = 10.0  # per client address, and per bot name / organiser token
+    auth_failure_burst: int = 10
+    secret_checks: int = 2  # scrypt checks running at once; one more is a 503 at once
+    organiser: OrganiserToken = dataclasses.field(default_factory=lambda: OrganiserToken(None))
 
-    def replay(self, match_id: str) -> dict[str, Any]:
-        """Returns the match's replay as frames, re-running it only on the first request."""
-        with self._lock:
-            if match_id in self._frames:
-                self._frames.move_to_end(match_id)
-                return self._frames[match_id]
-        text = data.replay_text(self.client, match_id)
-        if text is None:
-            raise NotFound(f"no replay of match {match_id!r}")
-        replay = frames.frames(text)
-        stored_log = replays.store_for(self.client).get(match_id, botlog.STORE_KIND)
-        if stored_log is not None:  # the bots' output per step and think times (arena/view_static/view.js)
-            with contextlib.suppress(botlog.MatchLogError):
-                log = botlog.parse_match_log(stored_log.decode("utf-8", errors="replace"), match_id)
-                found = {"found": True} if self.bot_output else {"found": False, "problem": OWNER_ONLY}
-                if not self.bot_output:
-                    log = dataclasses.replace(log, lines=(), cut="")
-                replay = frames.with_match_log(replay, log) | {"match_log": found}
-        with self._lock:
-            self._frames[match_id] = replay
-            while len(self._frames) > FRAME_CACHE_SIZE:
-                self._frames.popitem(last=False)
-        return replay
+    def __post_init__(self) -> None:
+        check_limits(self.archive_limits)
+        if self.body_seconds <= 0:
+            raise ValueError("the body time limit must be positive")
+        if self.auth_failures_per_minute <= 0 or self.auth_failure_burst < 1 or self.secret_checks < 1:
+            raise ValueError(
+                "the authentication limits need a positive failure rate, a burst and a secret check of "
+                "at least 1"
+            )
 
 
-def game_name(name: str) -> str:
-    """Returns the registered name of a game (aliases accepted); raises NotFound."""
-    try:
-        return get_game(name).spec.name
-    except GameError as exc:
-        raise NotFound(str(exc)) from None
-
-
-def backend(request: Request) -> Backend:
-    """Returns the app's Backend (one per app, shared by every request)."""
-    return request.app.state.backend
-
-
-def api_games(request: Request) -> Response:
-    """Returns every game with its title, player counts, recorded matches and rated bots."""
-    return JSONResponse(data.games(backend(request).client))
-
-
-def api_stamp(request: Request) -> Response:
-    """Returns each game's count of recorded results: the pages poll it to know when to refresh."""
-    return JSONResponse(data.stamp(backend(request).client))
-
-
-def api_leaderboard(request: Request) -> Response:
-    """Returns a game's fitted view: ``matches``, ``rows`` (as ``arena leaderboard GAME --json``) and
-    ``pairs`` (as ``arena leaderboard GAME --json --pairs``)."""
-    game = game_name(request.path_params["game"])
-    board = data.leaderboard(backend(request).client, game)
-    return JSONResponse(
-        {"game": game, "matches": board["matches"], "rows": board["rows"], "pairs": board["pairs"]}
-    )
-
-
-def api_bot(request: Request) -> Response:
-    """Returns a bot's row, every version's rating, head-to-head table and first page of recent
-    matches in one game (``recent_next``: the cursor of the next page, for ``/api/matches``)."""
-    game, bot = game_name(request.path_params["game"]), request.path_params["bot"]
-    page = data.bot_page(backend(request).client, game, bot, limit(request, 20))
-    if page is None:
-        raise NotFound(f"no recorded match of {game} has a bot named {bot!r}")
-    return JSONResponse(page)
-
-
-def api_head_to_head(request: Request) -> Response:
-    """Returns bots ``a`` and ``b``'s record against each other in a game and a page of their
-    meetings, newest first (``?cursor=``, ``?limit=``; ``next_cursor``)."""
-    game = game_name(request.path_params["game"])
-    pair = (request.query_params.get("a", ""), request.query_params.get("b", ""))
-    if not all(pair) or pair[0] == pair[1]:
-        raise BadRequest("name two different bots: /api/head-to-head/GAME?a=BOT&b=OTHER")
-    found = data.head_to_head(backend(request).client, game, pair, limit(request, 20), cursor(request))
-    if found is None:
-        raise NotFound(f"no recorded match of {game} has both bots {pair[0]!r} and {pair[1]!r}")
-    return JSONResponse(found)
-
-
-def api_tournaments(request: Request) -> Response:
-    """Returns the most recent tournaments, newest first."""
-    return JSONResponse(data.tournaments(backend(request).client))
-
-
-def api_tournament(request: Request) -> Response:
-    """Returns a tournament's standings and crosstable (as ``arena tournament standings ID --json``)."""
-    tournament_id = request.path_params["tournament_id"]
-    found = data.tournament(backend(request).client, tournament_id)
-    if found is None:
-        raise NotFound(f"no tournament {tournament_id!r}")
-    return JSONResponse(found)
-
-
-def api_matches(request: Request) -> Response:
-    """Returns a page of the newest recorded matches, filtered by ``game`` and ``bot`` when given
-    (``?cursor=``, ``?limit=``): ``{"matches": [...], "next_cursor": ...}``."""
-    game = request.query_params.get("game") or None
-    bot = request.query_params.get("bot") or None
-    name = game_name(game) if game else None
-    page = data.matches(backend(request).client, name, bot, limit(request, 100), cursor(request))
-    return JSONResponse(page.to_json())
-
-
-def limit(request: Request, default: int) -> int:
-    """Returns the ``limit`` query parameter (``default`` if absent); raises BadRequest unless it is a
-    whole number from 1 to ``data.MAX_LIMIT``."""
-    text = request.query_params.get("limit", "")
-    if not text:
-        return default
-    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= data.MAX_LIMIT:
-        raise BadRequest(f"limit must be a whole number from 1 to {data.MAX_LIMIT}, not {text[:40]!r}")
-    return int(text)
-
-
-def cursor(request: Request) -> str | None:
-    """Returns the ``cursor`` query parameter: the ``next_cursor`` of the previous page, or None."""
-    return request.query_params.get("cursor") or None
-
-
-def api_match(request: Request) -> Response:
-    """Returns one match's stored result."""
-    match_id = request.path_params["match_id"]
-    found = data.match(backend(request).client, match_id)
-    if found is None:
-        raise NotFound(f"no recorded match {match_id!r}")
-    return JSONResponse(found)
-
-
-def api_replay(request: Request) -> Response:
-    """Returns one match's replay re-run into frames (see ``leaderboard.frames``)."""
-    try:
-        return JSONResponse(backend(request).replay(request.path_params["match_id"]))
-    except (ReplayError, replays.ReplayStoreError) as exc:  # corrupt, or kept as decisions of other rules
-        return JSONResponse({"error": f"the stored replay does not re-run: {exc}"}, status_code=500)
-
-
-def page(request: Request) -> Response:
-    """Returns the HTML shell every page shares; app.js draws the page the path names."""
-    return FileResponse(STATIC / "index.html")
-
-
-async def not_found(request: Request, exc: Exception) -> Response:
-    """Returns a 404 naming what was not found."""
-    return JSONResponse({"error": str(exc)}, status_code=404)
-
-
-async def bad_request(request: Request, exc: Exception) -> Response:
-    """Returns a 400 saying what was wrong with the request and what to send instead."""
-    return JSONResponse({"error": str(exc)}, status_code=400)
-
-
-async def http_error(request: Request, exc: Exception) -> Response:
-    """Returns Starlette's own errors (no such path, method not allowed) as JSON errors under /api/,
-    as every other answer there; pages keep the plain text."""
-    assert isinstance(exc, HTTPException)
-    if not request.url.path.startswith("/api/"):
-        return PlainTextResponse(exc.detail, status_code=exc.status_code, headers=exc.headers)
-    message = f"{exc.detail}: {request.method} {request.url.path[:200]}"
-    return JSONResponse({"error": message}, status_code=exc.status_code, headers=exc.headers)
-
-
-async def security_headers(request: Request, call_next: Any) -> Response:
-    """Returns the response with the content policy that forbids inline script and style."""
-    response = await call_next(request)
-    response.headers.update(SECURITY_HEADERS)
-    return response
-
-
-def create_app(redis_url: str, client: redis.Redis | None = None, bot_output: bool = True) -> Starlette:
-    """Returns the app reading the tournament data at ``redis_url``; ``bot_output`` False serves no
-    bot's output in replays (``Backend``)."""
-    routes = [
-        Route("/api/games", api_games),
-        Route("/api/stamp", api_stamp),
-        Route("/api/leaderboard/{game}", api_leaderboard),
-        Route("/api/bots/{game}/{bot:path}", api_bot),
-        Route("/api/head-to-head/{game}", api_head_to_head),
-        Route("/api/tournaments", api_tournaments),
-        Route("/api/tournaments/{tournament_id}", api_tournament),
-        Route("/api/matches", api_matches),
-        Route("/api/matches/{match_id}", api_match),
-        Route("/api/matches/{match_id}/replay", api_replay),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-        Mount("/local", StaticFiles(directory=VIEW_STATIC), name="local"),  # the log panel and think chart
-        Route("/", page),
-        Route("/games/{game}", page),
-        Route("/games/{game}/bots/{bot:path}", page),
-        Route("/games/{game}/head-to-head", page),
-        Route("/tournaments/{tournament_id}", page),
-        Route("/matches", page),
-        Route("/matches/{match_id}", page),
+def check_limits(limits: ArchiveLimits) -> None:
+    """Raises ValueError for archive limits above the workers': a bot the server accepted past them
+    would be refused by every worker that unpacks it, and fail every match it is drawn into."""
+    over = [
+        f"{field} {getattr(limits, field)} > {getattr(WORKER_LIMITS, field)}"
+        for field in ("packed_bytes", "unpacked_bytes", "files")
+        if getattr(limits, field) > getattr(WORKER_LIMITS, field)
     ]
-    app = Starlette(
-        routes=routes,
-        middleware=[
-            Middleware(BaseHTTPMiddleware, dispatch=security_headers),
-            Middleware(GZipMiddleware, minimum_size=1000),
-        ],
+    if over:
+        raise ValueError(
+            f"archive limits above the workers' ({', '.join(over)}): workers unpack bots with "
+            f"{WORKER_LIMITS.describe()}, so lower --max-upload-mb, --max-unpacked-mb or --max-files"
+        )
+
+
+async def page(request: Request) -> Response:
+    """Returns the HTML shell every page shares (app.js draws the page the path names), or sends
+    ``/`` where the source's home is (``arena view``: its first replay)."""
+    source: Source = request.app.state.source
+    home = source.home() if request.url.path == "/" else None
+    if home is not None:
+        return RedirectResponse(home)
+    source.check_page(request.path_params.get("match_id"))
+    return FileResponse(STATIC / source.shell)
+
+
+async def no_such_endpoint(request: Request) -> Response:
+    """Returns the JSON 404 of a path under /api/v1 that names no endpoint."""
+    return error_response(404, f"no endpoint {request.method} {request.url.path}: see docs/security.md")
+
+
+PAGES = [
+    "/",
+    "/games/{game}",
+    "/games/{game}/bots/{bot:path}",
+    "/games/{game}/head-to-head",
+    "/tournaments/{tournament_id}",
+    "/matches",
+    "/matches/{match_id}",
+]
+
+
+def routes(source: Source, writes: bool) -> list[BaseRoute]:
+    """Returns the app's routes: the read API (over Redis all of it; over files what a replay page
+    reads), with ``writes`` the write API, the old paths' redirects, the pages and the static files."""
+    api: list[tuple[str, Any, str]] = [  # (path, handler, method)
+        ("/games", reads.games, "GET"),
+        ("/stamp", reads.stamp, "GET"),
+        ("/matches/{match_id}", reads.match, "GET"),
+        ("/matches/{match_id}/replay", reads.replay, "GET"),
+    ]
+    if source.client is not None:
+        api += [
+            ("/games/{game}/leaderboard", reads.leaderboard, "GET"),
+            ("/games/{game}/bots/{bot:path}", reads.bot_page, "GET"),
+            ("/games/{game}/head-to-head", reads.head_to_head, "GET"),
+            ("/matches", reads.matches, "GET"),
+            ("/bots", bots.list_bots, "GET"),
+            ("/bots/{name}", bots.show_bot, "GET"),
+            ("/tournaments", tournaments.list_tournaments, "GET"),
+            ("/tournaments/{tournament_id}", tournaments.show_tournament, "GET"),
+            ("/tournaments/{tournament_id}/results", tournaments.tournament_results, "GET"),
+            ("/matches/{match_id}/log", tournaments.match_log, "GET"),
+            ("/matches/{match_id}/log/{seat:int}", tournaments.seat_log, "GET"),
+        ]
+    if source.client is not None and writes:
+        api += [
+            ("/bots/{name}", bots.submit_bot, "POST"),
+            ("/bots/{name}", bots.remove_bot, "DELETE"),
+            ("/tournaments", tournaments.create_tournament, "POST"),
+            ("/ladders", ladders.list_ladders, "GET"),
+            ("/ladders", ladders.start_ladder, "POST"),
+            ("/ladders/{ladder_id}", ladders.stop_ladder, "DELETE"),
+        ]
+    anything = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+    return [
+        *(Route(f"{API}{path}", handler, methods=[method]) for path, handler, method in api),
+        Route(f"{API}/{{rest:path}}", no_such_endpoint, methods=anything),
+        *redirects.routes(),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        *(Route(path, page) for path in PAGES),
+    ]
+
+
+class App(Starlette):
+    """Starlette with ``SecurityHeaders`` outside everything, even the handler of a crash's 500."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeaders(super().build_middleware_stack())
+
+
+def create_app(source: Source, server: ServerConfig | None = None) -> Starlette:
+    """Returns the app over ``source``; with ``server`` (a Redis source) the write API too, with its
+    limits, credentials and the ladders it feeds (resumed when the app starts)."""
+    writes = server is not None and isinstance(source, RedisSource)
+    config = server or ServerConfig()
+    middleware = [Middleware(GZipMiddleware, minimum_size=1000)]
+    if writes:
+        bucket = TokenBucket(config.writes_per_minute, config.write_burst)
+        middleware.insert(0, Middleware(RateLimitMiddleware, bucket=bucket))
+    app = App(
+        routes=routes(source, writes),
+        middleware=middleware,
         exception_handlers={
-            NotFound: not_found,
-            BadRequest: bad_request,
-            data.CursorError: bad_request,
+            ApiError: api_error,
             HTTPException: http_error,
+            redis.RedisError: redis_down,
+            Exception: server_failed,
         },
+        lifespan=ladders.lifespan if writes else None,  # resumes the recorded ladders, stops them at exit
     )
-    app.state.backend = Backend(client or connect(redis_url), bot_output)
+    app.state.source = source
+    app.state.client = source.client
+    app.state.config = config
+    app.state.uploads = UploadSlots(config.uploads, config.body_seconds)
+    failures = TokenBucket(config.auth_failures_per_minute, config.auth_failure_burst)
+    app.state.auth = Authenticator(config.organiser, failures, config.secret_checks)
+    if writes:
+        assert isinstance(source, RedisSource)
+        app.state.ladders = LadderRunner(source.redis, source.url)
     return app
+
+
+def server_app(redis_url: str, config: ServerConfig, client: redis.Redis | None = None) -> Starlette:
+    """Returns ``arena server``'s app over the Redis at ``redis_url``: no bot's output on public pages."""
+    return create_app(RedisSource(redis_url, client, bot_output=False), config)
+
+
+def leaderboard_app(redis_url: str, client: redis.Redis | None = None) -> Starlette:
+    """Returns this machine's leaderboard over the Redis at ``redis_url``: every read, no write."""
+    return create_app(RedisSource(redis_url, client, bot_output=True))
+
+
+def view_app(files: dict[str, Path]) -> Starlette:
+    """Returns ``arena view``'s app over replay files (id -> path)."""
+    return create_app(FileSource(files))

@@ -4,10 +4,11 @@ Ratings come from ``arena.storage.fits``: the view of a game's (or a tournament'
 per burst of results and cached in Redis, the very view ``arena leaderboard GAME --json`` and ``arena
 tournament standings ID --json`` print, so the page and the CLI cannot disagree.
 
-Matches are read in pages, newest first, with cursors: a page of a game's matches reads the newest
-end of the game's list of recorded placements (``keys.results``), a page of one bot's matches that
-bot's own list of match ids (``keys.bot_matches``), then one stored result JSON per match shown. A
-cursor is a position in such a list, and the lists only grow at their end, so a position stays valid
+Matches are read in pages, newest first, as every list of the API is (``leaderboard.http``: ``limit``,
+and ``after`` the ``next`` of the previous page): a page of a game's matches reads the newest end of
+the game's list of recorded placements (``keys.results``), a page of one bot's matches that bot's own
+list of match ids (``keys.bot_matches``), then one stored result JSON per match shown. A page's
+``next`` is a position in such a list, and the lists only grow at their end, so a position stays valid
 while new matches arrive and a page costs the same with ten thousand recorded matches as with a
 million. Head to head, the pairwise record comes from the cached fit and the meetings from walking
 the shorter of the two bots' lists, a bounded stretch per page. No request reads every result.
@@ -27,7 +28,6 @@ from arena.queue import keys, store
 from arena.schedule import regression
 from arena.storage import fits
 
-MAX_LIMIT = 500  # most matches one page may ask for
 H2H_SCAN = 250  # most match ids of the shorter bot's list one head-to-head page reads
 
 
@@ -77,19 +77,20 @@ def matches(
     game: str | None,
     bot: str | None,
     limit: int = 100,
-    cursor: str | None = None,
+    after: str | None = None,
 ) -> Page:
     """Returns a page of the newest recorded matches of one game (or of every game, game by game),
-    optionally of one bot, and the cursor of the next page.
+    optionally of one bot, after position ``after`` (the ``next`` of the previous page; None: from
+    the newest), and the position of the next page.
 
     Each match carries its ``number``: its place, from 1, in the list it was read from (the game's
     list of results, or with ``bot`` the bot's own list of matches in that game). A page reads at most
-    ``limit`` list entries and their results, wherever the cursor points: a bot's matches come from its
+    ``limit`` list entries and their results, wherever ``after`` points: a bot's matches come from its
     own list (``keys.bot_matches``), never from filtering the game's history."""
     chosen = [game] if game else game_names()
-    index, end = _parse_list_cursor(cursor, chosen)
+    index, end = _parse_list_position(after, chosen)
     found: list[tuple[str, int]] = []
-    next_cursor = None
+    following = None
     while index < len(chosen):
         name = chosen[index]
         key = keys.results(name) if bot is None else keys.bot_matches(name, bot)
@@ -97,28 +98,32 @@ def matches(
         ids = entries if bot is not None else [json.loads(e)["match_id"] for e in entries]
         found += [(m, end + len(ids) - k) for k, m in enumerate(ids)]
         if len(found) >= limit:
-            next_cursor = _next_list_cursor(chosen, index, end)
+            following = _next_list_position(chosen, index, end)
             break
         index, end = index + 1, None
     details = match_results(client, [m for m, _ in found])
     shown = [d | {"number": number} for (_, number), d in zip(found, details, strict=True) if d]
-    return Page(shown, next_cursor)
+    return Page(shown, following)
 
 
 @dataclasses.dataclass(frozen=True)
 class Page:
-    """One page of matches, newest first, and the cursor of the next (None: this was the last)."""
+    """One page of matches, newest first, and the position of the next (None: this was the last)."""
 
     items: list[dict[str, Any]]
-    next_cursor: str | None
+    next: str | None
 
     def to_json(self) -> dict[str, Any]:
-        """Returns the page as the API sends it: ``{"matches": [...], "next_cursor": ...}``."""
-        return {"matches": self.items, "next_cursor": self.next_cursor}
+        """Returns the page as the API sends it: ``{"matches": [...], "next": ...}``."""
+        return {"matches": self.items, "next": self.next}
 
 
-class CursorError(ValueError):
-    """A cursor that no page of this list handed out."""
+class PageError(ValueError):
+    """A page position (``after``) that no page of this list handed out."""
+
+
+def _bad_position(after: str) -> PageError:
+    return PageError(f"malformed page position {after[:40]!r}: give the 'next' of the previous page")
 
 
 def _newest(client: redis.Redis, key: str, end: int | None, count: int) -> tuple[list[str], int]:
@@ -132,21 +137,21 @@ def _newest(client: redis.Redis, key: str, end: int | None, count: int) -> tuple
     return client.lrange(key, start, end - 1)[::-1], start
 
 
-def _next_list_cursor(chosen: list[str], index: int, end: int) -> str | None:
-    """Returns the cursor after a full page that stopped at ``end`` of game ``chosen[index]``."""
+def _next_list_position(chosen: list[str], index: int, end: int) -> str | None:
+    """Returns the position after a full page that stopped at ``end`` of game ``chosen[index]``."""
     if end > 0:
         return f"{chosen[index]}:{end}"
     return f"{chosen[index + 1]}:" if index + 1 < len(chosen) else None
 
 
-def _parse_list_cursor(cursor: str | None, chosen: list[str]) -> tuple[int, int | None]:
-    """Returns (index of the game in ``chosen``, end position or None for its newest) of a cursor
-    ``GAME:END`` or ``GAME:``; raises CursorError for anything a page did not hand out."""
-    if not cursor:
+def _parse_list_position(after: str | None, chosen: list[str]) -> tuple[int, int | None]:
+    """Returns (index of the game in ``chosen``, end position or None for its newest) of a position
+    ``GAME:END`` or ``GAME:``; raises PageError for anything a page did not hand out."""
+    if not after:
         return 0, None
-    name, _, end = cursor.rpartition(":")
+    name, _, end = after.rpartition(":")
     if name not in chosen or not (end == "" or (_whole(end) and len(end) < 19)):
-        raise CursorError(f"bad cursor {cursor!r}: pass the next_cursor of the previous page")
+        raise _bad_position(after)
     return chosen.index(name), int(end) if end else None
 
 
@@ -169,8 +174,8 @@ def replay_text(client: redis.Redis, match_id: str) -> str | None:
 
 def bot_page(client: redis.Redis, game: str, bot: str, limit: int = 20) -> dict[str, Any] | None:
     """Returns a bot's leaderboard row, every version's rating, its head-to-head table and a first
-    page of its recent matches in one game (``recent``, ``recent_next``: the cursor of the next page
-    of ``matches(game, bot)``); None if it never played it."""
+    page of its recent matches in one game (``recent``, ``recent_next``: the ``after`` of the next
+    page of ``matches(game, bot)``); None if it never played it."""
     board = leaderboard(client, game)
     mine = fits.view(client, fits.game_source(game), fits.bot_part(bot))
     if mine is None:
@@ -183,22 +188,23 @@ def bot_page(client: redis.Redis, game: str, bot: str, limit: int = 20) -> dict[
         "row": next((r for r in board["rows"] if r["bot"] == bot), None),
         **mine,
         "recent": recent.items,
-        "recent_next": recent.next_cursor,
+        "recent_next": recent.next,
         "regression": regression.for_name(client, bot, game),  # its newest version's test, if any
     }
 
 
 def head_to_head(
-    client: redis.Redis, game: str, pair: tuple[str, str], limit: int = 20, cursor: str | None = None
+    client: redis.Redis, game: str, pair: tuple[str, str], limit: int = 20, after: str | None = None
 ) -> dict[str, Any] | None:
     """Returns two bots' record against each other in one game (``record``: met, ahead, tied, behind,
     score rate of the first; ``expected``: the fitted expected score of the first) and a page of their
-    meetings, newest first, with ``next_cursor``, ``scanned`` (ids read by this page), ``unread``
-    (ids of the walked list left to read) and ``walked`` (the list walked: the bot with fewer
-    matches, and its length); None if either bot never played the game.
+    meetings, newest first (after position ``after``, the ``next`` of the previous page), with
+    ``next``, ``scanned`` (ids read by this page), ``unread`` (ids of the walked list left to read)
+    and ``walked`` (the list walked: the bot with fewer matches, and its length); None if either bot
+    never played the game.
 
     Design detail: the meetings are found by walking the shorter bot list, at most ``H2H_SCAN`` ids a
-    page, so a page may hold fewer than ``limit`` meetings (even none) and still have a next cursor:
+    page, so a page may hold fewer than ``limit`` meetings (even none) and still have a next page:
     a pair that rarely meets costs more pages, never a longer one."""
     a, b = pair
     source = fits.game_source(game)
@@ -207,7 +213,7 @@ def head_to_head(
         return None
     board = leaderboard(client, game)
     record = next((r for r in mine["head_to_head"] if r["opponent"] == b), None)
-    side, end = _parse_pair_cursor(cursor) if cursor else (_shorter(client, game, pair), None)
+    side, end = _parse_pair_position(after) if after else (_shorter(client, game, pair), None)
     walked = pair[side]
     found, end, scanned = _meetings(client, game, walked, pair[1 - side], end, limit)
     return {
@@ -216,7 +222,7 @@ def head_to_head(
         "record": record,
         "expected": board.get("pairs", {}).get(a, {}).get(b),
         "matches": found,
-        "next_cursor": f"{side}:{end}" if end > 0 else None,
+        "next": f"{side}:{end}" if end > 0 else None,
         "scanned": scanned,
         "unread": end,
         "walked": {"bot": walked, "matches": client.llen(keys.bot_matches(game, walked))},
@@ -254,11 +260,11 @@ def _meetings(
     return found, start, len(ids)
 
 
-def _parse_pair_cursor(cursor: str) -> tuple[int, int]:
-    """Returns (side, end) of a head-to-head cursor ``SIDE:END``; raises CursorError otherwise."""
-    side, _, end = cursor.partition(":")
+def _parse_pair_position(after: str) -> tuple[int, int]:
+    """Returns (side, end) of a head-to-head position ``SIDE:END``; raises PageError otherwise."""
+    side, _, end = after.partition(":")
     if side not in ("0", "1") or not _whole(end) or len(end) > 18:
-        raise CursorError(f"bad cursor {cursor!r}: pass the next_cursor of the previous page")
+        raise _bad_position(after)
     return int(side), int(end)
 
 

@@ -14,7 +14,6 @@ engine's ``catalogue()``. Each game's drawing is one file, ``static/viewers/<gam
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from arena import codec
@@ -22,18 +21,7 @@ from arena.games import get_game
 from arena.games.base import Game
 from arena.games.play import Decision, Step
 from arena.referee.botlog import MatchLog
-from arena.referee.replay import ReplayError, reproduce
-
-
-def parse(text: str) -> list[dict[str, Any]]:
-    """Returns the parsed lines of a replay; raises ReplayError for text that is not one."""
-    try:
-        lines = [json.loads(line) for line in text.splitlines() if line.strip()]
-    except json.JSONDecodeError as exc:
-        raise ReplayError(f"not JSON Lines (line {exc.lineno}): {exc.msg}") from None
-    if not lines or lines[0].get("type") != "header":
-        raise ReplayError("the replay does not start with a header line")
-    return lines
+from arena.referee.replay import parse_lines, reproduce
 
 
 def public_table(game: Game, state: Any) -> dict[str, Any]:
@@ -67,8 +55,9 @@ def frame(
 
 
 def frames(text: str) -> dict[str, Any]:
-    """Returns a replay re-run into frames, with its header, result and the game's card catalogue."""
-    lines = parse(text)
+    """Returns a replay re-run into frames, with its header, result and the game's card catalogue;
+    raises ReplayError for text that is not a replay (``arena.referee.replay.parse_lines``)."""
+    lines = parse_lines(text)
     header = lines[0]
     game = get_game(str(header.get("game", "")))
     state = game.initial_state(len(header["players"]), int(header["seed"]))
@@ -93,7 +82,7 @@ def with_match_log(replay: dict[str, Any], log: MatchLog) -> dict[str, Any]:
     """Returns ``frames(...)``'s replay with a match log (``arena.referee.botlog``) attached: per
     frame the bots' output lines written during its step (``logs``; the start frame: before a seat's
     first decision) and its decisions' think times (``think``), in all ``think`` and ``deadline_ms``.
-    What ``arena/view_static/view.js`` draws, for ``arena view`` and for a tournament's stored log."""
+    What ``static/view.js`` draws, for ``arena view`` and for a tournament's stored log."""
     by_step: dict[int | None, list[dict[str, Any]]] = {}
     for seat, line in log.lines:
         by_step.setdefault(line.step, []).append({"seat": seat, "text": line.text})

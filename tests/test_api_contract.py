@@ -40,16 +40,14 @@ import pytest
 import redis
 from starlette.testclient import TestClient
 
-from arena.cli.view import create_view_app, replay_files
+from arena.cli.view import replay_files
 from arena.queue import jobs, store
 from arena.queue.connection import connect
 from arena.referee import botlog
 from arena.referee.botlog import Line, Think
 from arena.referee.replay import ReplayWriter
-from arena.server.app import ServerConfig
-from arena.server.app import create_app as server_app
-from arena.server.auth import OrganiserToken
-from leaderboard.app import create_app as leaderboard_app
+from leaderboard.api.auth import OrganiserToken
+from leaderboard.app import ServerConfig, leaderboard_app, server_app, view_app
 from tests.conftest import REPO, RedisServer, free_port, replay_of_random_game
 
 # -- how the apps are built (with the imports above, the only lines a move of the web code changes) --
@@ -67,7 +65,7 @@ def make_leaderboard(redis_url: str, client: redis.Redis) -> Any:
 
 def make_view(files: dict[str, Path]) -> Any:
     """Returns ``arena view``'s app over replay files."""
-    return create_view_app(files)
+    return view_app(files)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -494,7 +492,68 @@ def test_v1_reads(state: State, case: str, app: str, method: str, path: str, aut
 def test_unversioned_reads(
     state: State, case: str, app: str, method: str, path: str, auth: str | None
 ) -> None:
-    check(case, request_line(app, method, path, auth), read(state, app, method, path, auth))
+    """An old path answers a redirect to its /api/v1 home (``v1_home``), and the home answers what the
+    old path answered (its golden, written before the move), but for what changed by design
+    (``as_before``). The paths no route had keep their answers."""
+    request = request_line(app, method, path, auth)
+    home = v1_home(path) if method == "GET" else None
+    if home is None:
+        check(case, request, read(state, app, method, path, auth))
+        return
+    client = getattr(state, app)
+    moved = send(client, method, state.sub(path))
+    assert moved.status_code == 307, f"{request}: {moved.status_code} {moved.text[:200]}"
+    assert moved.headers["location"] == state.sub(home), request
+    assert moved.headers["x-content-type-options"] == "nosniff"
+    got = read(state, app, method, home, auth)
+    expected = json.loads(golden_name(case).read_text(encoding="utf-8"))
+    assert expected["request"] == request
+    assert got["status"] == expected["status"], f"{request} -> {home}: {got}"
+    if got["status"] == 200:
+        assert as_before(path, got["body"]) == expected["body"], f"{request} -> {home}"
+    else:  # by design: the error says it as the /api/v1 route says it
+        assert set(got["body"]) == {"error"} and got["body"]["error"], got
+
+
+# The old paths' homes under /api/v1 (docs/api.md), and the query with ?cursor= renamed ?after=.
+V1_HOMES = [
+    (r"/api/games", "/api/v1/games"),
+    (r"/api/stamp", "/api/v1/stamp"),
+    (r"/api/leaderboard/([^/]+)", r"/api/v1/games/\1/leaderboard"),
+    (r"/api/bots/([^/]+)/(.+)", r"/api/v1/games/\1/bots/\2"),
+    (r"/api/head-to-head/([^/]+)", r"/api/v1/games/\1/head-to-head"),
+    (r"/api/tournaments", "/api/v1/tournaments"),
+    (r"/api/tournaments/([^/]+)", r"/api/v1/tournaments/\1"),
+    (r"/api/matches", "/api/v1/matches"),
+    (r"/api/matches/([^/]+)", r"/api/v1/matches/\1"),
+    (r"/api/matches/([^/]+)/replay", r"/api/v1/matches/\1/replay"),
+]
+
+
+def v1_home(path: str) -> str | None:
+    """Returns the /api/v1 home of an old path (None: no route had the path)."""
+    route, _, query = path.partition("?")
+    for old, new in V1_HOMES:
+        if re.fullmatch(old, route):
+            query = "&".join(re.sub(r"^cursor=", "after=", q) for q in query.split("&") if q)
+            return re.sub(old, new, route) + (f"?{query}" if query else "")
+    return None
+
+
+def as_before(path: str, body: Any) -> Any:
+    """Returns the answer of an old path's home as the old path answered it. Changed by design:
+    ``/api/tournaments`` was the ``tournaments`` of ``/api/v1/tournaments`` alone, and
+    ``/api/tournaments/ID`` the ``standings`` of ``/api/v1/tournaments/ID`` (the /api/v1 answers keep
+    their shapes, with the rest beside them); the pages of matches and meetings say ``next`` for
+    ``next_cursor`` (one way of paging, /api/v1's: ``?after=`` the ``next`` of the previous page)."""
+    route = path.partition("?")[0]
+    if route == "/api/tournaments":
+        return body["tournaments"]
+    if route.startswith("/api/tournaments/"):
+        return body["standings"]
+    if isinstance(body, dict) and "next" in body and "matches" in body:
+        return {("next_cursor" if k == "next" else k): v for k, v in body.items()}
+    return body
 
 
 def test_writes(state: State) -> None:
@@ -532,7 +591,7 @@ def test_writes(state: State) -> None:
 
 
 def test_redis_down(tmp_path: Path) -> None:
-    """Redis unreachable: ``/api/v1`` answers a JSON 503 saying so."""
+    """Redis unreachable: every route answers a JSON 503 saying so."""
     url = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
     client = connect(url)
     token = tmp_path / "token"
@@ -544,4 +603,10 @@ def test_redis_down(tmp_path: Path) -> None:
         ("redis down v1 tournaments", "/api/v1/tournaments"),
     ):
         check(case, f"GET {path}", answer(api.get(path)))
-    check("redis down old games", "GET /api/games", answer(api.get("/api/games")))
+    # by design: the old path answered a plain-text 500 (its golden); now it redirects to its home,
+    # which answers the JSON 503 of every route
+    moved = api.get("/api/games")
+    assert moved.status_code == 307 and moved.headers["location"] == "/api/v1/games"
+    down = api.get("/api/v1/games")
+    assert down.status_code == 503 and down.json() == answer(api.get("/api/v1/bots"))["body"]
+    assert down.headers["content-security-policy"] and down.headers["x-content-type-options"] == "nosniff"

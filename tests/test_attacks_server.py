@@ -27,8 +27,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from arena.queue import keys
-from arena.server.app import ServerConfig, create_app
-from arena.server.auth import OrganiserToken
+from leaderboard.api.auth import OrganiserToken
+from leaderboard.app import ServerConfig
+from leaderboard.app import server_app as create_app
 from tests.conftest import REPO, SEED_KEY_ENV, free_port
 from tests.test_queue import wait_until
 from tests.test_server import LIMITS, TOKEN, bot_archive, create, member, refused, snapshot, submit
@@ -298,6 +299,14 @@ def reads(tournament: str, match: str) -> list[str]:
         f"/api/v1/tournaments/{tournament}",
         f"/api/v1/tournaments/{tournament}/results",
         f"/api/v1/matches/{match}/log",
+        "/api/v1/games",
+        "/api/v1/stamp",
+        "/api/v1/games/ninjan/leaderboard",
+        "/api/v1/games/ninjan/bots/alice",
+        "/api/v1/games/ninjan/head-to-head?a=alice&b=random",
+        "/api/v1/matches",
+        f"/api/v1/matches/{match}",
+        f"/api/v1/matches/{match}/replay",
         "/api/games",
         "/api/leaderboard/ninjan",
         "/api/bots/ninjan/alice",

@@ -27,10 +27,11 @@ import pytest
 import uvicorn
 
 from arena.queue import keys
-from arena.server.app import ServerConfig, create_app
-from arena.server.auth import OrganiserToken, VerifiedCache, could_be_organiser_token
-from arena.server.ratelimit import TokenBucket
 from arena.submissions import owner_secrets
+from leaderboard.api.auth import OrganiserToken, VerifiedCache, could_be_organiser_token
+from leaderboard.api.ratelimit import TokenBucket
+from leaderboard.app import ServerConfig
+from leaderboard.app import server_app as create_app
 from tests.conftest import free_port
 from tests.test_attacks_server import running_server
 from tests.test_server import TOKEN

@@ -25,7 +25,7 @@ from arena.queue.jobs import MatchJob
 from arena.referee.record import MatchRecord
 from arena.results import PlayerResult
 from leaderboard import data
-from leaderboard.app import create_app
+from leaderboard.app import leaderboard_app as create_app
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
@@ -74,13 +74,13 @@ def counting(client: redis.Redis) -> Counting:
 
 
 def walk(fetch: Any) -> list[dict]:
-    """Returns every match of a paged list, following ``next_cursor`` from the first page."""
-    shown, cursor = [], None
+    """Returns every match of a paged list, following ``next`` from the first page."""
+    shown, after = [], None
     while True:
-        page = fetch(cursor)
+        page = fetch(after)
         shown += page["matches"]
-        cursor = page["next_cursor"]
-        if cursor is None:
+        after = page["next"]
+        if after is None:
             return shown
 
 
@@ -97,15 +97,17 @@ def test_game_pages_walk_the_list_newest_first_and_stay_put_while_matches_arrive
 ) -> None:
     record_many(client, "ninjan", 25)
     record_many(client, "pnrz", 7)
-    first = api.get("/api/matches", params={"game": "ninjan", "limit": 4}).json()
+    first = api.get("/api/v1/matches", params={"game": "ninjan", "limit": 4}).json()
     assert [m["match_id"] for m in first["matches"]] == [f"ninjan-{n}" for n in (24, 23, 22, 21)]
     assert [m["number"] for m in first["matches"]] == [25, 24, 23, 22]
     record(client, "ninjan", "ninjan-late", ["ann", "bob"])  # a new match does not shift the pages
-    rest = walk(lambda c: api.get("/api/matches", params={"game": "ninjan", "limit": 4, "cursor": c}).json())
+    rest = walk(
+        lambda c: api.get("/api/v1/matches", params={"game": "ninjan", "limit": 4, "after": c}).json()
+    )
     assert [m["match_id"] for m in rest] == ["ninjan-late", *(f"ninjan-{n}" for n in range(24, -1, -1))]
-    second = api.get("/api/matches", params={"game": "ninjan", "limit": 4, "cursor": first["next_cursor"]})
+    second = api.get("/api/v1/matches", params={"game": "ninjan", "limit": 4, "after": first["next"]})
     assert [m["match_id"] for m in second.json()["matches"]] == [f"ninjan-{n}" for n in (20, 19, 18, 17)]
-    every = walk(lambda c: api.get("/api/matches", params={"limit": 6, "cursor": c}).json())
+    every = walk(lambda c: api.get("/api/v1/matches", params={"limit": 6, "after": c}).json())
     pnrz = [f"pnrz-{n}" for n in range(6, -1, -1)]
     assert [m["match_id"] for m in every] == [m["match_id"] for m in rest] + pnrz  # game by game
     assert every[0]["players"][0]["bot"] in BOTS and every[-1]["game"] == "pnrz"
@@ -118,7 +120,7 @@ def test_a_bots_pages_come_from_its_own_list_and_read_only_what_they_show(
     theirs = [f"ninjan-{n}" for n, bots in enumerate(seats) if "cy" in bots][::-1]
     shown = walk(
         lambda c: api.get(
-            "/api/matches", params={"game": "ninjan", "bot": "cy", "limit": 7, "cursor": c}
+            "/api/v1/matches", params={"game": "ninjan", "bot": "cy", "limit": 7, "after": c}
         ).json()
     )
     assert [m["match_id"] for m in shown] == theirs
@@ -129,11 +131,11 @@ def test_a_bots_pages_come_from_its_own_list_and_read_only_what_they_show(
     deep = data.matches(reader, "ninjan", "cy", 7, f"ninjan:{len(theirs) // 2}")
     assert [m["match_id"] for m in deep.items] == theirs[len(theirs) - len(theirs) // 2 :][:7]
     assert reader.entries == 14 and reader.results == 14
-    bot = api.get("/api/bots/ninjan/cy", params={"limit": 5}).json()
+    bot = api.get("/api/v1/games/ninjan/bots/cy", params={"limit": 5}).json()
     assert [m["match_id"] for m in bot["recent"]] == theirs[:5]
-    more = api.get("/api/matches", params={"game": "ninjan", "bot": "cy", "cursor": bot["recent_next"]})
+    more = api.get("/api/v1/matches", params={"game": "ninjan", "bot": "cy", "after": bot["recent_next"]})
     assert more.json()["matches"][0]["match_id"] == theirs[5]
-    assert api.get("/api/matches", params={"bot": "nobody"}).json() == {"matches": [], "next_cursor": None}
+    assert api.get("/api/v1/matches", params={"bot": "nobody"}).json() == {"matches": [], "next": None}
 
 
 def test_head_to_head_walks_the_shorter_list_a_bounded_stretch_per_page(
@@ -144,14 +146,14 @@ def test_head_to_head_walks_the_shorter_list_a_bounded_stretch_per_page(
         record(client, "ninjan", f"extra-{n}", ["ann", "bob"])
     met = [f"ninjan-{n}" for n, bots in enumerate(seats) if {"ann", "dee"} <= set(bots)][::-1]
     params = {"a": "ann", "b": "dee", "limit": 3}
-    pair = api.get("/api/head-to-head/ninjan", params=params).json()
+    pair = api.get("/api/v1/games/ninjan/head-to-head", params=params).json()
     assert pair["walked"] == {"bot": "dee", "matches": client.llen(keys.bot_matches("ninjan", "dee"))}
     record_row = next(
-        r for r in api.get("/api/bots/ninjan/ann").json()["head_to_head"] if r["opponent"] == "dee"
+        r for r in api.get("/api/v1/games/ninjan/bots/ann").json()["head_to_head"] if r["opponent"] == "dee"
     )
     assert pair["record"] == record_row and record_row["games"] == len(met)
     assert 0 < pair["expected"] < 1
-    shown = walk(lambda c: api.get("/api/head-to-head/ninjan", params={**params, "cursor": c}).json())
+    shown = walk(lambda c: api.get("/api/v1/games/ninjan/head-to-head", params={**params, "after": c}).json())
     assert [m["match_id"] for m in shown] == met
     monkeypatch.setattr(data, "H2H_SCAN", 4)  # a pair that rarely meets: pages of at most 4 ids read
     reader = counting(client)
@@ -167,19 +169,23 @@ def test_head_to_head_walks_the_shorter_list_a_bounded_stretch_per_page(
 @pytest.mark.parametrize(
     ("path", "params", "says"),
     [
-        ("/api/matches", {"limit": "0"}, "limit must be a whole number from 1 to 500"),
-        ("/api/matches", {"limit": "501"}, "limit must be"),
-        ("/api/matches", {"limit": "ten"}, "limit must be"),
-        ("/api/matches", {"limit": "\u00b2"}, "limit must be"),
-        ("/api/matches", {"cursor": "ninjan:\u00b2"}, "bad cursor"),
-        ("/api/matches", {"cursor": "garbage"}, "bad cursor 'garbage'"),
-        ("/api/matches", {"game": "ninjan", "cursor": "pnrz:3"}, "bad cursor"),
-        ("/api/matches", {"cursor": "ninjan:-1"}, "bad cursor"),
-        ("/api/matches", {"cursor": "ninjan:" + "9" * 40}, "bad cursor"),
-        ("/api/head-to-head/ninjan", {"a": "ann"}, "name two different bots"),
-        ("/api/head-to-head/ninjan", {"a": "ann", "b": "ann"}, "name two different bots"),
-        ("/api/head-to-head/ninjan", {"a": "ann", "b": "bob", "cursor": "2:4"}, "bad cursor"),
-        ("/api/bots/ninjan/ann", {"limit": "-3"}, "limit must be"),
+        ("/api/v1/matches", {"limit": "0"}, "?limit= must be from 1 to 500"),
+        ("/api/v1/matches", {"limit": "501"}, "?limit= must be"),
+        ("/api/v1/matches", {"limit": "ten"}, "?limit= must be"),
+        ("/api/v1/matches", {"limit": "\u00b2"}, "?limit= must be"),
+        ("/api/v1/matches", {"after": "ninjan:\u00b2"}, "malformed page position"),
+        ("/api/v1/matches", {"after": "garbage"}, "malformed page position 'garbage'"),
+        ("/api/v1/matches", {"game": "ninjan", "after": "pnrz:3"}, "malformed page position"),
+        ("/api/v1/matches", {"after": "ninjan:-1"}, "malformed page position"),
+        ("/api/v1/matches", {"after": "ninjan:" + "9" * 40}, "malformed page position"),
+        ("/api/v1/games/ninjan/head-to-head", {"a": "ann"}, "name two different bots"),
+        ("/api/v1/games/ninjan/head-to-head", {"a": "ann", "b": "ann"}, "name two different bots"),
+        (
+            "/api/v1/games/ninjan/head-to-head",
+            {"a": "ann", "b": "bob", "after": "2:4"},
+            "malformed page position",
+        ),
+        ("/api/v1/games/ninjan/bots/ann", {"limit": "-3"}, "?limit= must be"),
     ],
 )
 def test_bad_page_parameters_get_one_line_saying_what_to_send(
@@ -193,9 +199,9 @@ def test_bad_page_parameters_get_one_line_saying_what_to_send(
 
 def test_unknown_bots_and_games_are_404(client: redis.Redis, api: Any) -> None:
     record_many(client, "ninjan", 3)
-    assert api.get("/api/head-to-head/ninjan", params={"a": "ann", "b": "nobody"}).status_code == 404
-    assert api.get("/api/head-to-head/nosuch", params={"a": "ann", "b": "bob"}).status_code == 404
-    assert api.get("/api/matches", params={"game": "nosuch"}).status_code == 404
+    assert api.get("/api/v1/games/ninjan/head-to-head", params={"a": "ann", "b": "nobody"}).status_code == 404
+    assert api.get("/api/v1/games/nosuch/head-to-head", params={"a": "ann", "b": "bob"}).status_code == 404
+    assert api.get("/api/v1/matches", params={"game": "nosuch"}).status_code == 404
 
 
 def test_arena_results_json_into_head_stops_early_and_quietly(client: redis.Redis, redis_url: str) -> None:
@@ -286,5 +292,5 @@ def test_head_to_head_finds_bots_whose_names_need_escaping(client: redis.Redis, 
     record(client, "ninjan", "odd-1", [odd, "ann"])
     record(client, "ninjan", "odd-2", ["bob", odd])
     record(client, "ninjan", "odd-3", ["ann", "bob", odd])
-    pair = api.get("/api/head-to-head/ninjan", params={"a": "ann", "b": odd}).json()
+    pair = api.get("/api/v1/games/ninjan/head-to-head", params={"a": "ann", "b": odd}).json()
     assert [m["match_id"] for m in pair["matches"]] == ["odd-3", "odd-1"] and pair["record"]["games"] == 2

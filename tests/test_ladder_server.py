@@ -17,8 +17,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from arena.queue import keys
-from arena.server.app import ServerConfig, create_app
-from arena.server.auth import OrganiserToken
+from leaderboard.api.auth import OrganiserToken
+from leaderboard.app import ServerConfig
+from leaderboard.app import server_app as create_app
 from tests.conftest import SEED_KEY_ENV, run_arena
 from tests.hosted import ORGANISER_TOKEN, HostedPlatform, get, hosted
 from tests.test_queue import wait_until
@@ -181,7 +182,9 @@ def ladder_of(platform: HostedPlatform, lid: str) -> dict | None:
 
 def games(platform: HostedPlatform) -> dict[str, int]:
     """Returns each bot's games on the Ninjan leaderboard the server shows."""
-    return {row["bot"]: row["games"] for row in get(f"{platform.url}/api/leaderboard/ninjan")["rows"]}
+    return {
+        row["bot"]: row["games"] for row in get(f"{platform.url}/api/v1/games/ninjan/leaderboard")["rows"]
+    }
 
 
 @pytest.mark.e2e

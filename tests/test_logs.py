@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from arena.cli.view import view_data
 from arena.referee.botlog import (
     LINE_CHARS,
     Line,
@@ -29,7 +28,8 @@ from arena.referee.botlog import (
     read_match_log,
 )
 from arena.referee.replay import parse_lines
-from leaderboard.app import create_app
+from leaderboard.app import leaderboard_app as create_app
+from leaderboard.sources import view_data
 from tests.conftest import run_arena
 
 # Writes "call N" on stderr while deciding its N-th decision (and one line before its first).

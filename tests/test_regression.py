@@ -22,12 +22,11 @@ from arena.ratings.sprt import SprtParams
 from arena.referee.record import MatchRecord
 from arena.results import PlayerResult
 from arena.schedule import regression, series
-from arena.server.app import ServerConfig
-from arena.server.app import create_app as server_app
 from arena.submissions import registry, smoke
 from arena.submissions.registry import SubmissionError
 from leaderboard import browser, data
-from leaderboard.app import create_app
+from leaderboard.app import ServerConfig, server_app
+from leaderboard.app import leaderboard_app as create_app
 from tests.conftest import SEED_KEY, SEED_KEY_ENV, replay_of_random_game, run_arena
 from tests.test_forfeits import sandbox_works, worker
 from tests.test_server import bot_archive, member, refused

@@ -20,10 +20,9 @@ from arena.queue import jobs, keys
 from arena.queue.jobs import JobStatus, MatchJob, load_job, take_job
 from arena.ratings.sprt import SprtParams
 from arena.schedule import regression, series
-from arena.server.app import ServerConfig
-from arena.server.app import create_app as server_app
 from arena.submissions import registry, smoke
 from arena.submissions.registry import SubmissionError
+from leaderboard.app import ServerConfig, server_app
 from tests.conftest import SEED_KEY_ENV, run_arena
 from tests.test_forfeits import worker
 from tests.test_regression import BOTS, record_for, seed_key, started

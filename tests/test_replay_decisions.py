@@ -188,9 +188,7 @@ def test_the_redis_store_expands_in_place(client: redis.Redis) -> None:
 def test_the_web_pages_name_a_replay_they_cannot_regenerate(client: redis.Redis, redis_url: str) -> None:
     from starlette.testclient import TestClient
 
-    from arena.server.app import ServerConfig
-    from arena.server.app import create_app as server_app
-    from leaderboard.app import create_app as leaderboard_app
+    from leaderboard.app import ServerConfig, leaderboard_app, server_app
 
     form = compact.pack(replay_of_random_game("ninjan", 3, ["a", "b"], "bad")[0]).splitlines(keepends=True)
     RedisStore(client).write("bad", "replay", replays.compress("".join([form[0], "[0,0,999]\n"]).encode()))

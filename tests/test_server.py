@@ -14,11 +14,12 @@ import pytest
 from starlette.testclient import TestClient
 
 from arena.queue import keys
-from arena.server.app import ServerConfig, create_app
-from arena.server.auth import OrganiserToken
-from arena.server.ratelimit import TokenBucket
 from arena.submissions import registry
 from arena.submissions.archives import ArchiveLimits
+from leaderboard.api.auth import OrganiserToken
+from leaderboard.api.ratelimit import TokenBucket
+from leaderboard.app import ServerConfig
+from leaderboard.app import server_app as create_app
 from tests.conftest import REPO
 
 TOKEN = "organiser-token-0123456789abcdef"
@@ -269,7 +270,7 @@ def test_api_errors_are_json(api: TestClient) -> None:
 
 
 def test_the_leaderboard_is_served_beside_the_api(api: TestClient) -> None:
-    assert api.get("/api/games").status_code == 200
+    assert api.get("/api/v1/games").status_code == 200
     assert api.get("/").status_code == 200
 
 

@@ -121,7 +121,7 @@ def test_a_participant_without_redis_and_an_organiser_use_only_the_server(
     assert "18 matches of ninjan (18 newly queued)" in proc.stderr
     standings = json.loads(proc.stdout)
     assert standings, proc.stdout
-    with urllib.request.urlopen(f"{platform.url}/api/leaderboard/ninjan", timeout=10) as response:
+    with urllib.request.urlopen(f"{platform.url}/api/v1/games/ninjan/leaderboard", timeout=10) as response:
         board = json.loads(response.read())
     rows = board["rows"]
     elo = {row["bot"]: row["elo"] for row in rows}  # rows list provisional ratings last: compare Elo
@@ -138,7 +138,7 @@ def test_a_participant_without_redis_and_an_organiser_use_only_the_server(
 def check_a_participant_verifies_a_replay_against_the_server(run: Any, server: str, tmp_path: Path) -> None:
     """``arena replay FILE --server URL``: the file the server recorded verifies; an edited one, one of
     a match the server never recorded, or one whose id only looks like a recorded one does not."""
-    match_id = get(f"{server}/api/matches?game=ninjan&limit=1")["matches"][0]["match_id"]
+    match_id = get(f"{server}/api/v1/matches?game=ninjan&limit=1")["matches"][0]["match_id"]
     with urllib.request.urlopen(f"{server}/api/v1/matches/{match_id}/log", timeout=10) as response:
         text = response.read().decode()
     recorded = tmp_path / "recorded.jsonl"

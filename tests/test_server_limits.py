@@ -25,10 +25,11 @@ from starlette.testclient import TestClient
 from arena.queue import keys, store
 from arena.queue.jobs import MatchJob, load_job
 from arena.referee.botlog import STORE_KIND, Line, Think, match_log_text
-from arena.server.app import ServerConfig, create_app
-from arena.server.ratelimit import RateLimitMiddleware, TokenBucket, client_key
 from arena.submissions import smoke
 from arena.submissions.archives import ArchiveLimits
+from leaderboard.api.ratelimit import RateLimitMiddleware, TokenBucket, client_key
+from leaderboard.app import ServerConfig
+from leaderboard.app import server_app as create_app
 from tests.conftest import REPO, replay_of_random_game, run_arena
 from tests.test_attacks_server import api_client, auth, head, no_traceback, raw, running_server, status_of
 from tests.test_forfeits import sandbox_works, submit_files, worker
@@ -288,7 +289,7 @@ def test_a_bots_output_is_served_to_its_owner_alone(web: TestClient, client: Any
     mallory = submit(web, "mallory", bot_archive()).json()["secret"]
     recorded_with_log(client, "m-output", alice["bot"]["candidate"])
 
-    public = web.get("/api/matches/m-output/replay")
+    public = web.get("/api/v1/matches/m-output/replay")
     assert public.status_code == 200 and PLAN not in public.text and "musings" not in public.text
     replay = public.json()
     assert [t["ms"] for t in replay["think"]] == [12.5, 3.0]  # think times stay public
@@ -353,4 +354,6 @@ def test_every_refusal_under_api_is_json_even_outside_v1_and_on_a_failure(
         response = failing.get("/api/v1/broken")
     assert response.status_code == 500 and response.headers["content-type"].startswith("application/json")
     assert "internal detail" not in response.text and "try again" in response.json()["error"]
+    assert "default-src 'self'" in response.headers["content-security-policy"]  # even a crash's answer
+    assert response.headers["x-content-type-options"] == "nosniff"
     no_traceback(response.text)

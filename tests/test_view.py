@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from arena.cli.view import create_view_app, replay_files
+from arena.cli.view import replay_files
 from leaderboard import browser
+from leaderboard.app import view_app as create_view_app
 from tests.conftest import REPO, run_arena
 
 needs_chromium = pytest.mark.skipif(not Path(browser.CHROMIUM).exists(), reason="needs Debian's chromium")
@@ -87,18 +88,18 @@ def test_arena_view_serves_the_replays_of_a_folder(replays: dict[str, Path]) -> 
         url = line.split(" at ")[1].split()[0]
         base = url.split("/matches/")[0]
         ninjan = replays["ninjan"].name.removesuffix(".jsonl")
-        status, match = get(f"{base}/api/matches/{ninjan}")
+        status, match = get(f"{base}/api/v1/matches/{ninjan}")
         assert status == 200 and match["game"] == "ninjan" and match["players"][0]["bot"] == "talk"
-        status, data = get(f"{base}/api/matches/{ninjan}/replay")
+        status, data = get(f"{base}/api/v1/matches/{ninjan}/replay")
         assert status == 200 and data["reproduces"] and data["deadline_ms"] == 2000
         talk = [x["text"] for f in data["frames"] for x in f["logs"] if x["seat"] == 0]
         assert talk and all(t.endswith("legal actions; taking the first") for t in talk)
         assert len(data["think"]) == sum(len(f["decisions"]) for f in data["frames"])
-        status, missing = get(f"{base}/api/matches/nosuch/replay")
+        status, missing = get(f"{base}/api/v1/matches/nosuch/replay")
         assert status == 404 and "serves only the files given" in missing["error"]
         with urllib.request.urlopen(f"{base}/matches/{ninjan}", timeout=60) as page:
             assert "default-src 'self'" in page.headers["Content-Security-Policy"]
-            assert b"/local/view.js" in page.read()
+            assert b"/static/view.js" in page.read()
     finally:
         view.kill()
         view.wait(timeout=30)
@@ -121,7 +122,7 @@ def test_a_replay_that_does_not_rerun_gets_an_error_not_a_traceback(tmp_path: Pa
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type": "header", "game": "ninjan", "seed": 1, "players": []}\n', encoding="utf-8")
     client = TestClient(create_view_app(replay_files([bad])))
-    response = client.get("/api/matches/bad/replay")
+    response = client.get("/api/v1/matches/bad/replay")
     assert response.status_code == 422 and "does not re-run" in response.json()["error"]
 
 
@@ -154,7 +155,7 @@ def test_the_viewer_shows_each_games_log_panel_and_think_chart(
 # Whether frame i of the page's replay has a decision of seat 0 (the talking bot), read from the API.
 _has_talk = """async (i) => {
   const id = decodeURIComponent(location.pathname.split('/')[2]);
-  const replay = await (await fetch(`/api/matches/${encodeURIComponent(id)}/replay`)).json();
+  const replay = await (await fetch(`/api/v1/matches/${encodeURIComponent(id)}/replay`)).json();
   return replay.frames[i].decisions.some((d) => d.seat === 0);
 }"""
 
@@ -204,7 +205,7 @@ def test_match_view_serves_the_game_it_just_played(tmp_path: Path) -> None:
     try:
         line = next(x for x in view.stdout if x.startswith("arena: viewing "))
         url = line.split(" at ")[1].split()[0]
-        status, data = get(url.replace("/matches/", "/api/matches/") + "/replay")
+        status, data = get(url.replace("/matches/", "/api/v1/matches/") + "/replay")
         assert status == 200 and data["game"] == "ninjan" and data["reproduces"]
         assert [p["bot"] for p in data["header"]["players"]] == ["greedy", "random"]
     finally:

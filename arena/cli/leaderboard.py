@@ -118,7 +118,7 @@ def web_command(
     """Serve the leaderboard web page (ratings, history, matches, replays) until stopped."""
     import uvicorn
 
-    from leaderboard.app import create_app
+    from leaderboard.app import leaderboard_app as create_app
 
     url = redis_url(redis_)
     say(f"arena: leaderboard on http://{host}:{port}/ (Ctrl-C stops it)")
@@ -132,7 +132,7 @@ def screenshots_command(
 ) -> None:
     """Write PNGs of every game's leaderboard and one replay per game, taken in headless Chromium."""
     from leaderboard import browser, data
-    from leaderboard.app import create_app
+    from leaderboard.app import leaderboard_app as create_app
 
     url = redis_url(redis_)
     client = connect(url)

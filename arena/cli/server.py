@@ -1,6 +1,6 @@
 """``arena server``: the authenticated web service participants and organisers talk to.
 
-It serves the JSON API of ``arena.server`` and the leaderboard on one port. Its credentials never go
+It serves the web package (``leaderboard``: the JSON API and the pages) on one port. Its credentials never go
 on the command line, which every user of the machine can read (``ps``): the Redis URL (password
 included) comes from ``$ARENA_REDIS_URL`` or ``--redis-url-file``, the organiser token from
 ``--organiser-token-file``. Workers take their Redis URL the same way
@@ -81,8 +81,8 @@ def server_command(
     """Serve the platform's API (bots, tournaments, results) and its leaderboard, until stopped."""
     import uvicorn
 
-    from arena.server.app import ServerConfig, create_app
-    from arena.server.auth import OrganiserToken
+    from leaderboard.api.auth import OrganiserToken
+    from leaderboard.app import ServerConfig, server_app
 
     try:
         organiser = OrganiserToken.from_file(organiser_token_file)
@@ -108,4 +108,4 @@ def server_command(
     takes = "takes tournaments" if organiser.stored else "takes no tournaments (no --organiser-token-file)"
     say(f"arena: server on http://{host}:{port}/ over {shown_url(url)}; {takes} (Ctrl-C stops it)")
     # proxy_headers off: a client address is the TCP peer, never a header a client can write
-    uvicorn.run(create_app(url, config), host=host, port=port, log_level="warning", proxy_headers=False)
+    uvicorn.run(server_app(url, config), host=host, port=port, log_level="warning", proxy_headers=False)

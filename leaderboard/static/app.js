@@ -5,7 +5,7 @@
 // so a bot called "<script>" is shown as text. `h` and `s` below are the only element builders.
 "use strict";
 
-const POLL_MS = 1000; // how often a page asks /api/stamp whether a new result was recorded
+const POLL_MS = 1000; // how often a page asks /api/v1/stamp whether a new result was recorded
 
 // -- DOM helpers ----------------------------------------------------------------------------------
 
@@ -52,7 +52,7 @@ const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 // -- live updates -----------------------------------------------------------------------------------
 
-// Polls /api/stamp (each game's count of recorded results) and calls `refresh` whenever it changes.
+// Polls /api/v1/stamp (each game's count of recorded results) and calls `refresh` whenever it changes.
 const live = {
   stamp: null,
   refresh: null,
@@ -64,7 +64,7 @@ const live = {
   async tick() {
     const badge = document.getElementById("live");
     try {
-      const stamp = JSON.stringify(await api("/api/stamp"));
+      const stamp = JSON.stringify(await api("/api/v1/stamp"));
       if (this.stamp !== null && stamp !== this.stamp && this.refresh) await this.refresh();
       this.stamp = stamp;
       badge.textContent = `live · checked ${new Date().toLocaleTimeString()}`;
@@ -142,7 +142,7 @@ function matchTable(rows, showGame) {
 }
 
 // A table of matches with a "load more" button while the API has a next page: `url` is the API path
-// of the list (with its query), each click asks it for the page at the last `next_cursor` and appends
+// of the list (with its query), each click asks it for the page after the last `next` and appends
 // its rows. `note(body)` may say what the last page covered (head to head: how far the walk went).
 function pagedMatches(rows, next, url, showGame, note = () => "") {
   const box = h("div", { class: "paged" });
@@ -151,7 +151,7 @@ function pagedMatches(rows, next, url, showGame, note = () => "") {
   const more = h("button", { type: "button", class: "more", onclick: async () => {
     more.disabled = true;
     try {
-      const body = await api(`${url}${url.includes("?") ? "&" : "?"}cursor=${enc(next)}`);
+      const body = await api(`${url}${url.includes("?") ? "&" : "?"}after=${enc(next)}`);
       if (body.matches.length && table.tagName !== "TABLE") {
         const fresh = matchTable(body.matches, showGame);
         table.replaceWith(fresh);
@@ -159,7 +159,7 @@ function pagedMatches(rows, next, url, showGame, note = () => "") {
       } else {
         append(table.querySelector("tbody") || table, body.matches.map((m) => matchRow(m, showGame)));
       }
-      next = body.next_cursor;
+      next = body.next;
       status.textContent = note(body);
       more.hidden = next === null;
     } catch (err) {
@@ -244,7 +244,8 @@ function pairsTable(rows, pairs) {
 const tournamentLink = (id) => `/tournaments/${enc(id)}`;
 
 async function homePage(main) {
-  const [games, tournaments] = await Promise.all([api("/api/games"), api("/api/tournaments")]);
+  const [games, queue] = await Promise.all([api("/api/v1/games"), api("/api/v1/tournaments")]);
+  const tournaments = queue.tournaments;
   main.replaceChildren(h("h1", {}, "Leaderboards"),
     h("div", { class: "cards" }, games.map((g) => h("a", { class: "gamecard", href: gameLink(g.name) },
       h("h2", {}, g.title), h("p", { class: "muted" }, g.name),
@@ -261,7 +262,8 @@ async function homePage(main) {
 
 async function gamePage(main, game) {
   const [games, board, recent] = await Promise.all([
-    api("/api/games"), api(`/api/leaderboard/${enc(game)}`), api(`/api/matches?game=${enc(game)}&limit=15`),
+    api("/api/v1/games"), api(`/api/v1/games/${enc(game)}/leaderboard`),
+    api(`/api/v1/matches?game=${enc(game)}&limit=15`),
   ]);
   const info = games.find((g) => g.name === board.game);
   const tableBox = h("div", { class: "tablebox" });
@@ -285,7 +287,7 @@ async function gamePage(main, game) {
 }
 
 async function botPage(main, game, bot) {
-  const page = await api(`/api/bots/${enc(game)}/${enc(bot)}`);
+  const page = await api(`/api/v1/games/${enc(game)}/bots/${enc(bot)}`);
   const row = page.row;
   const h2h = page.head_to_head;
   const versionBox = h("div", { class: "tablebox" });
@@ -317,7 +319,7 @@ async function botPage(main, game, bot) {
     h("h2", {}, "Recent results ",
       h("a", { class: "small", href: `/matches?game=${enc(page.game)}&bot=${enc(page.bot)}` }, "all")),
     pagedMatches(page.recent, page.recent_next,
-      `/api/matches?game=${enc(page.game)}&bot=${enc(page.bot)}&limit=20`, false));
+      `/api/v1/matches?game=${enc(page.game)}&bot=${enc(page.bot)}&limit=20`, false));
 }
 
 // The newest version's regression test against the previous one (arena bots submit --test-against previous).
@@ -334,7 +336,7 @@ function regressionSection(r) {
 
 // A tournament's standings (fitted on its results only) and its crosstable, as cutechess-cli prints it.
 async function tournamentPage(main, id) {
-  const t = await api(`/api/tournaments/${enc(id)}`);
+  const t = (await api(`/api/v1/tournaments/${enc(id)}`)).standings;
   const tableBox = h("div", { class: "tablebox" });
   const drawTable = () => tableBox.replaceChildren(t.rows.length
     ? standingsTable(t.rows, drawTable, (r) => botLink(t.game, r.bot))
@@ -368,8 +370,8 @@ async function matchesPage(main) {
   const game = params.get("game") || "";
   const bot = params.get("bot") || "";
   const limit = params.get("limit") || "100";
-  const url = `/api/matches?game=${enc(game)}&bot=${enc(bot)}&limit=${enc(limit)}`;
-  const [games, first] = await Promise.all([api("/api/games"), api(url)]);
+  const url = `/api/v1/matches?game=${enc(game)}&bot=${enc(bot)}&limit=${enc(limit)}`;
+  const [games, first] = await Promise.all([api("/api/v1/games"), api(url)]);
   const select = h("select", { name: "game" }, h("option", { value: "" }, "every game"),
     games.map((g) => h("option", { value: g.name, selected: g.name === game ? "selected" : null }, g.title)));
   const input = h("input", { name: "bot", placeholder: "bot name", value: bot });
@@ -378,14 +380,14 @@ async function matchesPage(main) {
     h("form", { class: "filters", method: "get", action: "/matches" }, select, input,
       h("button", { type: "submit" }, "filter")),
     h("p", { class: "muted" }, "Newest first within each game", bot ? " · # is the bot's own match count" : ""),
-    pagedMatches(first.matches, first.next_cursor, url, true));
+    pagedMatches(first.matches, first.next, url, true));
 }
 
 // Two bots' record against each other (from the last fit) and their meetings, newest first.
 async function headToHeadPage(main, game) {
   const params = new URLSearchParams(location.search);
   const [a, b] = [params.get("a") || "", params.get("b") || ""];
-  const url = `/api/head-to-head/${enc(game)}?a=${enc(a)}&b=${enc(b)}&limit=20`;
+  const url = `/api/v1/games/${enc(game)}/head-to-head?a=${enc(a)}&b=${enc(b)}&limit=20`;
   const pair = await api(url);
   const rec = pair.record;
   const walkNote = (body) =>
@@ -405,13 +407,13 @@ async function headToHeadPage(main, game) {
     h("h2", {}, "Meetings"),
     h("p", { class: "muted" }, "Newest first, found by walking the list of the bot with fewer matches; " +
       "# is its own match count."),
-    pagedMatches(pair.matches, pair.next_cursor, url, false, update),
+    pagedMatches(pair.matches, pair.next, url, false, update),
     walked);
 }
 
 async function replayPage(main, matchId) {
   const [match, replay] = await Promise.all([
-    api(`/api/matches/${enc(matchId)}`), api(`/api/matches/${enc(matchId)}/replay`),
+    api(`/api/v1/matches/${enc(matchId)}`), api(`/api/v1/matches/${enc(matchId)}/replay`),
   ]);
   const draw = await window.ArenaViewer.load(replay.game);
   main.replaceChildren(
@@ -444,7 +446,7 @@ function routeOf(path) {
 async function navBar() {
   const nav = document.getElementById("nav");
   try {
-    const games = await api("/api/games");
+    const games = await api("/api/v1/games");
     nav.replaceChildren(...games.map((g) => h("a", { href: gameLink(g.name), class: "navlink" }, g.name)));
   } catch (err) {
     nav.replaceChildren(h("span", { class: "error" }, err.message));

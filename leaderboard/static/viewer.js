@@ -1,6 +1,6 @@
 // The replay viewer: step controls, a seat selector, and the drawing of the table, which is the game's.
 //
-// A replay from /api/matches/{id}/replay is a list of frames; each has the public table (`public`, the
+// A replay from /api/v1/matches/{id}/replay is a list of frames; each has the public table (`public`, the
 // engine's public view: what a spectator may see), every seat's own observation (`observations`), and
 // the step's decisions and events. Nothing here knows a game: each game's drawing is one file,
 // static/viewers/<game>.js, loaded when a replay of that game is shown, which registers itself with

@@ -2,7 +2,7 @@
 // (each line stamped by the referee with the decision step it was written in) and a chart of each
 // seat's think time per decision against the deadline (log scale), the step shown marked.
 //
-// The replay JSON of /api/matches/{id}/replay carries, per frame, `logs` (seat, text) and `think`
+// The replay JSON of /api/v1/matches/{id}/replay carries, per frame, `logs` (seat, text) and `think`
 // (seat, ms), and in all `think` and `deadline_ms`. Everything a bot wrote goes in through
 // textContent only (Arena.h), never as markup.
 "use strict";
@@ -85,7 +85,7 @@
 
   async function attach(viewer) {
     const id = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "");
-    const replay = await window.Arena.api(`/api/matches/${encodeURIComponent(id)}/replay`);
+    const replay = await window.Arena.api(`/api/v1/matches/${encodeURIComponent(id)}/replay`);
     if (!replay.match_log) return; // a leaderboard replay stored without its log: nothing to add
     const graph = chart(replay);
     let current = panel(replay, replay.frames[0], 0);

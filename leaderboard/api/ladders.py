@@ -18,17 +18,16 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from arena.ratings.pairing import RANDOM_SHARE
 from arena.schedule.ladder import LadderError, make_spec
 from arena.schedule.ladder_runner import AHEAD_DEFAULT, LadderRunner
-from arena.server.auth import credentials
-from arena.server.http import ApiError, bearer, read_json
-from arena.server.routes_bots import state
-from arena.server.routes_tournaments import parameters
+from leaderboard.api.auth import credentials
+from leaderboard.api.bots import state
+from leaderboard.api.tournaments import parameters
+from leaderboard.http import ApiError, bearer, off_loop, read_json
 
 FIELDS: dict[str, tuple[type, Any]] = {  # the body's fields: name -> (type, default)
     "game": (str, None),
@@ -69,13 +68,13 @@ async def start_ladder(request: Request) -> Response:
         except (ValueError, LadderError) as exc:
             raise ApiError(422, str(exc)) from None
 
-    shown, started = await run_in_threadpool(start)
+    shown, started = await off_loop(start)
     return JSONResponse(shown, status_code=201 if started else 200)
 
 
 async def list_ladders(request: Request) -> Response:
     """``GET /api/v1/ladders``: the ladders the server runs (and failed ones), with match counts."""
-    return JSONResponse({"ladders": await run_in_threadpool(runner(request).listing)})
+    return JSONResponse({"ladders": await off_loop(runner(request).listing)})
 
 
 async def stop_ladder(request: Request) -> Response:
@@ -84,7 +83,7 @@ async def stop_ladder(request: Request) -> Response:
     ladder_id = request.path_params["ladder_id"]
     if not (0 < len(ladder_id) <= 64 and ladder_id.replace("-", "").isalnum()):
         raise ApiError(400, f"malformed ladder id {ladder_id[:40]!r}: see GET /api/v1/ladders")
-    stopped = await run_in_threadpool(runner(request).stop, ladder_id)
+    stopped = await off_loop(runner(request).stop, ladder_id)
     if stopped is None:
         raise ApiError(404, f"no ladder {ladder_id!r} runs here: see GET /api/v1/ladders")
     return JSONResponse(stopped)
@@ -101,4 +100,4 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     try:
         yield
     finally:
-        await run_in_threadpool(ladders.close)
+        await off_loop(ladders.close)

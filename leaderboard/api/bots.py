@@ -12,22 +12,21 @@ version, started when the new one becomes active; ``regression`` in the bot's JS
 (``arena.schedule.regression``).
 
 Design detail: the owner is checked before the body is read, so an upload to someone else's name costs
-the server at most a hash (``arena.server.auth`` limits those), not 10 MiB.
+the server at most a hash (``leaderboard.api.auth`` limits those), not 10 MiB.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from arena.schedule import regression
-from arena.server.auth import credentials
-from arena.server.http import ApiError, bearer, declared_length, read_body
 from arena.submissions import registry, smoke
 from arena.submissions.archives import ArchiveError
+from leaderboard.api.auth import credentials
+from leaderboard.http import ApiError, bearer, declared_length, off_loop, read_body
 
 FOLDER_ONLY = ("entry", "build")  # query parameters of a folder bot, refused with builtin=
 
@@ -67,7 +66,7 @@ def bot_json(client: Any, found: registry.Submission, owner: bool) -> dict[str, 
 async def list_bots(request: Request) -> Response:
     """``GET /api/v1/bots[?game=G]``: every submitted bot."""
     game = request.query_params.get("game")
-    found = await run_in_threadpool(registry.list_all, state(request).client, game)
+    found = await off_loop(registry.list_all, state(request).client, game)
     return JSONResponse({"bots": [s.to_json() for s in found]})
 
 
@@ -84,7 +83,7 @@ async def show_bot(request: Request) -> Response:
             raise ApiError(404, f"no submitted bot {name!r}: see GET /api/v1/bots")
         return bot_json(client, found, owner)
 
-    return JSONResponse(await run_in_threadpool(read))
+    return JSONResponse(await off_loop(read))
 
 
 def submit_parameters(request: Request) -> dict[str, Any]:
@@ -92,7 +91,7 @@ def submit_parameters(request: Request) -> dict[str, Any]:
     query = request.query_params
     games = [g.strip() for g in query.get("games", "").split(",") if g.strip()]
     if not games:
-        raise ApiError(400, "name the games the bot plays: ?games=ninjan (comma-separated)")
+        raise ApiError(400, "name the games the bot plays: ?games=GAME (comma-separated; see arena games)")
     builtin = query.get("builtin")
     if builtin is not None and any(query.get(k) for k in FOLDER_ONLY):
         raise ApiError(400, "give either builtin= or a folder with entry= (and build=), not both")
@@ -140,7 +139,7 @@ async def submit_bot(request: Request) -> Response:
             raise refused(exc) from None
         return {"bot": bot_json(app.client, found, owner=True), "secret": secret}
 
-    answer = await run_in_threadpool(store)
+    answer = await off_loop(store)
     return JSONResponse(answer, status_code=200 if exists else 201)
 
 
@@ -157,5 +156,5 @@ async def remove_bot(request: Request) -> Response:
         except registry.SubmissionError as exc:
             raise refused(exc) from None
 
-    gone = await run_in_threadpool(remove)
+    gone = await off_loop(remove)
     return JSONResponse({"removed": name, "versions_deleted": gone})

@@ -45,14 +45,13 @@ from pathlib import Path
 from typing import Any
 
 import redis
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
 from arena.queue import keys
-from arena.server.http import ApiError
-from arena.server.ratelimit import TokenBucket, client_key
 from arena.submissions import owner_secrets
 from arena.submissions.owner_secrets import could_be_owner_secret, hash_secret
+from leaderboard.api.ratelimit import TokenBucket, client_key
+from leaderboard.http import ApiError, off_loop
 
 MIN_TOKEN_CHARS = 16  # an organiser token shorter than this is refused at startup
 MAX_TOKEN_CHARS = 1024  # ... and one longer than this
@@ -267,7 +266,7 @@ class Authenticator:
         shaped = token is not None and could_be_owner_secret(token)
         if shaped:
             self.precheck("bot", name, str(token), address)
-        fields = await run_in_threadpool(client.hmget, keys.bot(name), ["secret_hash", "secret_sha256"])
+        fields = await off_loop(client.hmget, keys.bot(name), ["secret_hash", "secret_sha256"])
         if fields == [None, None]:
             return False
         stored = fields[0] or fields[1] or ""  # scrypt, or the legacy SHA-256 of bots stored before it

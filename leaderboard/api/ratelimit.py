@@ -1,5 +1,5 @@
 """Rate limits: a token bucket per client address in front of every write of the API, and the same
-buckets for failed authentications (``arena.server.auth``, per address and per credential name).
+buckets for failed authentications (``leaderboard.api.auth``, per address and per credential name).
 
 Each address holds up to ``burst`` tokens and regains ``per_minute`` of them a minute; a write takes one.
 An address with none left gets 429 with ``Retry-After`` (whole seconds until its next token), and its
@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from arena.server.http import error_response
+from leaderboard.http import error_response
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 MAX_TRACKED = 10_000  # addresses remembered; past it, the full (idle) buckets are forgotten

@@ -1,5 +1,20 @@
-"""The HTTP plumbing every API handler shares: one-line JSON errors, bodies read under a limit, bearer
-credentials.
+"""The HTTP plumbing every handler shares: the one error type and its JSON answer, the security headers
+of every answer, request bodies read under a limit, bearer credentials, query parameters and pages.
+
+Every error, of every route (pages, API, static files) and of every cause, is ``ApiError`` or becomes
+one answer of the same shape, ``{"error": "one line saying what to do"}`` with its status: 400 a
+malformed request, 401 a missing credential, 403 a wrong one, 404 nothing there, 405 a method the path
+does not take, 408 a body that came too slowly, 413 a body over its limit, 422 a submission,
+tournament or replay file refused, 429 too many writes or failed authentications, 500 a failure of
+the server's own code (its traceback goes to the server's log, never to the client), 503 Redis
+unreachable or every upload or secret-check slot taken (with ``Retry-After``).
+
+Every answer carries ``SECURITY_HEADERS`` (``SecurityHeaders``, outside everything else, so even the
+500 of a crashed handler has them).
+
+Lists are read a page at a time, one way everywhere: ``?limit=N`` (how many) and ``?after=NEXT``, where
+NEXT is the ``next`` of the previous page's answer (None on the last page). What NEXT holds is the
+list's own business: a client passes it back as it came.
 
 Design detail: the body limit is checked twice. A declared ``Content-Length`` over the limit is refused
 before a byte is read, and the body is counted as it streams in (a chunked upload declares no length,
@@ -15,15 +30,29 @@ import asyncio
 import contextlib
 import json
 import math
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeVar
 
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+T = TypeVar("T")
+
+SECURITY_HEADERS = {
+    # Design detail: no inline script or style is allowed, so even markup that slipped into a page
+    # could not run; the pages' own files come from /static.
+    "Content-Security-Policy": "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'",
+    "X-Content-Type-Options": "nosniff",
+}
+PAGE_MAX = 500  # the most entries one page of any list may ask for
 
 
 class ApiError(Exception):
-    """A request the API refuses: ``status`` and a one-line message saying what to do."""
+    """A request the app refuses: ``status`` and a one-line message saying what to do."""
 
     def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
@@ -37,9 +66,54 @@ def error_response(status: int, message: str, headers: dict[str, str] | None = N
 
 
 async def api_error(request: Request, exc: Exception) -> Response:
-    """Returns the response of an ``ApiError`` raised by a handler."""
+    """Returns the answer of an ``ApiError`` raised by a handler."""
     assert isinstance(exc, ApiError)
     return error_response(exc.status, str(exc), exc.headers)
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Returns Starlette's own HTTP errors (no such path, method not allowed) as JSON errors."""
+    assert isinstance(exc, HTTPException)
+    message = f"{exc.detail}: {request.method} {request.url.path[:200]}"
+    return error_response(exc.status_code, message, exc.headers)
+
+
+async def redis_down(request: Request, exc: Exception) -> Response:
+    """Returns 503 when Redis cannot be reached, so the client can say 'try again later'."""
+    return error_response(503, "the server's store is unreachable right now: try again in a minute")
+
+
+async def server_failed(request: Request, exc: Exception) -> Response:
+    """Returns a failure of the server's own code as a JSON 500 (its traceback goes to the server's
+    log, never to the client)."""
+    return error_response(500, "the server failed on this request: try again; tell the organiser if it lasts")
+
+
+class SecurityHeaders:
+    """ASGI middleware: every HTTP answer gets ``SECURITY_HEADERS`` (those it set itself kept)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in SECURITY_HEADERS.items():
+                    headers.setdefault(name, value)
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+async def off_loop(function: Callable[..., T], *args: Any) -> T:
+    """Returns ``function(*args)`` run on the thread pool: every handler's Redis and disk work goes
+    through here, so the event loop only routes, authenticates and writes answers."""
+    return await run_in_threadpool(function, *args)
 
 
 def too_large(limit: int) -> ApiError:
@@ -160,3 +234,19 @@ def query_int(request: Request, name: str, default: int, low: int, high: int) ->
     if not low <= value <= high:
         raise ApiError(400, f"?{name}= must be from {low} to {high}, not {value}")
     return value
+
+
+def page_limit(request: Request, default: int, most: int = PAGE_MAX) -> int:
+    """Returns a page's ``?limit=`` (``default`` if absent); raises 400 unless from 1 to ``most``."""
+    return query_int(request, "limit", default, 1, most)
+
+
+def page_after(request: Request) -> str | None:
+    """Returns a page's ``?after=``: the ``next`` of the previous page (None when absent: the first
+    page)."""
+    return request.query_params.get("after")
+
+
+def path_param(request: Request, name: str) -> str:
+    """Returns the path parameter ``name`` as text."""
+    return str(request.path_params[name])

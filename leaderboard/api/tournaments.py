@@ -13,17 +13,16 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from arena.queue import keys, store
 from arena.referee import botlog
 from arena.schedule import tournaments
-from arena.server.auth import Credentials, credentials
-from arena.server.http import ApiError, bearer, query_int, read_json
-from arena.server.routes_bots import state
 from arena.storage import replays
+from leaderboard.api.auth import Credentials, credentials
+from leaderboard.api.bots import state
+from leaderboard.http import ApiError, bearer, off_loop, page_after, page_limit, read_json
 
 SEED_BITS = 40  # a seed drawn for the organiser (as ``arena tournament`` does)
 FIELDS = {  # the body's fields: name -> (type, default)
@@ -93,12 +92,12 @@ async def create_tournament(request: Request) -> Response:
             "queued": new,
         }
 
-    return JSONResponse(await run_in_threadpool(create), status_code=201)
+    return JSONResponse(await off_loop(create), status_code=201)
 
 
 async def list_tournaments(request: Request) -> Response:
     """``GET /api/v1/tournaments``: the queue's state, recent tournaments, newest dead letters."""
-    return JSONResponse(await run_in_threadpool(tournaments.queue_status, state(request).client))
+    return JSONResponse(await off_loop(tournaments.queue_status, state(request).client))
 
 
 def tournament_id(request: Request) -> str:
@@ -112,7 +111,7 @@ def tournament_id(request: Request) -> str:
 async def show_tournament(request: Request) -> Response:
     """``GET /api/v1/tournaments/{id}``: progress and standings."""
     tid, client = tournament_id(request), state(request).client
-    found = await run_in_threadpool(tournaments.status, client, tid)
+    found = await off_loop(tournaments.status, client, tid)
     if found is None:
         raise ApiError(404, f"no tournament {tid!r}: see GET /api/v1/tournaments")
     return JSONResponse(found)
@@ -121,8 +120,9 @@ async def show_tournament(request: Request) -> Response:
 async def tournament_results(request: Request) -> Response:
     """``GET /api/v1/tournaments/{id}/results?after=NEXT&limit=N``: finished matches, a page at a time."""
     tid, client = tournament_id(request), state(request).client
-    limit = query_int(request, "limit", 100, 1, tournaments.RESULTS_PAGE_MAX)
-    after = request.query_params.get("after", "0")
+    limit = page_limit(request, 100, tournaments.RESULTS_PAGE_MAX)
+    after = page_after(request)
+    after = "0" if after is None else after  # "0": the first page
 
     def read() -> dict[str, Any]:
         if tournaments.progress(client, tid) is None:
@@ -132,7 +132,7 @@ async def tournament_results(request: Request) -> Response:
         except tournaments.TournamentError as exc:
             raise ApiError(400, str(exc)) from None
 
-    return JSONResponse(await run_in_threadpool(read))
+    return JSONResponse(await off_loop(read))
 
 
 def checked_match_id(request: Request) -> str:
@@ -152,7 +152,7 @@ async def match_log(request: Request) -> Response:
         return store.replay_text(client, match_id), client.hgetall(keys.job(match_id))
 
     try:
-        replay, job = await run_in_threadpool(read)
+        replay, job = await off_loop(read)
     except replays.ReplayStoreError as exc:  # corrupt, or kept as decisions of other rules
         raise ApiError(500, f"the stored replay of {match_id!r} cannot be read: {exc}") from None
     if replay is not None:
@@ -170,7 +170,7 @@ async def seat_log(request: Request) -> Response:
     seat, token = request.path_params["seat"], bearer(request)
     if token is None:
         raise ApiError(401, "a bot's output is its owner's: send its owner secret as 'Authorization: Bearer'")
-    log = await run_in_threadpool(stored_log, client, match_id)
+    log = await off_loop(stored_log, client, match_id)
     players = log.header.get("players") or []
     if not 0 <= seat < len(players):
         raise ApiError(404, f"match {match_id} has seats 0 to {len(players) - 1}, not {seat}")
@@ -201,6 +201,6 @@ async def check_seat_owner(
     if not await check.owner(client, name, token):  # a built-in, or a removed bot: nobody's secret
         raise ApiError(403, f"seat {seat} of match {match_id} was played by {name}, owned by no one")
     matches = keys.bot_matches(str(log.header.get("game")), name)
-    listed = await run_in_threadpool(client.lpos, matches, match_id)
+    listed = await off_loop(client.lpos, matches, match_id)
     if listed is None:
         raise ApiError(403, f"seat {seat} of match {match_id} was played by an earlier bot named {name}")
