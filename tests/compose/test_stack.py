@@ -324,14 +324,14 @@ def test_the_organiser_runs_a_tournament_every_kit_plays_sandboxed_without_a_str
     (block,) = readme_blocks("The organiser: run a tournament")
     output = stack.bash(substituted(block), timeout=TOURNAMENT_SECONDS)
     assert '"rows"' in output  # the curl line: the ratings as JSON
-    leaderboard = http_json("/api/leaderboard/ninjan")
+    leaderboard = http_json("/api/v1/games/ninjan/leaderboard")
     assert isinstance(leaderboard, dict)
     assert {row["bot"] for row in leaderboard["rows"]} >= {*BOTS, "random"}
-    (tournament,) = [t for t in http_json("/api/tournaments") if t["game"] == "ninjan"]
+    (tournament,) = [t for t in http_json("/api/v1/tournaments")["tournaments"] if t["game"] == "ninjan"]
     matches = 10 * 2 * 2  # every pair of 5 bots, both seatings, 2 rounds
     assert int(tournament["recorded"]) == int(tournament["total"]) == matches, tournament
     assert int(tournament.get("dead") or 0) == 0, tournament
-    played = http_json("/api/matches?game=ninjan&limit=200")["matches"]  # smoke matches are no results
+    played = http_json("/api/v1/matches?game=ninjan&limit=200")["matches"]  # smoke matches are no results
     assert len(played) == matches
     for match in played:
         for player in match["players"]:
@@ -342,7 +342,7 @@ def test_the_organiser_runs_a_tournament_every_kit_plays_sandboxed_without_a_str
 
 
 def test_the_leaderboard_reads_over_http_and_in_chromium(stack: Stack) -> None:
-    rows = http_json("/api/leaderboard/ninjan")["rows"]
+    rows = http_json("/api/v1/games/ninjan/leaderboard")["rows"]
     with browser.chromium() as chrome:
         page = browser.open_page(chrome, f"{URL}/games/ninjan")
         shown = page.eval_on_selector_all(
@@ -430,14 +430,14 @@ def test_a_worker_without_the_sandbox_grants_says_why_in_one_line_and_exits(stac
 
 
 def test_the_stack_restarts_with_every_result_still_there(stack: Stack) -> None:
-    before = http_json("/api/leaderboard/ninjan")["rows"]
-    matches = http_json("/api/matches?game=ninjan&limit=200")["matches"]
+    before = http_json("/api/v1/games/ninjan/leaderboard")["rows"]
+    matches = http_json("/api/v1/matches?game=ninjan&limit=200")["matches"]
     stack.compose("down", "--timeout", "20")
     stack.compose("up", "-d", "--wait", "--scale", "worker=2", timeout=900)
-    after = http_json("/api/leaderboard/ninjan")["rows"]
+    after = http_json("/api/v1/games/ninjan/leaderboard")["rows"]
     assert [(r["bot"], r["games"], round(r["elo"], 6)) for r in after] == [
         (r["bot"], r["games"], round(r["elo"], 6)) for r in before
     ]
-    assert http_json("/api/matches?game=ninjan&limit=200")["matches"] == matches
+    assert http_json("/api/v1/matches?game=ninjan&limit=200")["matches"] == matches
     for bot in BOTS:
         assert smoke_state(stack, bot)["smoke"]["status"] == "passed"
