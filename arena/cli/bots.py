@@ -1,6 +1,6 @@
 """``arena bots submit|list|show|remove``: the bots a tournament can enter besides the built-in ones.
 
-``app`` holds them; ``arena.cli`` adds it as ``bots``. A bad submission raises ``CliError``: one line,
+``app`` holds them; ``arena.cli.main`` adds it as ``bots``. A bad submission raises ``CliError``: one line,
 exit 2.
 
 With ``--server URL`` (or ``$ARENA_SERVER``) every command talks to that ``arena server`` only, through

@@ -1,7 +1,7 @@
 """The ratings' commands: ``arena leaderboard GAME [--json] [--pairs]`` prints a game's fitted ratings,
 ``arena results GAME [--json]`` streams its recorded placements, ``arena web`` serves the read-only web
 app of ``leaderboard/``, ``arena screenshots DIR`` starts that app, drives headless Chromium at it and
-writes PNGs. ``app`` holds them; ``arena.cli`` adds it to its own app.
+writes PNGs. ``app`` holds them; ``arena.cli.main`` adds it to its own app.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``arena storage replay|retention|sweep|migrate``: the replay store seen from the command line, and
 the check of a replay file against the platform's record (``platform_check``, for ``arena replay``).
 
-``app`` holds the commands; ``arena.cli`` adds it as ``storage``. Which store: ``$ARENA_REPLAY_STORE``
+``app`` holds the commands; ``arena.cli.main`` adds it as ``storage``. Which store: ``$ARENA_REPLAY_STORE``
 (a folder), else the Redis itself (``arena.storage.replays``).
 """
 

@@ -1,7 +1,7 @@
 """The tournament commands of ``arena``: ``worker`` and ``tournament`` (and ``tournament status``,
 ``tournament standings ID``).
 
-``app`` holds them; ``arena.cli`` adds it to its own app, so they are top-level commands.
+``app`` holds them; ``arena.cli.main`` adds it to its own app, so they are top-level commands.
 
 Design detail: ``status`` and ``standings`` are values of the GAME argument, not subcommands of a
 ``tournament`` group: a click group parses its own positional arguments before it looks for a
