@@ -2,7 +2,7 @@
 plan queued, the progress, standings and results read back.
 
 No web code here: ``arena tournament`` without a server calls these directly on its private Redis, and
-``arena.server.routes_tournaments`` calls them for the API, so both check the same things in the same
+``leaderboard.api.tournaments`` calls them for the API, so both check the same things in the same
 order: the game and player count, the spec's limits (``TournamentSpec``), then each bot's version,
 all before a single job is queued.
 """
