@@ -28,7 +28,7 @@ PATIENT_BOT = """
 import sys
 
 from arena.sdk import Bot
-from arena.sdk.bot import NO_DEADLINE
+from arena.sdk.match import NO_DEADLINE
 
 
 class Patient(Bot):

@@ -14,7 +14,8 @@ from collections import Counter
 import pytest
 
 from arena.bots.common import RandomBot
-from arena.bots.ninja_burger import BOTS, NinjaBot, cdf
+from arena.bots.ninja_burger import NinjaBot, cdf
+from arena.bots.ninja_burger_search import BOTS
 from arena.games import get_game
 from arena.games.base import IllegalActionError
 from arena.games.ninja_burger import (

@@ -175,3 +175,18 @@ def test_legal_actions_is_a_sequence_like_the_list_it_replaces() -> None:
         legal.index("not an action")
     assert random.Random(1).choice(legal) == random.Random(1).choice(list(actions))
     assert repr(legal).startswith("LegalActions([")
+
+
+def test_only_bots_that_override_on_event_have_events_decoded_for_them() -> None:
+    class Quiet(Bot):
+        def choose(self, observation, legal_actions, deadline):
+            return 0
+
+    class Listener(Quiet):
+        def on_event(self, event):
+            self.heard = event
+
+    class Child(Listener):
+        pass
+
+    assert (Quiet.hears_events, Listener.hears_events, Child.hears_events) == (False, True, True)

@@ -11,7 +11,7 @@ from arena.sdk import Bot
 # game name -> module under arena.bots holding BOTS: dict[str, type[Bot]]
 _MODULES = {
     "ninjan": "arena.bots.ninjan",
-    "ninja-burger": "arena.bots.ninja_burger",
+    "ninja-burger": "arena.bots.ninja_burger_search",  # its registry names the search bot too
     "ninja-master": "arena.bots.ninja_master",
     "pnrz": "arena.bots.pnrz",
 }

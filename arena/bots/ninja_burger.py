@@ -391,23 +391,4 @@ class NinjaBot(Bot):
         return best
 
 
-def __getattr__(name: str) -> dict[str, type[Bot]]:
-    """Returns ``BOTS``, the registry, on first use.
-
-    Design Detail: the search bot (ninja_burger_search) builds on ``ninja`` (its opponents' model in
-    the playouts, and the base of its own policy) and imports this module, so this module names it
-    only when the registry is asked for.
-    """
-    if name != "BOTS":
-        raise AttributeError(name)
-    from arena.bots.ninja_burger_search import SearchBot
-
-    return {
-        "random": RandomBot,
-        "ninja": NinjaBot,
-        "search": SearchBot,
-        "best": SearchBot,  # the strongest built-in bot of the game, whatever its name
-    }
-
-
 __all__ = ["ChooseNinja", "ChooseSkill", "NinjaBot", "RandomBot", "cdf"]

@@ -15,6 +15,10 @@ come), and plays each legal choice out in that deal with the engine, its own sea
 choice's effect, not the luck of the sample. A playout stops at the game's end (a win is worth 1, a
 shared first place 1/2) or after ``HORIZON`` more rounds, where ``estimate`` turns the lead into a
 chance.
+
+This module also holds the game's registry of built-in bots, ``BOTS``: the search bot builds on
+``ninja`` (its opponents' model in the playouts and the base of its own policy), so the module that
+names all of them is the one that imports the others.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import ClassVar
 
-from arena.bots.ninja_burger import HONOR_AT_PAR, MONEY_PER_HONOR, NinjaBot
+from arena.bots.ninja_burger import HONOR_AT_PAR, MONEY_PER_HONOR, NinjaBot, RandomBot
 from arena.bots.ninja_burger_standing import StandingTable, situation_after, stored_table
 from arena.bots.search import Budget, deal_by_seat, seat_draw, seat_key
 from arena.games.ninja_burger import (
@@ -282,3 +286,11 @@ class SearchBot(Bot):
         return max(
             legal_actions, key=lambda a: totals[legal_actions.index(a)] / done + self.TRUST * (a == usual)
         )
+
+
+BOTS: dict[str, type[Bot]] = {
+    "random": RandomBot,
+    "ninja": NinjaBot,
+    "search": SearchBot,
+    "best": SearchBot,  # the strongest built-in bot of the game, whatever its name
+}

@@ -8,41 +8,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any, ClassVar
 
-from arena.results import PlayerResult
-
-# The deadline a bot is given when the referee sets none (deadline_ms 0: a bot attached by hand with
-# ``arena match ... @wait --deadline-ms 0``, stepped through in a debugger): as long as it takes.
-NO_DEADLINE = timedelta.max
-
-
-def deadline_from_ms(milliseconds: int) -> timedelta:
-    """Returns the deadline of a wire ``deadline_ms``: 0 means none (``NO_DEADLINE``)."""
-    return timedelta(milliseconds=milliseconds) if milliseconds else NO_DEADLINE
-
-
-@dataclasses.dataclass(frozen=True)
-class MatchInfo:
-    """What a bot is told when a match starts."""
-
-    match_id: str
-    game: str
-    seat: int
-    num_players: int
-    players: tuple[str, ...]
-    deadline: timedelta
-    max_strikes: int
-
-
-@dataclasses.dataclass(frozen=True)
-class MatchResult:
-    match_id: str
-    players: tuple[PlayerResult, ...]
-    termination: str  # a Termination value ("normal", "round_cap", "turn_cap")
+from arena.sdk.match import MatchInfo, MatchResult
 
 
 class Bot:
@@ -51,6 +21,13 @@ class Bot:
 
     name: ClassVar[str] = "bot"
     match: MatchInfo | None = None  # the match being played, set before on_match_start
+    hears_events: ClassVar[bool] = False  # whether the class overrides on_event (set per subclass)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Notes whether the new class listens to events, so the client skips decoding them when no
+        class between it and ``Bot`` overrides ``on_event``."""
+        super().__init_subclass__(**kwargs)
+        cls.hears_events = cls.hears_events or "on_event" in vars(cls)
 
     def on_match_start(self, match: MatchInfo) -> None:
         """Called when a match starts; ``self.match`` is already set."""

@@ -9,17 +9,32 @@ import sys
 import traceback
 from collections.abc import Iterator, Sequence
 from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 
 import arena
 from arena import codec
 from arena.games import get_game
-from arena.sdk.bot import Bot, MatchInfo, MatchResult, PlayerResult, deadline_from_ms
 from arena.sdk.legal import LegalActions
+from arena.sdk.match import MatchInfo, MatchResult, PlayerResult, deadline_from_ms
 from arena.v1 import arena_pb2 as pb
 from arena.v1 import arena_pb2_grpc
+
+
+class BotLike(Protocol):
+    """What the client needs of a bot: ``arena.sdk.bot.Bot`` is one. Declared here, not imported, so
+    the bot class that ``run()``s this client and the client do not import each other."""
+
+    name: str
+    match: MatchInfo | None
+
+    def on_match_start(self, match: MatchInfo) -> None: ...
+    def choose(self, observation: Any, legal_actions: Sequence[Any], deadline: timedelta) -> Any: ...
+    def on_event(self, event: Any) -> None: ...
+    def on_error(self, code: str, message: str) -> None: ...
+    def on_result(self, result: MatchResult) -> None: ...
+
 
 CLIENT = f"arena-python/{arena.__version__}"
 CONNECT_TIMEOUT = timedelta(seconds=30)  # a bot whose referee never comes up gives up, never hangs
@@ -47,7 +62,7 @@ def connection_settings(
     return address, token
 
 
-def run_bot(bot: Bot, address: str | None = None, token: str | None = None) -> None:
+def run_bot(bot: BotLike, address: str | None = None, token: str | None = None) -> None:
     """Plays every match the referee sends over one stream, until the referee ends it."""
     address, token = connection_settings(address, token)
     outbox: queue.Queue[pb.BotMessage | None] = queue.Queue()
@@ -92,7 +107,7 @@ class _Session:
         self.game: Any = None
 
 
-def _handle(bot: Bot, message: pb.RefereeMessage, session: _Session) -> pb.Answer | None:
+def _handle(bot: BotLike, message: pb.RefereeMessage, session: _Session) -> pb.Answer | None:
     """Dispatches one referee message to the bot; returns the Answer to send, if any."""
     kind = message.WhichOneof("kind")
     if kind == "match_start":
@@ -128,14 +143,14 @@ def _handle(bot: Bot, message: pb.RefereeMessage, session: _Session) -> pb.Answe
     return None
 
 
-def _events(bot: Bot, events: Sequence[pb.Event], game: Any) -> None:
+def _events(bot: BotLike, events: Sequence[pb.Event], game: Any) -> None:
     """Hands public events to the bot; a bot that does not override ``on_event`` skips their decoding."""
-    if type(bot).on_event is not Bot.on_event:
+    if getattr(bot, "hears_events", True):  # a duck-typed bot gets every event
         for event in events:
             bot.on_event(codec.event_from_proto(game, event))
 
 
-def decide(bot: Bot, request: pb.DecisionRequest, game: Any) -> pb.Answer:
+def decide(bot: BotLike, request: pb.DecisionRequest, game: Any) -> pb.Answer:
     _events(bot, request.events, game)
     observation = codec.observation_from_proto(game, request.observation)
     legal = LegalActions(game, request.legal_actions)  # decodes only what the bot reads
