@@ -197,9 +197,9 @@ class Game(abc.ABC, Generic[S, A]):
         """Returns each seat's finishing rank (1 is best; equal scores share a rank)."""
         return ranks_from_scores(self.scores(state))
 
-    def termination(self, state: S) -> str:
-        """Returns why the game ended: "normal", or a game-specific reason such as "round_cap"."""
-        return "normal"
+    def termination(self, state: S) -> Termination:
+        """Returns why the game ended: ``NORMAL``, or a guard's reason such as ``ROUND_CAP``."""
+        return Termination.NORMAL
 
     def hidden_from(self, state: S, seat: int) -> frozenset[Any]:
         """Returns the objects ``seat`` may not see now (other hands, undrawn cards, ...).

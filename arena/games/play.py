@@ -15,33 +15,33 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, Generic
 
-from arena.games.base import Game
+from arena.games.base import A, Game, S
 
 
 @dataclasses.dataclass(frozen=True)
-class Decision:
+class Decision(Generic[A]):
     """One seat's choice in a step: the index into its legal actions, the action, and who chose."""
 
     seat: int
     index: int
-    action: Any
+    action: A
     by: str = "bot"  # "bot", or "fallback" when the referee chose for the seat
 
 
 @dataclasses.dataclass(frozen=True)
-class Turn:
+class Turn(Generic[S, A]):
     """What the acting seats must choose from: step number, state, and each acting seat's legal
     actions (listed once, in the engine's order)."""
 
     step: int
-    state: Any
-    legal: Mapping[int, tuple[Any, ...]]  # acting seat -> its legal actions
+    state: S
+    legal: Mapping[int, tuple[A, ...]]  # acting seat -> its legal actions
 
 
 @dataclasses.dataclass(frozen=True)
-class Step:
+class Step(Generic[S, A]):
     """One applied step: its number, the decisions (seat order), the new state and its public events.
 
     A step in which nobody acted (the game resolved by itself) has no decisions and shares its number
@@ -49,21 +49,21 @@ class Step:
     """
 
     number: int
-    decisions: tuple[Decision, ...]
-    state: Any
+    decisions: tuple[Decision[A], ...]
+    state: S
     events: tuple[Any, ...]
 
 
-class Driver:
+class Driver(Generic[S, A]):
     """Plays one game from ``state``: ``turn()`` says who must choose from what, ``advance`` applies
     the choices. Usable from synchronous and asynchronous code alike."""
 
-    def __init__(self, game: Game, state: Any) -> None:
+    def __init__(self, game: Game[S, A], state: S) -> None:
         self.game = game
         self.state = state
         self.step = 0  # the number of the next step in which someone acts
 
-    def turn(self) -> Turn | None:
+    def turn(self) -> Turn[S, A] | None:
         """Returns the next turn, or None when the game is over."""
         game, state = self.game, self.state
         if game.is_terminal(state):
@@ -71,7 +71,7 @@ class Driver:
         legal = {seat: game.legal_actions(state, seat) for seat in game.to_move(state)}
         return Turn(self.step, state, legal)
 
-    def advance(self, turn: Turn, choices: Mapping[int, tuple[int, str]]) -> Step:
+    def advance(self, turn: Turn[S, A], choices: Mapping[int, tuple[int, str]]) -> Step[S, A]:
         """Applies the choices of ``turn`` (seat -> (index, by)); returns the step.
 
         Raises IndexError for an index outside the seat's legal actions: callers that take indexes
@@ -94,14 +94,14 @@ class Driver:
         return step
 
 
-Choose = Callable[[Turn, int], "int | tuple[int, str]"]  # (turn, seat) -> index, or (index, by)
+Choose = Callable[[Turn[S, A], int], "int | tuple[int, str]"]  # (turn, seat) -> index, or (index, by)
 
 
-def play(game: Game, state: Any, choose: Choose) -> Iterator[Step]:
+def play(game: Game[S, A], state: S, choose: Choose[S, A]) -> Iterator[Step[S, A]]:
     """Yields every step of the game from ``state``, each seat's choice made by ``choose``."""
-    driver = Driver(game, state)
+    driver: Driver[S, A] = Driver(game, state)
     while (turn := driver.turn()) is not None:
-        choices = {}
+        choices: dict[int, tuple[int, str]] = {}
         for seat in turn.legal:
             choice = choose(turn, seat)
             choices[seat] = choice if isinstance(choice, tuple) else (choice, "bot")
