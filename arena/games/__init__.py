@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from arena.games.base import (
     Game,
     GameError,
@@ -15,7 +17,9 @@ from arena.games.ninja_master import GAME as NINJA_MASTER
 from arena.games.ninjan import GAME as NINJAN
 from arena.games.pnrz import GAME as PNRZ
 
-GAMES: dict[str, Game] = {game.spec.name: game for game in (NINJAN, NINJA_BURGER, PNRZ, NINJA_MASTER)}
+GAMES: dict[str, Game[Any, Any]] = {
+    game.spec.name: game for game in (NINJAN, NINJA_BURGER, PNRZ, NINJA_MASTER)
+}
 ALIASES: dict[str, str] = {alias: g.spec.name for g in GAMES.values() for alias in g.spec.aliases}
 
 
@@ -23,7 +27,7 @@ class UnknownGameError(GameError):
     """No game has that name."""
 
 
-def get_game(name: str) -> Game:
+def get_game(name: str) -> Game[Any, Any]:
     """Returns the game called ``name`` (or one of its aliases); raises UnknownGameError."""
     key = ALIASES.get(name, name)
     if key not in GAMES:

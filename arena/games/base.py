@@ -35,7 +35,10 @@ import enum
 import functools
 import typing
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 S = TypeVar("S")  # the game's state type
 A = TypeVar("A")  # the game's action type (usually a union of dataclasses)
@@ -54,11 +57,13 @@ class Termination(enum.StrEnum):
 CARD_KIND = "card_kind"  # field metadata: the field holds ids of the ``catalogue()`` kind it names
 
 
-def card_ids(kind: str) -> Any:
-    """Declares a view field that names cards of the catalogue's ``kind`` by id (one id, an optional
-    one or a tuple of them). The conformance suite resolves such ids to their cards before it checks
-    that a seat sees nothing of ``hidden_from``: a hidden card cannot slip out as a bare integer."""
-    return dataclasses.field(metadata={CARD_KIND: kind})
+def card_ids(kind: str) -> dict[str, str]:
+    """Returns the field metadata, ``dataclasses.field(metadata=card_ids(kind))``, that declares a view
+    field naming cards of the catalogue's ``kind`` by id (one id, an optional one or a tuple of them).
+    The conformance suite resolves such ids to their cards before it checks that a seat sees nothing of
+    ``hidden_from``: a hidden card cannot slip out as a bare integer. (The metadata rather than the
+    field itself, so that type checkers see a ``dataclasses.field`` call: a field without a default.)"""
+    return {CARD_KIND: kind}
 
 
 def evolve(state: D, **changes: Any) -> D:
@@ -141,7 +146,9 @@ class Game(abc.ABC, Generic[S, A]):
         the conformance suite checks every engine against it. A game whose natural order differs for
         one kind (PNRZ lists positions row by row) overrides this and says so in its rules file.
         """
-        return (_kinds(self.action_type).index(type(action)), dataclasses.astuple(action))
+        # every game's actions are dataclasses, which A, a union of them, does not say to a type checker
+        fields = dataclasses.astuple(cast("DataclassInstance", action))
+        return (_kinds(self.action_type).index(type(action)), fields)
 
     @abc.abstractmethod
     def apply_legal(self, state: S, actions: Mapping[int, A]) -> S:

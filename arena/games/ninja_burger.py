@@ -152,11 +152,12 @@ __all__ = [
 @dataclasses.dataclass(frozen=True)
 class PlayerView:
     seat: int
-    ninja: int | None = card_ids("ninjas")  # the ninja card's id; None while ninjas are being chosen
+    # the ninja card's id; None while ninjas are being chosen
+    ninja: int | None = dataclasses.field(metadata=card_ids("ninjas"))
     honor: int
     money: int
     hand_size: int
-    items: tuple[int, ...] = card_ids("fortune")  # ids of the Ninja Stuff in play
+    items: tuple[int, ...] = dataclasses.field(metadata=card_ids("fortune"))  # ids of the Ninja Stuff in play
     attended: bool  # went to this round's staff meeting
     mission: MissionCard | None  # this round's mission, once revealed
 
@@ -439,7 +440,7 @@ class NinjaBurger(Game[NinjaBurgerState, Action]):
         players = tuple(
             PlayerView(
                 seat=s,
-                ninja=None if state.ninjas[s] is None else state.ninjas[s].id,
+                ninja=None if (ninja := state.ninjas[s]) is None else ninja.id,
                 honor=state.honor[s],
                 money=state.money[s],
                 hand_size=len(state.hands[s]),

@@ -20,10 +20,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from enum import IntEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.games.base import Game, GameSpec, IllegalActionError, evolve
 from arena.games.rng import derive
+
+T = TypeVar("T")
 
 ROUNDS = 9
 HAND_SIZE = 9
@@ -205,7 +207,7 @@ def beaten_piles(card: Card, piles: tuple[tuple[Card, ...], ...]) -> tuple[int, 
     return tuple(i for i, pile in enumerate(piles) if pile and card.beats(pile[-1]))
 
 
-def _replace_at(items: tuple, index: int, value: object) -> tuple:
+def _replace_at(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
     return (*items[:index], value, *items[index + 1 :])
 
 

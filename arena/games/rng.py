@@ -79,7 +79,7 @@ class Draw:
         """Returns one item of a non-empty sequence."""
         return items[self.below(len(items))]
 
-    def shuffle(self, items: MutableSequence) -> None:
+    def shuffle(self, items: MutableSequence[T]) -> None:
         """Shuffles ``items`` in place (Fisher-Yates from the end)."""
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)

@@ -20,6 +20,7 @@ import hashlib
 import math
 import random
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from arena.ratings.elo import Placement, Result, expected_score, rebuild
 from arena.ratings.fit import CENTER, ELO_PER_UNIT, fit
@@ -39,7 +40,7 @@ class Calibration:
     held_out_matches: int
     held_out_pairs: int
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Returns the figures as a JSON object (log losses to 5 decimals)."""
         data = dataclasses.asdict(self)
         data["fit_log_loss"] = round(self.fit_log_loss, 5)

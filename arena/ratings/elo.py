@@ -42,7 +42,8 @@ def expected_score(rating: float, opponent: float) -> float:
     >>> round(expected_score(1600, 1400), 4)
     0.7597
     """
-    return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / SCALE))
+    odds: float = 10.0 ** ((opponent - rating) / SCALE)  # typeshed's float ** float is Any (complex)
+    return 1.0 / (1.0 + odds)
 
 
 def pair_score(rank: int, opponent_rank: int) -> float:

@@ -39,6 +39,7 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from operator import mul
+from typing import Any
 
 from arena.ratings.elo import INITIAL_RATING, expected_score
 from arena.ratings.pairs import PairTable, split_player
@@ -110,7 +111,7 @@ class Standing:
     provisional: bool
     los_next: float | None  # P(this player is stronger than the next row's); None on the last row
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Returns the row as ``arena leaderboard --json`` prints it (Elo to 0.1, LOS to 0.001)."""
         return {
             "rank": self.rank,
@@ -198,7 +199,10 @@ def mle_ratings(table: PairTable) -> dict[str, float]:
     return {p: CENTER + (t - mean) * ELO_PER_UNIT for p, t in zip(players, theta, strict=True)}
 
 
-def _pair_list(table: PairTable, players: Sequence[str]) -> list[tuple[int, int, int, float]]:
+_Pair = tuple[int, int, int, float]  # (i, j, games, score of i), by player index
+
+
+def _pair_list(table: PairTable, players: Sequence[str]) -> list[_Pair]:
     """Returns ``(i, j, games, score of i)`` for every pair that met, by player index."""
     index = {p: i for i, p in enumerate(players)}
     return [(index[a], index[b], r.games, r.score) for a, b, r in table.pairs() if r.games]
@@ -213,7 +217,7 @@ def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
 
 
-def _log_posterior(theta: Sequence[float], pairs: Sequence, prior: float) -> float:
+def _log_posterior(theta: Sequence[float], pairs: Sequence[_Pair], prior: float) -> float:
     """Returns the log-likelihood of the pairs plus the prior's virtual draws (up to a constant)."""
     total = 0.0
     for i, j, n, s in pairs:
@@ -224,7 +228,7 @@ def _log_posterior(theta: Sequence[float], pairs: Sequence, prior: float) -> flo
     return total
 
 
-def _gradient(theta: Sequence[float], pairs: Sequence, prior: float) -> list[float]:
+def _gradient(theta: Sequence[float], pairs: Sequence[_Pair], prior: float) -> list[float]:
     """Returns the gradient of ``_log_posterior``: each player's score minus its expected score."""
     g = [prior * (0.5 - _sigmoid(t)) for t in theta]
     for i, j, n, s in pairs:
@@ -234,7 +238,7 @@ def _gradient(theta: Sequence[float], pairs: Sequence, prior: float) -> list[flo
     return g
 
 
-def _information(theta: Sequence[float], pairs: Sequence, prior: float) -> list[list[float]]:
+def _information(theta: Sequence[float], pairs: Sequence[_Pair], prior: float) -> list[list[float]]:
     """Returns minus the Hessian of ``_log_posterior`` (the observed information matrix)."""
     size = len(theta)
     h = [[0.0] * size for _ in range(size)]
@@ -252,7 +256,7 @@ def _information(theta: Sequence[float], pairs: Sequence, prior: float) -> list[
 
 
 def _newton(
-    players: Sequence[str], pairs: Sequence, prior: float, free: Sequence[int] | range | None
+    players: Sequence[str], pairs: Sequence[_Pair], prior: float, free: Sequence[int] | range | None
 ) -> tuple[list[float], int, list[list[float]]]:
     """Returns the maximizing ``theta``, the number of Newton steps and the Cholesky factor of the
     information at the last step (which moved no rating by more than the tolerance, so it serves

@@ -171,7 +171,8 @@ class PairTable:
                 winner, _, loser = field.partition(WIN_MARK)
                 key, slot = ((winner, loser), 0) if winner < loser else ((loser, winner), 2)
             elif DRAW_MARK in field:
-                key, slot = tuple(field.split(DRAW_MARK, 1)), 1
+                first, second = field.split(DRAW_MARK, 1)
+                key, slot = (first, second), 1
                 if not key[0] < key[1]:
                     raise ValueError(f"draw field {field!r}: players must be sorted and distinct")
             else:

@@ -27,6 +27,7 @@ import dataclasses
 import functools
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from arena.ratings.elo import expected_score
 
@@ -160,7 +161,7 @@ class Sprt:
             return "H0"
         return None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Returns ``{"verdict": "H0" | "H1" | "none", "games", "llr", "lower", "upper"}``."""
         return {
             "verdict": self.verdict or "none",
