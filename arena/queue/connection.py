@@ -9,6 +9,13 @@ The private server listens only on a Unix socket in ``$XDG_STATE_HOME/arena/redi
 collide with), keeps its data there with the append-only file on (``appendonly yes``, ``appendfsync
 everysec``: results and ratings survive a restart of Redis too), and keeps running after the command
 that started it, so later commands (``arena leaderboard``) find the same data. A later command reuses it.
+
+Replies as the type checker sees them: the clients ``connect`` makes decode replies
+(``decode_responses=True``), so every reply is text, but redis-py's signatures say ``bytes | str``
+whatever the client, and its ``hset`` wants a mapping keyed by any encodable type. ``text``,
+``text_list``, ``text_hash`` and the others below say what such a client returns, for the checker only:
+each returns its argument unchanged, no check and no copy. The replay store's client, which keeps bytes,
+does not use them.
 """
 
 from __future__ import annotations
@@ -17,12 +24,20 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import redis
+from redis.typing import (
+    EncodableT,
+    FieldT,
+    StreamRangeResponse,
+    XReadGroupResponse,
+    XReadResponse,
+    ZSetRangeResponse,
+)
 
 from arena.paths import state_dir
 
@@ -33,6 +48,9 @@ LOCAL_HOST, LOCAL_PORT = "127.0.0.1", 6379
 INSTALL_HINT = "install one with: sudo apt-get install redis-server (or set ARENA_REDIS_URL / --redis)"
 
 T = TypeVar("T")
+StreamEntries = list[tuple[str, dict[str, str]]]  # (entry id, fields) of a stream, as XRANGE returns them
+# (entry id, fields) as XREADGROUP returns them: a pending entry since trimmed has no fields
+GroupEntries = list[tuple[str, dict[str, str] | None]]
 
 
 class RedisSetupError(Exception):
@@ -136,3 +154,65 @@ def retrying(
             say(f"{who}: Redis at {shown_url(url)} is unreachable: {reason}; retrying in {wait:g}s")
             time.sleep(wait)
             wait = min(wait * 2, BACKOFF_MAX)
+
+
+def text(reply: bytes | str) -> str:
+    """A text reply of a decoding client (see the module's docstring)."""
+    return cast(str, reply)
+
+
+def maybe_text(reply: bytes | str | None) -> str | None:
+    """A text reply of a decoding client, None for a missing key or field."""
+    return cast("str | None", reply)
+
+
+def text_list(reply: list[bytes | str]) -> list[str]:
+    """A list reply (LRANGE, ZRANGE, HKEYS...) of a decoding client."""
+    return cast("list[str]", reply)
+
+
+def maybe_text_list(reply: list[bytes | str | None]) -> list[str | None]:
+    """A list reply with holes for missing keys or fields (MGET, HMGET) of a decoding client."""
+    return cast("list[str | None]", reply)
+
+
+def text_set(reply: set[bytes | str]) -> set[str]:
+    """A set reply (SMEMBERS) of a decoding client."""
+    return cast("set[str]", reply)
+
+
+def text_hash(reply: dict[bytes | str, bytes | str]) -> dict[str, str]:
+    """A hash reply (HGETALL) of a decoding client."""
+    return cast("dict[str, str]", reply)
+
+
+def hash_fields(fields: Mapping[str, EncodableT]) -> Mapping[FieldT, EncodableT]:
+    """``fields`` as ``hset(mapping=...)`` is typed to take them: redis-py asks for a mapping keyed by any
+    encodable type, which a mapping keyed by text is as far as ``hset`` (which only reads it) goes."""
+    return cast("Mapping[FieldT, EncodableT]", fields)
+
+
+def members(reply: ZSetRangeResponse) -> list[str]:
+    """A sorted set's members (ZRANGE and the like, without scores) from a decoding client."""
+    return cast("list[str]", reply)
+
+
+def scored_members(reply: ZSetRangeResponse) -> list[tuple[str, float]]:
+    """A sorted set's (member, score) pairs (ZRANGE ... WITHSCORES) from a decoding client."""
+    return cast("list[tuple[str, float]]", reply)
+
+
+def stream_entries(reply: StreamRangeResponse | None) -> StreamEntries:
+    """A stream's entries (XRANGE, XREVRANGE) from a decoding client: a list, empty when none match."""
+    return cast(StreamEntries, reply)
+
+
+def stream_reads(reply: XReadResponse) -> list[tuple[str, StreamEntries]]:
+    """What XREAD brings from a decoding client: (stream, its new entries) for each stream with any,
+    each pair a two-item list at run time; empty when the wait ended with nothing new."""
+    return cast("list[tuple[str, StreamEntries]]", reply)
+
+
+def group_reads(reply: XReadGroupResponse) -> list[tuple[str, GroupEntries]]:
+    """What XREADGROUP brings from a decoding client, as ``stream_reads`` says of XREAD."""
+    return cast("list[tuple[str, GroupEntries]]", reply)

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import redis
 
 from arena.queue import keys
+from arena.queue.connection import text_hash
 
 MAX_ATTEMPTS = 3  # runs of one job before it goes to the dead-letter stream
 
@@ -84,7 +85,9 @@ return 1
 """
 
 
-def run_script(client: redis.Redis, script: str, keys: Sequence[str], args: Sequence[str | int]) -> Any:
+def run_script(
+    client: redis.Redis, script: str, keys: Sequence[str], args: Sequence[str | int | bytes]
+) -> Any:
     """Returns what a Lua script returns, through redis-py's ``Script`` (EVALSHA; the text is loaded
     once when the server does not know it yet). ``client`` may be a pipeline that is WATCHing
     (commands run at once)."""
@@ -287,5 +290,5 @@ def begin_job(client: redis.Redis, entry_id: str, match_id: str) -> Taken:
 
 def load_job(client: redis.Redis, match_id: str) -> tuple[MatchJob | None, Mapping[str, str]]:
     """Returns the job and its whole hash (status, attempts, error), or (None, {}) if unknown."""
-    fields = client.hgetall(keys.job(match_id))
+    fields = text_hash(client.hgetall(keys.job(match_id)))
     return (MatchJob.from_json(fields["job"]) if "job" in fields else None), fields

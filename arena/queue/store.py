@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 import redis
+from redis.typing import EncodableT, FieldT
 
 from arena.queue import keys
+from arena.queue.connection import maybe_text, members, stream_entries, text_hash, text_list
 from arena.queue.jobs import (
     MAX_ATTEMPTS,
     TAKE_FUNCTION,
@@ -194,7 +196,9 @@ def record_and_take(
     commands = _record_commands(job, match, sha)
     store = replays.store_for(client)
     entries = {replays.REPLAY: replay.encode(), **(extras or {})}
-    staged = isinstance(store, replays.FolderStore) and _stage(client, store, job.match_id, entries, sha)
+    staged: replays.FolderStore | None = None  # a folder store the entries were staged in
+    if isinstance(store, replays.FolderStore) and _stage(client, store, job.match_id, entries, sha):
+        staged = store
     if isinstance(store, replays.RedisStore):
         commands.append(store.put_command(job.match_id, entries))
     commands.append(["XACK", keys.JOBS_STREAM, keys.WORKERS_GROUP, message_id])
@@ -204,8 +208,8 @@ def record_and_take(
         args += (len(command), *command)
     script_keys = (keys.RECORDED_SET, keys.JOBS_STREAM, keys.job(job.match_id))
     outcome, reply = run_script(client, _RECORD, script_keys, args)
-    if staged and (outcome == 1 or recorded_digest(client, job.match_id) == sha):
-        commit_staged(client, store, job.match_id, sha)
+    if staged is not None and (outcome == 1 or recorded_digest(client, job.match_id) == sha):
+        commit_staged(client, staged, job.match_id, sha)
     return outcome == 1, taken_from(reply)
 
 
@@ -256,14 +260,14 @@ def replay_text(client: redis.Redis, match_id: str) -> str | None:
     data = replays.store_for(client).get(match_id, replays.REPLAY)
     if data is not None:
         return data.decode()
-    return client.get(keys.replay(match_id))
+    return maybe_text(client.get(keys.replay(match_id)))
 
 
-def _record_commands(job: MatchJob, match: MatchRecord, sha: str) -> list[list[str]]:
+def _record_commands(job: MatchJob, match: MatchRecord, sha: str) -> list[Sequence[str | bytes]]:
     """Returns the writes of recording a match, as commands (the replay's own write aside)."""
     placements = placements_json(match, job)
     fields = match_fields(rated_placements(placements))
-    commands = [
+    commands: list[Sequence[str | bytes]] = [
         ["SADD", keys.RECORDED_SET, job.match_id],
         ["SET", keys.result(job.match_id), record_json(match, job.match_id, sha, time.time())],
         ["RPUSH", keys.results(job.game), stored_placements(placements)],
@@ -308,7 +312,11 @@ def fail(client: redis.Redis, job: MatchJob, message_id: str, error: str, attemp
                     status = JobStatus.RECORDED
                 elif attempts >= MAX_ATTEMPTS:
                     status = JobStatus.DEAD
-                    fields = {"match_id": job.match_id, "attempts": attempts, "error": error}
+                    fields: dict[FieldT, EncodableT] = {
+                        "match_id": job.match_id,
+                        "attempts": attempts,
+                        "error": error,
+                    }
                     pipe.xadd(
                         keys.DEAD_STREAM, {**fields, "job": job.to_json(), "time": f"{time.time():.3f}"}
                     )
@@ -341,7 +349,7 @@ def iter_results(client: redis.Redis, game: str, page: int = RESULTS_PAGE) -> It
     too: the list only grows, at its end."""
     start = 0
     while True:
-        chunk = client.lrange(keys.results(game), start, start + page - 1)
+        chunk = text_list(client.lrange(keys.results(game), start, start + page - 1))
         yield from (placements_fields(text) for text in chunk)
         if len(chunk) < page:
             return
@@ -359,10 +367,10 @@ def save_tournament(client: redis.Redis, tournament_id: str, meta: Mapping[str, 
 
 def tournaments(client: redis.Redis, limit: int = 20) -> list[dict[str, str]]:
     """Returns the most recent tournaments' hashes (with their id), newest first."""
-    ids = client.zrevrange(keys.TOURNAMENTS_SET, 0, limit - 1)
-    return [{"id": tid, **client.hgetall(keys.tournament(tid))} for tid in ids]
+    ids = members(client.zrevrange(keys.TOURNAMENTS_SET, 0, limit - 1))
+    return [{"id": tid, **text_hash(client.hgetall(keys.tournament(tid)))} for tid in ids]
 
 
 def dead_letters(client: redis.Redis, limit: int = 20) -> list[dict[str, str]]:
     """Returns the newest dead-letter entries (match_id, attempts, error), newest first."""
-    return [fields for _, fields in client.xrevrange(keys.DEAD_STREAM, count=limit)]
+    return [fields for _, fields in stream_entries(client.xrevrange(keys.DEAD_STREAM, count=limit))]

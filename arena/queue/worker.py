@@ -48,7 +48,7 @@ from arena.games import get_game
 from arena.games.base import Game
 from arena.paths import state_dir
 from arena.queue import health, keys, store
-from arena.queue.connection import retrying
+from arena.queue.connection import GroupEntries, group_reads, retrying
 from arena.queue.jobs import (
     MAX_ATTEMPTS,
     JobError,
@@ -192,9 +192,9 @@ class Worker:
         read = self.client.xreadgroup(
             keys.WORKERS_GROUP, self.consumer, {keys.JOBS_STREAM: ">"}, count=1, block=block_ms
         )
-        return self._first_entry(read[0][1] if read else [])
+        return self._first_entry(group_reads(read)[0][1] if read else [])
 
-    def _first_entry(self, entries: list) -> tuple[str, str] | None:
+    def _first_entry(self, entries: GroupEntries) -> tuple[str, str] | None:
         for entry_id, fields in entries:
             if fields is None:  # trimmed from the stream while pending: nothing to run
                 self.client.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, entry_id)
@@ -248,7 +248,7 @@ class Worker:
             )
         except (OSError, replays.ReplayStoreError) as exc:  # a full disk is retried; a refused id is dead
             refused = isinstance(exc, replays.ReplayStoreError)
-            why = f"{exc.strerror}: {exc.filename}" if getattr(exc, "filename", None) else str(exc)
+            why = f"{exc.strerror}: {exc.filename}" if isinstance(exc, OSError) and exc.filename else str(exc)
             error = f"the replay store ({replays.store_for(self.client).describe()}) failed: {why}"
             self._fail(job, entry_id, error, MAX_ATTEMPTS if refused else played.attempts)
             return None

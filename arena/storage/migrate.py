@@ -26,6 +26,7 @@ import redis
 
 from arena.games import GAMES
 from arena.queue import keys, store
+from arena.queue.connection import hash_fields, maybe_text
 from arena.ratings.pairs import match_fields
 from arena.storage import replays
 
@@ -137,7 +138,7 @@ def _count_pair_table(client: redis.Redis, game: str) -> int:
                 pipe.multi()
                 pipe.delete(temporary)
                 if counts:
-                    pipe.hset(temporary, mapping=counts)
+                    pipe.hset(temporary, mapping=hash_fields(counts))
                     pipe.rename(temporary, keys.pairs(game))
                 pipe.set(updates, matches)
                 pipe.execute()
@@ -148,12 +149,12 @@ def _count_pair_table(client: redis.Redis, game: str) -> int:
 
 def _move(client: redis.Redis, target: replays.ReplayStore, match_id: str, report: MigrationReport) -> None:
     """Moves one match's old replay into the store and gives its result the new shape."""
-    text = client.get(keys.replay(match_id))
+    text = maybe_text(client.get(keys.replay(match_id)))
     if text is None:  # moved meanwhile by another migration
         return
     target.put(match_id, replays.REPLAY, text.encode())
     with client.pipeline() as pipe:
-        result = client.get(keys.result(match_id))
+        result = maybe_text(client.get(keys.result(match_id)))
         if result is not None:
             pipe.set(keys.result(match_id), new_shape(result, text, time.time()))
         pipe.delete(keys.replay(match_id))

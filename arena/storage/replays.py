@@ -60,7 +60,7 @@ import weakref
 import zlib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import redis
 import zstandard
@@ -420,20 +420,22 @@ class RedisStore(ReplayStore):
         self.client.hset(keys.stored(check_match_id(match_id)), check_kind(kind), stored)
 
     def read(self, match_id: str, kind: str) -> bytes | None:
-        return self.client.hget(keys.stored(check_match_id(match_id)), check_kind(kind))
+        # this client keeps bytes (decode_responses off); redis-py's signature says bytes | str for any
+        return cast("bytes | None", self.client.hget(keys.stored(check_match_id(match_id)), check_kind(kind)))
 
     def delete(self, match_id: str, kind: str | None = None) -> int:
         key = keys.stored(check_match_id(match_id))
         if kind is not None:
             return int(self.client.hdel(key, check_kind(kind)))
         with self.client.pipeline() as pipe:
-            pipe.hlen(key).delete(key)
+            pipe.hlen(key)
+            pipe.delete(key)
             return int(pipe.execute()[0])
 
     def entries(self) -> Iterator[tuple[str, str, int]]:
         for key in self.client.scan_iter(match=keys.stored("*"), count=1000):
             match_id = key.decode().removeprefix(keys.stored(""))
-            for kind in self.client.hkeys(key):
+            for kind in cast("list[bytes]", self.client.hkeys(key)):  # bytes, as in ``read``
                 yield match_id, kind.decode(), int(self.client.hstrlen(key, kind))
 
     def describe(self) -> str:

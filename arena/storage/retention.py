@@ -26,6 +26,7 @@ import redis
 
 from arena.games import GAMES
 from arena.queue import jobs, keys, store
+from arena.queue.connection import hash_fields, maybe_text_list, scored_members, text_list
 from arena.queue.jobs import run_script
 from arena.storage import replays
 
@@ -69,7 +70,7 @@ def set_retention(client: redis.Redis, limits: Retention) -> None:
     for name, value in dataclasses.asdict(limits).items():
         if not 0 <= value <= MAX_LIMIT:
             raise ValueError(f"{name.replace('_', '-')} must be 0 (no limit) to {MAX_LIMIT}, got {value}")
-    client.hset(keys.RETENTION, mapping=dataclasses.asdict(limits))
+    client.hset(keys.RETENTION, mapping=hash_fields(dataclasses.asdict(limits)))
 
 
 def retention(client: redis.Redis) -> Retention:
@@ -143,8 +144,10 @@ def settle_pending(client: redis.Redis, now: float, report: SweepReport) -> None
     hour after they were staged (a rerun's fresh files stay)."""
     target = replays.store_for(client)
     while True:
-        due = client.zrangebyscore(
-            keys.STORE_PENDING, "-inf", now - ORPHAN_AGE, start=0, num=PAGE, withscores=True
+        due = scored_members(
+            client.zrangebyscore(
+                keys.STORE_PENDING, "-inf", now - ORPHAN_AGE, start=0, num=PAGE, withscores=True
+            )
         )
         removed = 0
         for match_id, score in due:
@@ -188,7 +191,7 @@ def _delete(client: redis.Redis, match_ids: Iterable[str]) -> int:
 
 def _results(client: redis.Redis, match_ids: list[str]) -> list[dict]:
     """Returns the stored result of each match id ({} where none is stored), in order."""
-    texts = client.mget([keys.result(m) for m in match_ids]) if match_ids else []
+    texts = maybe_text_list(client.mget([keys.result(m) for m in match_ids])) if match_ids else []
     return [store.result_fields(t) if t else {} for t in texts]
 
 
@@ -219,14 +222,14 @@ def _sweep_per_bot(client: redis.Redis, game: str, keep: int) -> int:
 
     def kept_by(bot: str) -> set[str]:
         if bot not in newest:
-            newest[bot] = set(client.lrange(keys.bot_matches(game, bot), -keep, -1))
+            newest[bot] = set(text_list(client.lrange(keys.bot_matches(game, bot), -keep, -1)))
         return newest[bot]
 
-    for bot in sorted(client.hkeys(keys.played_versions(game))):
+    for bot in sorted(text_list(client.hkeys(keys.played_versions(game)))):
         key = keys.bot_matches(game, bot)
         start, end = int(client.hget(cursors, key) or 0), client.llen(key) - keep
         while start < end:
-            ids = client.lrange(key, start, min(end, start + PAGE) - 1)
+            ids = text_list(client.lrange(key, start, min(end, start + PAGE) - 1))
             beyond = [
                 m
                 for m, result in zip(ids, _results(client, ids), strict=True)
