@@ -271,7 +271,7 @@ class _Inflater(io.RawIOBase):
         """Returns up to ``size`` decompressed bytes (b"" at the end of the gzip stream)."""
         size = size if size is not None and size > 0 else CHUNK
         while not self._zlib.eof:
-            data = self._zlib.unconsumed_tail
+            data: bytes | memoryview = self._zlib.unconsumed_tail
             if not data:
                 data = self._data[self._position : self._position + CHUNK]
                 self._position += len(data)
@@ -293,7 +293,7 @@ class _CheckedInfo(tarfile.TarInfo):
     """A tar header that refuses an oversized or endlessly chained extended header before reading it
     (see the module docstring)."""
 
-    def _proc_member(self, tarfile: tarfile.TarFile) -> tarfile.TarInfo:  # type: ignore[override]
+    def _proc_member(self, tarfile: tarfile.TarFile) -> tarfile.TarInfo:
         if self.type in HEADER_TYPES:
             if self.size > HEADER_BYTES:
                 raise ArchiveError(

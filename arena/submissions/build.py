@@ -27,6 +27,7 @@ copy away.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import shlex
@@ -40,7 +41,6 @@ import threading
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import IO
 
 import redis
 
@@ -301,7 +301,7 @@ def _wait(
     return code, bytes(kept), packed[0]
 
 
-def _read_result(pipe: IO[bytes], packed: list[bytes | None], proc: subprocess.Popen) -> None:
+def _read_result(pipe: io.BufferedReader, packed: list[bytes | None], proc: subprocess.Popen) -> None:
     """Reads the packed result up to the unpacked limit; past it, stops the build and keeps None."""
     data = bytearray()
     while chunk := pipe.read1(65536):
@@ -339,7 +339,7 @@ def _too_much() -> str:
     )
 
 
-def _keep_tail(pipe: IO[bytes], kept: bytearray) -> None:
+def _keep_tail(pipe: io.BufferedReader, kept: bytearray) -> None:
     """Reads the build's output to its end, keeping the last OUTPUT_KEPT bytes."""
     with pipe:
         while chunk := pipe.read1(65536):

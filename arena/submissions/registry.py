@@ -45,6 +45,7 @@ import redis
 from arena.bots import builtin_bots
 from arena.games import GAMES, get_game
 from arena.queue import keys
+from arena.queue.connection import hash_fields, maybe_text_list, text_hash, text_set
 from arena.ratings.pairs import player_id
 from arena.referee.processes import BotSpec, builtin_spec
 from arena.referee.sandbox import declared_variables
@@ -297,7 +298,7 @@ def submit(
         while True:
             try:
                 pipe.watch(keys.bot(name))
-                existing = pipe.hgetall(keys.bot(name))
+                existing = text_hash(pipe.hgetall(keys.bot(name)))
                 new_secret = _authorize(name, existing, secret)
                 nonce = existing.get("nonce", "") if existing else secrets.token_hex(8)
                 record = checked.record(nonce)
@@ -310,10 +311,10 @@ def submit(
                 fields |= {"secret_hash": _renewed_secret(existing, new_secret or secret or "")}
                 fields |= {"version" if activate else "candidate": record["version"]}
                 pipe.multi()
-                pipe.hset(keys.bot_version(record["version"]), mapping=record)
+                pipe.hset(keys.bot_version(record["version"]), mapping=hash_fields(record))
                 pipe.sadd(keys.bot_versions(name), record["version"])
                 pipe.hdel(keys.bot(name), "secret_sha256", *(["candidate"] if activate else []))
-                pipe.hset(keys.bot(name), mapping=fields)
+                pipe.hset(keys.bot(name), mapping=hash_fields(fields))
                 pipe.sadd(keys.BOTS_SET, name)
                 pipe.execute()
                 break
@@ -344,12 +345,13 @@ def _renewed_secret(existing: dict[str, str], secret: str) -> str:
 
 def load(client: redis.Redis, name: str) -> Submission | None:
     """Returns the submitted bot called ``name``, or None."""
-    fields = client.hgetall(keys.bot(name))
+    fields = text_hash(client.hgetall(keys.bot(name)))
     if not fields:
         return None
     version, candidate = fields.get("version", ""), fields.get("candidate", "")
     names = ["kind", "entry", "builtin", "packed_bytes", "files", "build"]
-    kind, entry, builtin, packed, files, build = client.hmget(keys.bot_version(version or candidate), names)
+    version_fields = maybe_text_list(client.hmget(keys.bot_version(version or candidate), names))
+    kind, entry, builtin, packed, files, build = version_fields
     return Submission(
         name=name,
         games=tuple(fields["games"].split(",")),
@@ -361,7 +363,7 @@ def load(client: redis.Redis, name: str) -> Submission | None:
         files=int(files or 0),
         created=float(fields.get("created", 0)),
         updated=float(fields.get("updated", 0)),
-        versions=tuple(sorted(client.smembers(keys.bot_versions(name)))),
+        versions=tuple(sorted(text_set(client.smembers(keys.bot_versions(name))))),
         candidate=candidate,
         build=tuple(json.loads(build)) if build else (),
     )
@@ -369,7 +371,7 @@ def load(client: redis.Redis, name: str) -> Submission | None:
 
 def list_all(client: redis.Redis, game: str | None = None) -> list[Submission]:
     """Returns every submitted bot (those playing ``game`` if given), by name."""
-    found = (load(client, name) for name in sorted(client.smembers(keys.BOTS_SET)))
+    found = (load(client, name) for name in sorted(text_set(client.smembers(keys.BOTS_SET))))
     return [s for s in found if s is not None and (game is None or game in s.games)]
 
 
@@ -398,15 +400,15 @@ def remove(client: redis.Redis, name: str, secret: str) -> int:
 def _remove_watched(pipe: redis.client.Pipeline, name: str, secret: str) -> list[str]:
     """Checks the secret and queues the removal of bot ``name`` on a watching ``pipe`` (see
     ``remove``); returns the versions that go with it."""
-    fields = pipe.hgetall(keys.bot(name))
+    fields = text_hash(pipe.hgetall(keys.bot(name)))
     if not fields:
         raise SubmissionError(f"no submitted bot {shown_name(name)!r}: see 'arena bots list'")
     if not verify_secret(_stored_secret(fields), secret):
         raise SubmissionError(f"wrong owner secret for bot {name}")
-    mine = pipe.smembers(keys.bot_versions(name))
+    mine = text_set(pipe.smembers(keys.bot_versions(name)))
     others: set[str] = set()
-    for other in pipe.smembers(keys.BOTS_SET) - {name}:
-        others |= pipe.smembers(keys.bot_versions(other))
+    for other in text_set(pipe.smembers(keys.BOTS_SET)) - {name}:
+        others |= text_set(pipe.smembers(keys.bot_versions(other)))
     gone = sorted(mine - others)
     pipe.multi()
     pipe.delete(keys.bot(name), keys.bot_versions(name), *(keys.bot_version(v) for v in gone))
@@ -434,7 +436,8 @@ def resolve(client: redis.Redis, game: str, name: str) -> str:
         return submission.version
     if name in builtin_bots(game):
         version = builtin_version(name, (game,))
-        client.hset(keys.bot_version(version), mapping={"kind": BUILTIN, "builtin": name, "version": version})
+        fields = {"kind": BUILTIN, "builtin": name, "version": version}
+        client.hset(keys.bot_version(version), mapping=hash_fields(fields))
         return version
     if submission is not None:
         raise SubmissionError(f"bot {name} does not play {game} (it plays {', '.join(submission.games)})")
@@ -448,7 +451,8 @@ def bot_spec(client: redis.Redis, game: str, name: str, version: str, cache: Pat
     """Returns how a worker runs seat ``name`` at ``version``, unpacking the version if needed."""
     if not VERSION_PATTERN.fullmatch(version):
         raise SubmissionError(f"bot {name}: malformed version {version!r}")
-    kind, builtin, entry = client.hmget(keys.bot_version(version), ["kind", "builtin", "entry"])
+    stored_fields = client.hmget(keys.bot_version(version), ["kind", "builtin", "entry"])
+    kind, builtin, entry = maybe_text_list(stored_fields)
     if kind is None:
         raise VersionGone(f"bot {name} version {version} is not stored (removed?): resubmit the bot")
     if kind == BUILTIN:
@@ -456,6 +460,7 @@ def bot_spec(client: redis.Redis, game: str, name: str, version: str, cache: Pat
         if builtin not in bots:
             raise SubmissionError(f"bot {name}: {builtin!r} is not a built-in bot of {game}")
         return builtin_spec(game, builtin, name)
+    assert entry is not None  # a directory version always has its entry (Draft.record)
     stored = json.loads(entry)
     folder = unpacked(client, version, stored, cache)
     declared, argv = declared_variables(stored)
@@ -479,7 +484,8 @@ def unpacked(
     final = cache / version
     if final.is_dir():
         return final
-    text, build, nonce = client.hmget(keys.bot_version(version), ["archive", "build", "nonce"])
+    stored_fields = client.hmget(keys.bot_version(version), ["archive", "build", "nonce"])
+    text, build, nonce = maybe_text_list(stored_fields)
     if text is None:
         raise SubmissionError(f"bot version {version} has no stored files: resubmit the bot")
     archive = base64.b64decode(text)

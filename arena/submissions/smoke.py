@@ -30,6 +30,7 @@ from pathlib import Path
 import redis
 
 from arena.queue import keys
+from arena.queue.connection import hash_fields, maybe_text, text_hash
 from arena.queue.jobs import JobStatus, MatchJob, enqueue, ensure_group, run_script
 from arena.referee.runner import GameResult
 from arena.schedule import regression
@@ -53,7 +54,7 @@ def request_smoke(client: redis.Redis, bot_name: str, version: str) -> str:
     """Queues a smoke match of ``bot_name`` at ``version`` against ``random`` in the bot's first game,
     marks the version's status pending and returns the match id; raises SubmissionError for an
     unknown bot or a version that is not the bot's."""
-    games = client.hget(keys.bot(bot_name), "games")
+    games = maybe_text(client.hget(keys.bot(bot_name), "games"))
     if not games:
         raise registry.SubmissionError(f"no submitted bot {bot_name!r}: see 'arena bots list'")
     if not client.sismember(keys.bot_versions(bot_name), version):
@@ -65,7 +66,8 @@ def request_smoke(client: redis.Redis, bot_name: str, version: str) -> str:
         match_id, game, secrets.randbits(40), (bot_name, OPPONENT), versions=(version, opponent), smoke=True
     )
     fields = {"status": SmokeStatus.PENDING.value, "reason": "", "log": "", "match_id": match_id}
-    client.hset(keys.smoke(version), mapping={**fields, "bot": bot_name, "updated": repr(time.time())})
+    fields |= {"bot": bot_name, "updated": repr(time.time())}
+    client.hset(keys.smoke(version), mapping=hash_fields(fields))
     ensure_group(client)
     enqueue(client, job)
     return match_id
@@ -74,7 +76,7 @@ def request_smoke(client: redis.Redis, bot_name: str, version: str) -> str:
 def status(client: redis.Redis, version: str) -> dict[str, str]:
     """Returns the version's smoke status (status, reason, log, match_id, bot, updated), or {} when
     no smoke match was ever requested for it."""
-    return client.hgetall(keys.smoke(version))
+    return text_hash(client.hgetall(keys.smoke(version)))
 
 
 def verdict(result: GameResult, bot: str) -> tuple[bool, str, str]:
