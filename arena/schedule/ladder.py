@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 import redis
 
@@ -42,6 +43,7 @@ from arena.bots import builtin_bots
 from arena.games import get_game
 from arena.games.rng import derive
 from arena.queue import keys, store
+from arena.queue.connection import stream_reads
 from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, enqueue, ensure_group
 from arena.ratings.fit import Fit, fit
 from arena.ratings.pairing import RANDOM_SHARE, Choice, choose_group
@@ -130,7 +132,12 @@ class Ladder:
     def open(self) -> int:
         """Creates the ladder's record unless it exists; returns the matches scheduled before."""
         ensure_group(self.client)
-        meta = {"game": self.spec.game, "format": FORMAT, "bots": ",".join(self.spec.bots), "total": 0}
+        meta: dict[str, str | int] = {
+            "game": self.spec.game,
+            "format": FORMAT,
+            "bots": ",".join(self.spec.bots),
+            "total": 0,
+        }
         store.save_tournament(self.client, self.id, {**meta, "players": self.spec.players})
         self.scheduled = int(self.client.hget(keys.tournament(self.id), "total") or 0)
         return self.scheduled
@@ -248,13 +255,25 @@ class Ladder:
                 tally[status].update(self.pending.pop(match_id))
 
 
+class Guard(Protocol):
+    """Runs one Redis exchange and returns what it returns, for any type of result (the CLI's and the
+    server's retry it while Redis is unreachable)."""
+
+    def __call__(self, action: Callable[[], T], /) -> T: ...
+
+
+def unguarded(action: Callable[[], T]) -> T:
+    """The ``Guard`` that runs the exchange once."""
+    return action()
+
+
 def run(
     ladder: Ladder,
     ahead: int,
     matches: int | None,
     workers_gone: Callable[[], bool],
     on_progress: Callable[[int], None],
-    guard: Callable[[Callable[[], T]], T] = lambda action: action(),
+    guard: Guard = unguarded,
     stopped: Callable[[], bool] = lambda: False,
 ) -> None:
     """Keeps ``ahead`` of the ladder's matches queued until stopped (KeyboardInterrupt, or ``stopped``
@@ -284,7 +303,8 @@ def run(
         if until is not None and finished >= until:
             return
         guard(lambda: ladder.fill(ahead, until))
-        read = guard(lambda s={stream: last}: ladder.client.xread(s, count=500, block=WAKE_MS))
+        wait = functools.partial(ladder.client.xread, {stream: last}, count=500, block=WAKE_MS)
+        read = stream_reads(guard(wait))
         for _, entries in read or []:
             last = entries[-1][0]
         if not read and workers_gone():

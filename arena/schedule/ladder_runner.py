@@ -33,7 +33,7 @@ import redis
 
 from arena.console import say
 from arena.queue import keys
-from arena.queue.connection import retrying
+from arena.queue.connection import maybe_text, retrying, text_hash
 from arena.schedule.ladder import Ladder, LadderError, LadderSpec, run
 from arena.seeds import platform_key
 from arena.submissions import registry
@@ -92,7 +92,7 @@ class LadderRunner:
 
     def listing(self) -> list[dict[str, Any]]:
         """Returns every recorded ladder (running or failed) with its match counts, by id."""
-        records = self.client.hgetall(keys.LADDERS)
+        records = text_hash(self.client.hgetall(keys.LADDERS))
         return [self.describe(lid, _load(text)) for lid, text in sorted(records.items())]
 
     def running(self) -> list[str]:
@@ -112,7 +112,9 @@ class LadderRunner:
 
     def resume(self) -> list[str]:
         """Starts a thread for every ladder recorded as running (at server start); returns their ids."""
-        records = retrying(self.url, lambda: self.client.hgetall(keys.LADDERS), self.log, who="arena server")
+        records = text_hash(
+            retrying(self.url, lambda: self.client.hgetall(keys.LADDERS), self.log, who="arena server")
+        )
         resumed = []
         for ladder_id, text in sorted(records.items()):
             record = _load(text)
@@ -142,7 +144,7 @@ class LadderRunner:
 
     def _record(self, ladder_id: str) -> dict[str, Any] | None:
         """Returns the ladder's stored record, None if there is none."""
-        text = self.client.hget(keys.LADDERS, ladder_id)
+        text = maybe_text(self.client.hget(keys.LADDERS, ladder_id))
         return None if text is None else _load(text)
 
     def _alive(self, ladder_id: str) -> bool:

@@ -175,7 +175,12 @@ def queue(client: redis.Redis, spec: TournamentSpec, key: bytes) -> tuple[list[M
     check_versions(client, spec)
     jobs = plan(spec, key)
     ensure_group(client)
-    meta = {"game": spec.game, "format": spec.format, "bots": ",".join(spec.bots), "total": len(jobs)}
+    meta: dict[str, str | int] = {
+        "game": spec.game,
+        "format": spec.format,
+        "bots": ",".join(spec.bots),
+        "total": len(jobs),
+    }
     store.save_tournament(
         client, spec.tournament_id, {**meta, "players": spec.players, "rounds": spec.rounds}
     )

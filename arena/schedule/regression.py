@@ -40,6 +40,7 @@ from collections.abc import Callable
 import redis
 
 from arena.queue import keys
+from arena.queue.connection import maybe_text, maybe_text_list, members, text_hash, text_set
 from arena.queue.jobs import run_script
 from arena.ratings.sprt import PENTANOMIAL, SprtParams, SprtSpecError, score_rate
 from arena.schedule.series import DROP_FUNCTION, State, advance, drop_args, feed, test_of
@@ -176,7 +177,7 @@ def _widest_needed(params: SprtParams, budget: int) -> float | None:
 def previous(client: redis.Redis, bot: str) -> str:
     """Returns the bot's active version, the one a new version is tested against; raises
     SubmissionError when the bot has none (a first submission has nothing to regress from)."""
-    version = client.hget(keys.bot(bot), "version")
+    version = maybe_text(client.hget(keys.bot(bot), "version"))
     if not version:
         raise SubmissionError(
             f"--test-against previous: bot {bot} has no active version to test against; "
@@ -201,7 +202,7 @@ def request(client: redis.Redis, bot: str, new: str, old: str, wanted: Request) 
     Raises SubmissionError for an unknown bot, or when ``new`` is ``old`` (nothing to test)."""
     if new == old:
         raise SubmissionError(f"bot {bot}: version {new} is the active one already; nothing to test")
-    games = client.hget(keys.bot(bot), "games")
+    games = maybe_text(client.hget(keys.bot(bot), "games"))
     if not games:
         raise SubmissionError(f"no submitted bot {bot!r}: see 'arena bots list'")
     p = wanted.params
@@ -288,7 +289,8 @@ def sweep(client: redis.Redis, bot: str) -> list[str]:
     index = keys.regression_series(bot)
     # Every version the bot has had, and those in its set of series: a series requested before the set
     # existed is found too (and joins the set when cancelled, so the newest series lists it).
-    versions = sorted(client.smembers(keys.bot_versions(bot)) | set(client.zrange(index, 0, -1)))
+    had = text_set(client.smembers(keys.bot_versions(bot)))
+    versions = sorted(had | set(members(client.zrange(index, 0, -1))))
     with client.pipeline(transaction=False) as pipe:
         for version in versions:
             pipe.hget(keys.regression(version), "state")
@@ -298,7 +300,7 @@ def sweep(client: redis.Redis, bot: str) -> list[str]:
         args = (version, *states, repr(time.time()), *drop_args(version)[1:])
         series_keys = (keys.regression(version), keys.bot(bot), keys.REGRESSION_QUEUE)
         if run_script(client, _CANCEL, series_keys, args):
-            fields = client.hgetall(keys.regression(version))  # counts are frozen now: no game counts
+            fields = text_hash(client.hgetall(keys.regression(version)))  # counts are frozen: no game counts
             client.hset(keys.regression(version), "llr", repr(test_of(fields).llr))
             client.zadd(index, {version: float(fields["created"])}, nx=True)
             cancelled.append(version)
@@ -316,7 +318,7 @@ def status(client: redis.Redis, version: str) -> dict | None:
     elo0, elo1, alpha, beta, games, max_games, wins, draws, losses (of the new version), pentanomial,
     bot, game, new, old, and ``superseded``: the bot's series requested before this one and cancelled
     (new, old, games, reason), newest first, at most ``SHOWN_CANCELLED``."""
-    fields = client.hgetall(keys.regression(version))
+    fields = text_hash(client.hgetall(keys.regression(version)))
     if not fields:
         return None
     test = test_of(fields)
@@ -346,8 +348,9 @@ def _cancelled_before(client: redis.Redis, fields: dict[str, str]) -> list[dict]
     first (new, old, games, reason), at most ``SHOWN_CANCELLED``."""
     index = keys.regression_series(fields["bot"])
     found = []
-    for version in client.zrevrangebyscore(index, f"({fields['created']}", "-inf", start=0, num=20):
-        other = client.hgetall(keys.regression(version))
+    earlier = members(client.zrevrangebyscore(index, f"({fields['created']}", "-inf", start=0, num=20))
+    for version in earlier:
+        other = text_hash(client.hgetall(keys.regression(version)))
         if other.get("state") == State.CANCELLED:
             games = 2 * sum(int(other.get(f"p{k}", 0)) for k in range(PENTANOMIAL))
             found.append(
@@ -366,7 +369,7 @@ def for_bot(client: redis.Redis, candidate: str, version: str, bot: str = "") ->
         found = status(client, wanted) if wanted else None
         if found is not None:
             return found
-    latest = client.zrange(keys.regression_series(bot), -1, -1) if bot else []
+    latest = members(client.zrange(keys.regression_series(bot), -1, -1)) if bot else []
     found = status(client, latest[0]) if latest else None
     return found if found is not None and found["state"] == State.CANCELLED else None
 
@@ -428,6 +431,6 @@ def submit_tested(
 def for_name(client: redis.Redis, bot: str, game: str) -> dict | None:
     """Returns the regression series of a submitted bot's newest version (``for_bot``) when it is
     played in ``game``, or None (a built-in or unknown bot has none)."""
-    candidate, version = client.hmget(keys.bot(bot), ["candidate", "version"])
+    candidate, version = maybe_text_list(client.hmget(keys.bot(bot), ["candidate", "version"]))
     found = for_bot(client, candidate or "", version or "", bot)
     return found if found is not None and found["game"] == game else None

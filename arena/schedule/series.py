@@ -29,6 +29,7 @@ import time
 import redis
 
 from arena.queue import keys
+from arena.queue.connection import hash_fields, scored_members, text_hash
 from arena.queue.jobs import JobStatus, MatchJob, enqueue_waiting, run_script
 from arena.queue.store import FINISH_JOB_FUNCTION, JOB_TTL
 from arena.ratings.sprt import PENTANOMIAL, Sprt, SprtParams
@@ -107,7 +108,7 @@ def advance(client: redis.Redis, version: str) -> str | None:
         while True:
             try:
                 pipe.watch(key)
-                fields = pipe.hgetall(key)
+                fields = text_hash(pipe.hgetall(key))
                 if fields.get("state") != State.RUNNING:
                     return fields.get("verdict") or None
                 verdict, reason = _decide(client, fields)
@@ -116,7 +117,7 @@ def advance(client: redis.Redis, version: str) -> str | None:
                 else:  # enqueueing is idempotent: a retry after a WatchError queues nothing twice
                     update = {"queued": str(_queue_pairs(client, version, fields))}
                 pipe.multi()
-                pipe.hset(key, mapping=update)
+                pipe.hset(key, mapping=hash_fields(update))
                 pipe.execute()
                 break
             except redis.WatchError:
@@ -187,10 +188,10 @@ def feed(client: redis.Redis) -> int:
     Design detail: a series leaves the starved set only after its advance, and only if it was not
     noted again meanwhile, so a worker dying in between leaves it there for the next feed."""
     advanced = 0
-    oldest = client.zrange(keys.REGRESSION_STARVED, 0, 0, withscores=True)
+    oldest = scored_members(client.zrange(keys.REGRESSION_STARVED, 0, 0, withscores=True))
     for _ in range(client.zcard(keys.REGRESSION_STARVED) + 1 if oldest else 0):
         if advanced:
-            oldest = client.zrange(keys.REGRESSION_STARVED, 0, 0, withscores=True)
+            oldest = scored_members(client.zrange(keys.REGRESSION_STARVED, 0, 0, withscores=True))
         if not oldest or client.llen(keys.REGRESSION_QUEUE) + 2 > QUEUE_CAP:
             break
         version, score = oldest[0]
@@ -267,8 +268,8 @@ def finish_game(client: redis.Redis, job: MatchJob, record: MatchRecord, entry_i
         raise ValueError(f"{job.match_id} is not a game of a regression series")
     version, pair, half = found
     points = half_points(record, 0 if half == "a" else 1)  # the new version's seat (game_job)
-    args = (job.match_id, keys.WORKERS_GROUP, entry_id, JobStatus.RECORDED.value, JOB_TTL)
-    args += (str(pair), half, str(points), State.RUNNING.value)
+    args: tuple[str | int, ...] = (job.match_id, keys.WORKERS_GROUP, entry_id, JobStatus.RECORDED.value)
+    args += (JOB_TTL, str(pair), half, str(points), State.RUNNING.value)
     script_keys = (keys.RECORDED_SET, keys.JOBS_STREAM, keys.job(job.match_id), keys.regression(version))
     new = bool(run_script(client, _FINISH_GAME, script_keys, args))
     feed(client)  # series that waited for room first, then this one

@@ -18,6 +18,7 @@ import redis
 from arena.bots import builtin_bots
 from arena.games import GameError, get_game
 from arena.queue import keys, store
+from arena.queue.connection import maybe_text, stream_entries, text_hash
 from arena.queue.jobs import ensure_group
 from arena.schedule import plan
 from arena.schedule.plan import TournamentSpec
@@ -89,7 +90,7 @@ def start(client: redis.Redis, spec: TournamentSpec) -> tuple[int, int]:
 def progress(client: redis.Redis, tournament_id: str) -> dict[str, Any] | None:
     """Returns a tournament's description with its counts (``total``, ``recorded``, ``dead``, ``done``
     as integers), or None if there is no such tournament."""
-    meta = client.hgetall(keys.tournament(tournament_id))
+    meta = text_hash(client.hgetall(keys.tournament(tournament_id)))
     if not meta:
         return None
     counts = {k: int(meta.get(k) or 0) for k in ("total", "recorded", "dead")}
@@ -111,10 +112,10 @@ def results_page(client: redis.Redis, tournament_id: str, after: str, limit: int
     if not STREAM_ID.fullmatch(after):
         raise TournamentError(f"malformed page position {after[:40]!r}: give the 'next' of the previous page")
     start = f"({after}" if after != "0" else "-"
-    entries = client.xrange(keys.tournament_done(tournament_id), min=start, count=limit)
+    entries = stream_entries(client.xrange(keys.tournament_done(tournament_id), min=start, count=limit))
     results = []
     for _, fields in entries:
-        text = client.get(keys.result(fields["match_id"]))
+        text = maybe_text(client.get(keys.result(fields["match_id"])))
         results.append({**fields, "result": None if text is None else store.result_fields(text)})
     return {"results": results, "next": entries[-1][0] if len(entries) == limit else None}
 
