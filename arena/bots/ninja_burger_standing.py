@@ -76,7 +76,8 @@ def game_positions(events: Iterable[object], seat: int, start: tuple[int, int]) 
 
     ``start`` is the honor by seat before the first round.
     """
-    honor, order = list(start), (0, 1)
+    honor = list(start)
+    order: tuple[int, ...] = (0, 1)  # the meeting's order of play, as MeetingHeld gives it
     cells: list[Cell] = [(honor[seat], honor[1 - seat], ROUND_OVER)]
     for event in events:
         if isinstance(event, MeetingHeld):

@@ -36,8 +36,9 @@ MASK = (1 << 64) - 1
 GOLDEN_GAMMA = 0x9E3779B97F4A7C15
 
 
-def derive_seed(seed: int, *labels: object) -> int:
-    """Returns a 64-bit seed derived from ``seed`` and ``labels`` (stable across processes)."""
+def derive_seed(seed: int | str, *labels: object) -> int:
+    """Returns a 64-bit seed derived from ``seed`` (a match seed, or a text key such as a bot seat's) and
+    ``labels`` (stable across processes)."""
     text = "/".join([str(seed), *map(str, labels)])
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
 
