@@ -223,12 +223,13 @@ class Match:
                 self._strike(seat, code, problem, request_id)
             return index
 
-    def _validate(self, answer: pb.Answer, legal: Sequence[Any]) -> tuple[int | None, int, str]:
-        """Returns (the index of the legal action, 0, "") or (None, error code, what was wrong)."""
+    def _validate(self, answer: pb.Answer, legal: Sequence[Any]) -> tuple[int | None, pb.ErrorCode, str]:
+        """Returns (the index of the legal action, ERROR_CODE_UNSPECIFIED (0), "") or (None, error code,
+        what was wrong)."""
         choice = answer.WhichOneof("choice")
         if choice == "index":
             if answer.index < len(legal):
-                return answer.index, 0, ""
+                return answer.index, pb.ERROR_CODE_UNSPECIFIED, ""
             return (
                 None,
                 pb.ERROR_CODE_BAD_INDEX,
@@ -243,7 +244,7 @@ class Match:
             except codec.CodecError as exc:
                 return None, pb.ERROR_CODE_MALFORMED, f"malformed action: {exc}"
             if action in legal:
-                return legal.index(action), 0, ""
+                return legal.index(action), pb.ERROR_CODE_UNSPECIFIED, ""
             shown = codec.to_json(action, self.game.action_type)
             return None, pb.ERROR_CODE_ILLEGAL_ACTION, f"illegal action {shown}: answer one of legal_actions"
         return None, pb.ERROR_CODE_MALFORMED, "the answer has neither an index nor an action"
@@ -253,7 +254,7 @@ class Match:
 
     # -- strikes and forfeits ---------------------------------------------------------------------
 
-    def _error(self, seat: SeatState, code: int, message: str, request_id: int = 0) -> None:
+    def _error(self, seat: SeatState, code: pb.ErrorCode, message: str, request_id: int = 0) -> None:
         if seat.lease is not None:
             seat.lease.send(
                 pb.RefereeMessage(
@@ -268,7 +269,7 @@ class Match:
                 )
             )
 
-    def _strike(self, seat: SeatState, code: int, problem: str, request_id: int) -> None:
+    def _strike(self, seat: SeatState, code: pb.ErrorCode, problem: str, request_id: int) -> None:
         seat.strikes += 1
         last = seat.strikes >= self.config.max_strikes
         if last:

@@ -252,8 +252,8 @@ def resolve_bot(game: str, text: str) -> BotSpec:
     if len(words) > 1 or (words and (os.access(text, os.X_OK) and path.is_file())):
         here = Path.cwd()
         script = _script(words)
-        code = (sandbox.code_folder(script),) if script else ()
-        return BotSpec(_command_name(words), ("/bin/sh", "-c", text), "command", here, code)
+        folders = (sandbox.code_folder(script),) if script else ()
+        return BotSpec(_command_name(words), ("/bin/sh", "-c", text), "command", here, folders)
     valid = ", ".join(sorted(builtins)) or "none"
     raise BotSpecError(
         f"unknown bot {text!r} for {game}: built-in bots are {valid}; "

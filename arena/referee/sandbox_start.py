@@ -42,7 +42,7 @@ def main() -> None:
             os.dup2(fd, number)
             os.close(fd)
         os.set_inheritable(number, True)
-    argv = [bwrap, *sys.argv[1:], "--args", str(FIRST_FD + len(files) - 1), "--", *command]
+    argv: list[str | bytes] = [bwrap, *sys.argv[1:], "--args", str(FIRST_FD + len(files) - 1), "--", *command]
     try:
         os.execve(bwrap, argv, env)
     except OSError as exc:

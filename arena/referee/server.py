@@ -101,7 +101,7 @@ def parse_bot_message(data: bytes) -> tuple[pb.BotMessage | None, str]:
     return message, ""
 
 
-def _error(code: int, text: str) -> pb.RefereeMessage:
+def _error(code: pb.ErrorCode, text: str) -> pb.RefereeMessage:
     return pb.RefereeMessage(error=pb.Error(code=code, message=text))
 
 
@@ -218,7 +218,7 @@ def _flood_text() -> str:
 
 def _referee_handler(servicer: RefereeServicer) -> grpc.GenericRpcHandler:
     """Returns the handler of arena.v1.Referee with Play taking raw request bytes."""
-    play = grpc.stream_stream_rpc_method_handler(
+    play: grpc.RpcMethodHandler[bytes, pb.RefereeMessage] = grpc.stream_stream_rpc_method_handler(
         servicer.Play,
         request_deserializer=None,
         response_serializer=pb.RefereeMessage.SerializeToString,
@@ -377,12 +377,14 @@ class _DoorHandler(grpc.GenericRpcHandler):
 
     def __init__(self, door: SeatDoor) -> None:
         self.door = door
-        self.play = grpc.stream_stream_rpc_method_handler(
+        self.play: grpc.RpcMethodHandler[bytes, pb.RefereeMessage] = grpc.stream_stream_rpc_method_handler(
             door.servicer.Play,
             request_deserializer=None,
             response_serializer=pb.RefereeMessage.SerializeToString,
         )
-        self.refused = grpc.stream_stream_rpc_method_handler(self._refuse)
+        self.refused: grpc.RpcMethodHandler[bytes, pb.RefereeMessage] = (
+            grpc.stream_stream_rpc_method_handler(self._refuse)
+        )
 
     async def _refuse(self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> None:
         await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, self.door.flood_text())

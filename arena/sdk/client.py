@@ -26,7 +26,8 @@ class BotLike(Protocol):
     """What the client needs of a bot: ``arena.sdk.bot.Bot`` is one. Declared here, not imported, so
     the bot class that ``run()``s this client and the client do not import each other."""
 
-    name: str
+    @property
+    def name(self) -> str: ...  # read only: Bot's is a class variable
     match: MatchInfo | None
 
     def on_match_start(self, match: MatchInfo) -> None: ...
