@@ -25,6 +25,7 @@ import redis
 
 from arena.games import GAMES
 from arena.queue import keys, store
+from arena.queue.connection import maybe_text, maybe_text_list, text_list
 from arena.schedule import regression
 from arena.storage import fits
 
@@ -69,7 +70,8 @@ def match_results(client: redis.Redis, match_ids: Iterable[str]) -> list[dict[st
     ids = list(match_ids)
     if not ids:
         return []
-    return [store.result_fields(t) if t else None for t in client.mget([keys.result(m) for m in ids])]
+    texts = maybe_text_list(client.mget([keys.result(m) for m in ids]))
+    return [store.result_fields(t) if t else None for t in texts]
 
 
 def matches(
@@ -134,7 +136,7 @@ def _newest(client: redis.Redis, key: str, end: int | None, count: int) -> tuple
     start = max(0, end - count)
     if end <= 0 or count <= 0:
         return [], max(end, 0)
-    return client.lrange(key, start, end - 1)[::-1], start
+    return text_list(client.lrange(key, start, end - 1))[::-1], start
 
 
 def _next_list_position(chosen: list[str], index: int, end: int) -> str | None:
@@ -163,7 +165,7 @@ def _whole(text: str) -> bool:
 
 def match(client: redis.Redis, match_id: str) -> dict[str, Any] | None:
     """Returns a match's stored result JSON, or None if no match has that id."""
-    text = client.get(keys.result(match_id))
+    text = maybe_text(client.get(keys.result(match_id)))
     return store.result_fields(text) if text else None
 
 
@@ -250,7 +252,7 @@ def _meetings(
     ids, start = _newest(client, keys.bot_matches(game, walked), end, H2H_SCAN)
     needle = f'"bot":{json.dumps(other)}'
     found: list[dict[str, Any]] = []
-    texts = client.mget([keys.result(m) for m in ids]) if ids else []
+    texts = maybe_text_list(client.mget([keys.result(m) for m in ids])) if ids else []
     for offset, text in enumerate(texts):
         result = store.result_fields(text) if text and needle in text else None
         if result and any(p["bot"] == other for p in result["players"]):

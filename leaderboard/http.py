@@ -30,7 +30,7 @@ import asyncio
 import contextlib
 import json
 import math
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, TypeVar
 
 from starlette.concurrency import run_in_threadpool
@@ -60,7 +60,7 @@ class ApiError(Exception):
         self.headers = headers or {}
 
 
-def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+def error_response(status: int, message: str, headers: Mapping[str, str] | None = None) -> Response:
     """Returns the JSON error response ``{"error": message}``."""
     return JSONResponse({"error": message}, status_code=status, headers=headers)
 

@@ -48,6 +48,7 @@ import redis
 from starlette.requests import Request
 
 from arena.queue import keys
+from arena.queue.connection import maybe_text_list
 from arena.submissions import owner_secrets
 from arena.submissions.owner_secrets import could_be_owner_secret, hash_secret
 from leaderboard.api.ratelimit import TokenBucket, client_key
@@ -266,7 +267,8 @@ class Authenticator:
         shaped = token is not None and could_be_owner_secret(token)
         if shaped:
             self.precheck("bot", name, str(token), address)
-        fields = await off_loop(client.hmget, keys.bot(name), ["secret_hash", "secret_sha256"])
+        stored_fields = await off_loop(client.hmget, keys.bot(name), ["secret_hash", "secret_sha256"])
+        fields = maybe_text_list(stored_fields)
         if fields == [None, None]:
             return False
         stored = fields[0] or fields[1] or ""  # scrypt, or the legacy SHA-256 of bots stored before it
