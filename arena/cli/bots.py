@@ -16,7 +16,7 @@ import datetime
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 from urllib.parse import quote
 
 import redis
@@ -47,10 +47,12 @@ app = group("Submit, list, show and remove bots that tournaments can enter.")
 app.command("builtin")(builtin_command)  # the built-in bots' ladder (arena.cli.builtin)
 
 
-def from_json(value: dict) -> Submission:
+def from_json(value: dict[str, Any]) -> Submission:
     """Returns a submission as the server sent it (lists back to tuples, unknown fields ignored)."""
     names = {f.name for f in dataclasses.fields(Submission)}
-    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in value.items() if k in names}
+    fields: dict[str, Any] = {
+        k: tuple(v) if isinstance(v, list) else v for k, v in value.items() if k in names
+    }
     return Submission(**fields)
 
 
@@ -240,14 +242,16 @@ def show_command(
 ) -> None:
     """Show one submitted bot: games, kind, version, entry command, sizes, every version, smoke match
     (with --server, its log's tail only with the owner --secret)."""
+    found: Submission | None
     if server_:
         path = f"/api/v1/bots/{quote(name, safe='')}"
         answer = remote(server_, lambda c: c.call("GET", path, token=secret))
         found, smoke_state, series = from_json(answer), answer.get("smoke"), answer.get("regression")
     else:
-        found, smoke_state = call(redis_, lambda c: load_with_smoke(c, name))
-        series = found and call(
-            redis_, lambda c: regression.for_bot(c, found.candidate, found.version, found.name)
+        loaded, smoke_state = call(redis_, lambda c: load_with_smoke(c, name))
+        found = loaded
+        series = loaded and call(
+            redis_, lambda c: regression.for_bot(c, loaded.candidate, loaded.version, loaded.name)
         )
     if found is None:
         raise CliError(f"no submitted bot {name!r}: see 'arena bots list'")

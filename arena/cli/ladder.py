@@ -289,6 +289,7 @@ def _summary(ladder: Ladder, url: str, before: int | None, as_json: bool, interr
     if left_out:
         say(f"arena: left out of the pairing after failing matches: {', '.join(left_out)}")
     view = retrying(url, lambda: fits.view(ladder.client, fits.game_source(ladder.spec.game)), say)
+    assert view is not None  # every view has its board part
     if as_json:
         typer.echo(json.dumps(view["rows"], indent=2))
     else:

@@ -57,6 +57,7 @@ def leaderboard_command(
     url = redis_url(redis_)
     client = connect(url)
     view = retrying(url, lambda: fits.view(client, fits.game_source(name)), say)
+    assert view is not None  # every view has its board part
     if as_json:
         typer.echo(json.dumps(view["pairs"] if pairs else view["rows"], indent=2))
     else:

@@ -78,8 +78,8 @@ def logs_command(
     if log.cut:
         typer.echo(printable(log.cut), err=True)
     if think:
-        for line in think_summary(log, seat):
-            typer.echo(line, err=as_json)
+        for summary in think_summary(log, seat):
+            typer.echo(summary, err=as_json)
 
 
 def load_log(match: str, redis: str | None) -> MatchLog:

@@ -214,7 +214,10 @@ def match_command(
         on_wait=announce_wait,
         branch=branch,
     )
-    test = SprtRun(Sprt.pentanomial(sprt), *unique_names(specs)) if sprt else None
+    test = None
+    if sprt:
+        bot, opponent = unique_names(specs)  # two: series_length refuses --sprt otherwise
+        test = SprtRun(Sprt.pentanomial(sprt), bot, opponent)
     played = play_series(engine, specs, config, test, verbose, as_json)
     finish(played, test, as_json, view)
 

@@ -44,10 +44,10 @@ def bot_failures(results: list[GameResult]) -> list[str]:
             logs.append(result.logs[seat] if seat < len(result.logs) else None)
     lines = []
     for bot, (seats, reasons, logs) in failed.items():
-        seat = "seat" + ("s" if len(seats) > 1 else "") + " " + ", ".join(map(str, sorted(seats)))
+        where = "seat" + ("s" if len(seats) > 1 else "") + " " + ", ".join(map(str, sorted(seats)))
         log = next((f"; its log: {p}" for p in logs if p is not None), "")
         lines.append(
-            f"arena: bot {bot} ({seat}) {' / '.join(sorted(reasons))}: forfeited {len(logs)} of "
+            f"arena: bot {bot} ({where}) {' / '.join(sorted(reasons))}: forfeited {len(logs)} of "
             f"{len(results)} games{log}"
         )
     return lines

@@ -17,6 +17,7 @@ from its environment once read, so no process it starts inherits it.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import secrets
@@ -50,7 +51,7 @@ from arena.cli.tables import format_standings
 from arena.cli.workers import check_seed_key, start_worker, stop_workers, worker_limits
 from arena.console import printable, say
 from arena.queue import keys
-from arena.queue.connection import connect, retrying, shown_url
+from arena.queue.connection import connect, retrying, shown_url, stream_reads
 from arena.queue.jobs import MAX_ATTEMPTS
 from arena.queue.worker import Worker, WorkerConfig
 from arena.schedule import tournaments
@@ -333,8 +334,8 @@ def _follow(
             bar.update(done - bar.n)
             if done >= total:
                 return
-            stream = {keys.tournament_done(tid): last}
-            read = retrying(url, lambda s=stream: client.xread(s, count=500, block=1000), say)
+            wait = functools.partial(client.xread, {keys.tournament_done(tid): last}, count=500, block=1000)
+            read = stream_reads(retrying(url, wait, say))
             for _, entries in read or []:
                 last = entries[-1][0]
             if not read and workers_gone():
