@@ -32,8 +32,8 @@ import json
 import re
 import types
 import typing
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar, cast
 
 from google.protobuf import message_factory
 from google.protobuf.message import Message
@@ -41,12 +41,21 @@ from google.protobuf.message import Message
 from arena.games.base import Game
 from arena.v1 import arena_pb2 as pb
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 
 class CodecError(ValueError):
     """A message or JSON value does not describe a valid game object."""
 
 
 # -- type introspection ---------------------------------------------------------------------------
+
+
+def _cached(function: F) -> F:
+    """``functools.cache`` for functions of classes, with their signature kept for the type checker:
+    typeshed's cached function takes any ``Hashable`` arguments, and mypy does not count a class as
+    ``Hashable`` (python/mypy#11470)."""
+    return cast(F, functools.cache(function))
 
 
 def _snake(name: str) -> str:
@@ -86,7 +95,7 @@ class _Field:
     repeated: bool
 
 
-@functools.cache
+@_cached
 def _fields(cls: type) -> tuple[_Field, ...]:
     """Returns the resolved field plan of a dataclass (cached: introspection is slow)."""
     hints = typing.get_type_hints(cls)
@@ -122,11 +131,11 @@ def _is_oneof(py_type: Any) -> bool:
 MEMO_LIMIT = 65536  # distinct values remembered per leaf dataclass; the rest are built each time
 
 
-def _message_class(descriptor: Any) -> type:
+def _message_class(descriptor: Any) -> type[Message]:
     return message_factory.GetMessageClass(descriptor)
 
 
-def _enum_converter(enum_type: type) -> Any:
+def _enum_converter(enum_type: type[enum.IntEnum]) -> Any:
     members = {int(m): m for m in enum_type}
     name = enum_type.__name__
 
@@ -143,8 +152,8 @@ def _is_enum(py_type: Any) -> bool:
     return isinstance(py_type, type) and issubclass(py_type, enum.IntEnum)
 
 
-@functools.cache
-def _encoder(py_type: Any, message_type: type) -> Any:
+@_cached
+def _encoder(py_type: Any, message_type: type[Message]) -> Any:
     """Returns ``encode(message, value)`` for values of ``py_type`` (a dataclass or a union of them)."""
     if _is_oneof(py_type):
         return _union_encoder(py_type, message_type)
@@ -181,7 +190,7 @@ def _encoder(py_type: Any, message_type: type) -> Any:
     return env["encode"]
 
 
-def _union_encoder(py_type: Any, message_type: type) -> Any:
+def _union_encoder(py_type: Any, message_type: type[Message]) -> Any:
     by_name = message_type.DESCRIPTOR.fields_by_name
     table = {}
     for name, member in _union_by_name(py_type).items():
@@ -201,8 +210,8 @@ def _union_encoder(py_type: Any, message_type: type) -> Any:
     return encode
 
 
-@functools.cache
-def _decoder(py_type: Any, message_type: type) -> Any:
+@_cached
+def _decoder(py_type: Any, message_type: type[Message]) -> Any:
     """Returns ``decode(message) -> value`` for ``py_type`` (a dataclass or a union of them)."""
     if _is_oneof(py_type):
         return _union_decoder(py_type, message_type)
@@ -245,7 +254,7 @@ def _decoder(py_type: Any, message_type: type) -> Any:
     return env["decode"]
 
 
-def _union_decoder(py_type: Any, message_type: type) -> Any:
+def _union_decoder(py_type: Any, message_type: type[Message]) -> Any:
     by_name = message_type.DESCRIPTOR.fields_by_name
     table = {
         name: _decoder(member, _message_class(by_name[name].message_type))
@@ -352,7 +361,7 @@ def to_json(value: Any, py_type: Any) -> Any:
     if _is_oneof(py_type):
         return {_snake(type(value).__name__): to_json(value, type(value))}
     if dataclasses.is_dataclass(value):
-        out = {}
+        out: dict[str, Any] = {}
         for field in _fields(type(value)):
             item = getattr(value, field.name)
             if item is None:
@@ -402,8 +411,8 @@ def _from_json(data: Any, py_type: Any) -> Any:
         ((name, body),) = data.items()
         return _from_json(body, _union_by_name(py_type)[name])
     cls = _members(py_type)[0]
-    if dataclasses.is_dataclass(cls):
-        kwargs = {}
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls):  # a class (to the checker too)
+        kwargs: dict[str, Any] = {}
         for field in _fields(cls):
             item = data[field.name]
             if item is None and field.optional:
