@@ -12,7 +12,7 @@ that started it, so later commands (``arena leaderboard``) find the same data. A
 
 Replies as the type checker sees them: the clients ``connect`` makes decode replies
 (``decode_responses=True``), so every reply is text, but redis-py's signatures say ``bytes | str``
-whatever the client, and its ``hset`` wants a mapping keyed by any encodable type. ``text``,
+whatever the client, and its ``hset`` wants a mapping keyed by any encodable type. ``maybe_text``,
 ``text_list``, ``text_hash`` and the others below say what such a client returns, for the checker only:
 each returns its argument unchanged, no check and no copy. The replay store's client, which keeps bytes,
 does not use them.
@@ -156,13 +156,9 @@ def retrying(
             wait = min(wait * 2, BACKOFF_MAX)
 
 
-def text(reply: bytes | str) -> str:
-    """A text reply of a decoding client (see the module's docstring)."""
-    return cast(str, reply)
-
-
 def maybe_text(reply: bytes | str | None) -> str | None:
-    """A text reply of a decoding client, None for a missing key or field."""
+    """A text reply (GET, HGET) of a decoding client, None for a missing key or field (see the module's
+    docstring)."""
     return cast("str | None", reply)
 
 
@@ -188,7 +184,8 @@ def text_hash(reply: dict[bytes | str, bytes | str]) -> dict[str, str]:
 
 def hash_fields(fields: Mapping[str, EncodableT]) -> Mapping[FieldT, EncodableT]:
     """``fields`` as ``hset(mapping=...)`` is typed to take them: redis-py asks for a mapping keyed by any
-    encodable type, which a mapping keyed by text is as far as ``hset`` (which only reads it) goes."""
+    encodable type, and a mapping's key type is invariant, so a ``dict[str, ...]`` would be refused
+    although ``hset`` only reads it."""
     return cast("Mapping[FieldT, EncodableT]", fields)
 
 
