@@ -2,104 +2,25 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
-import random
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psutil
 import pytest
 
-from arena.games import get_game
-from arena.games.base import Game
-from arena.games.play import play
-from arena.referee.replay import ReplayWriter
-
-
-def random_playout(
-    game: Game, num_players: int, seed: int, policy_seed: int = 0
-) -> Iterator[tuple[Any, dict]]:
-    """Yields (state, actions) for every step of a seeded random game, then (final state, {})."""
-    rng = random.Random(f"{seed}/{policy_seed}")
-    state = game.initial_state(num_players, seed)
-    for step in play(game, state, lambda turn, seat: rng.randrange(len(turn.legal[seat]))):
-        yield state, {d.seat: d.action for d in step.decisions}
-        state = step.state
-    yield state, {}
-
-
-def replay_of_random_game(game_name: str, seed: int, bots: list[str], match_id: str) -> tuple[str, Any]:
-    """Returns (replay text, MatchRecord) of a seeded random game, as the referee would write them."""
-    from arena.referee.record import final_record
-
-    game = get_game(game_name)
-    writer = ReplayWriter(ReplayWriter.header(match_id, game.spec.name, seed, bots, 2000, 3))
-    rng = random.Random(f"{seed}/0")
-    state, steps = game.initial_state(len(bots), seed), 0
-    for step in play(game, state, lambda turn, seat: rng.randrange(len(turn.legal[seat]))):
-        writer.step(game, step)
-        state, steps = step.state, step.number + (1 if step.decisions else 0)
-    none = [False] * len(bots)
-    record = final_record(game, state, match_id, seed, bots, none, [0] * len(bots), steps)
-    writer.result(record)
-    return writer.text(), record
-
-
-def walk(value: Any) -> Iterator[Any]:
-    """Yields every dataclass instance nested in ``value`` (itself included), depth first."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        yield value
-        for field in dataclasses.fields(value):
-            yield from walk(getattr(value, field.name))
-    elif isinstance(value, tuple | list):
-        for item in value:
-            yield from walk(item)
-
-
-def play_bots(
-    game: Game,
-    bots: list,
-    seed: int,
-    match_id: str | None = None,
-    watch: Callable[[Any], None] | None = None,
-    on_step: Callable[[Any], None] | None = None,
-) -> Any:
-    """Plays one game in-process between SDK bot instances (seat i = bots[i]); returns the final state.
-
-    No referee, no gRPC: for rules tests and strength checks of built-in bots. ``watch`` sees the
-    true state before each decision (a measurement's oracle; never a bot's view); ``on_step`` gets
-    every ``Step`` (its events included) as it is played.
-    """
-    from datetime import timedelta
-
-    from arena.sdk import MatchInfo
-
-    names = tuple(type(b).name for b in bots)
-    for seat, bot in enumerate(bots):
-        bot.on_match_start(
-            MatchInfo(
-                match_id or f"local-{seed}", game.spec.name, seat, len(bots), names, timedelta(seconds=2), 3
-            )
-        )
-
-    def choose(turn: Any, seat: int) -> int:
-        if watch is not None:
-            watch(turn.state)
-        legal = turn.legal[seat]
-        choice = bots[seat].choose(game.observe(turn.state, seat), legal, timedelta(seconds=2))
-        return choice if isinstance(choice, int) else legal.index(choice)
-
-    state = game.initial_state(len(bots), seed)
-    for step in play(game, state, choose):
-        state = step.state
-        if on_step is not None:
-            on_step(step)
-    return state
-
+# The harness shipped in arena.testing (bench/ uses it too); imported here for the tests that name them.
+from arena.testing import (  # noqa: F401
+    RedisServer,
+    free_port,
+    play_bots,
+    random_playout,
+    replay_of_random_game,
+    walk,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -177,61 +98,6 @@ def processes_named(tag: str) -> list[int]:
 
 SEED_KEY = bytes(range(32))  # the platform's seed key in tests that run tournaments (arena.seeds)
 SEED_KEY_ENV = {"ARENA_SEED_KEY": SEED_KEY.hex()}  # ... handed to the arena processes they start
-
-
-def free_port() -> int:
-    """Returns a TCP port on loopback that nothing listens on right now."""
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class RedisServer:
-    """A private redis-server on a free loopback port with its data in ``folder`` (never 6379).
-
-    ``stop`` and ``start`` again keep the port and the data folder, so with ``appendonly`` a restart
-    finds the data it had; ``kill`` stops it without the final write of a shutdown.
-    """
-
-    def __init__(self, folder: Any, appendonly: bool = False) -> None:
-        self.folder = folder
-        self.port = free_port()
-        self.appendonly = appendonly
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.proc: Any = None
-
-    def start(self) -> None:
-        """Starts the server and returns once it answers PING (loading its data included)."""
-        import subprocess
-
-        import redis
-
-        argv = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder)]
-        argv += ["--save", "", "--appendonly", "yes" if self.appendonly else "no"]
-        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=1)
-        for _ in range(400):
-            try:
-                if client.ping():
-                    return
-            except redis.RedisError:
-                pass
-            if self.proc.poll() is not None:
-                break
-            __import__("time").sleep(0.05)
-        raise RuntimeError(f"redis-server on port {self.port} did not start")
-
-    def stop(self) -> None:
-        """Shuts the server down cleanly (SIGTERM: the append-only file is flushed)."""
-        self.proc.terminate()
-        self.proc.wait()
-
-    def kill(self) -> None:
-        """Kills the server at once (SIGKILL), as a crash would."""
-        self.proc.kill()
-        self.proc.wait()
 
 
 @pytest.fixture(scope="module")

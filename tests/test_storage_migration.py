@@ -12,34 +12,13 @@ import redis
 
 from arena.queue import keys, store
 from arena.queue.jobs import MatchJob, enqueue
-from arena.ratings.pairs import match_fields
 from arena.referee.replay import first_difference, parse_lines, reproduce
 from arena.storage import migrate, replays
+from arena.testing.legacy import old_record
 from tests.conftest import replay_of_random_game, run_arena
 from tests.test_replay_store import kind_of_store, record_random  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
-
-
-def old_record(client: redis.Redis, job: MatchJob, text: str) -> None:
-    """Records a match exactly as ``store._record_commands`` did before the replay store (a tiny copy
-    of its writes): plain replay in ``arena:replay:ID``, result with ``replay_lines`` and no digest,
-    the job's whole hash kept."""
-    _, match = replay_of_random_game(job.game, job.seed, list(job.bots), job.match_id)
-    placements = store.placements_json(match, job)
-    result = json.dumps(
-        {"match_id": job.match_id, **match.to_json(), "replay_lines": text.count("\n")}, separators=(",", ":")
-    )
-    with client.pipeline() as pipe:
-        pipe.sadd(keys.RECORDED_SET, job.match_id)
-        pipe.set(keys.result(job.match_id), result)
-        pipe.set(keys.replay(job.match_id), text)
-        pipe.rpush(keys.results(job.game), json.dumps(placements, separators=(",", ":")))
-        for field in match_fields(store.rated_placements(placements)):
-            pipe.hincrby(keys.pairs(job.game), field, 1)
-        pipe.incr(keys.rating_updates(job.game))
-        pipe.hset(keys.job(job.match_id), mapping={"status": "recorded", "error": ""})
-        pipe.execute()
 
 
 def fill_the_old_way(client: redis.Redis) -> dict[str, str]:
