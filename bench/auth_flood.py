@@ -68,7 +68,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.conftest import RedisServer, free_port  # noqa: E402  (after the path is set)
+from arena.testing import RedisServer, free_port  # noqa: E402  (after the path is set)
 
 BOTS = 16
 ORGANISER_TOKEN = secrets.token_hex(32)

@@ -4,7 +4,7 @@
     nice python bench/builtin_ladder.py pnrz --games 200 --best-games 60 --players 2 3 --jobs 2
 
 Every pair of built-in bots (``arena.bots.ladder.ladder_bots``: ``best`` is a second name, not a
-player) plays ``--games`` seeded games in-process (``tests.conftest.play_bots``: engines and bot
+player) plays ``--games`` seeded games in-process (``arena.testing.play_bots``: engines and bot
 classes, no referee, no processes, no Redis); a pair that includes the game's ``best`` bot plays
 ``--best-games`` instead, since its decisions cost up to ~100 ms, and ``--pair A:B=N`` gives a close
 pair more games. Game ``g`` of a pair deals seed
@@ -41,7 +41,7 @@ from arena.games import get_game
 from arena.ratings.elo import Placement
 from arena.ratings.fit import fit, standings
 from arena.ratings.pairs import PairTable
-from tests.conftest import play_bots
+from arena.testing import play_bots
 
 UNGUARDED = timedelta(days=1)  # the wall-time guard of a search, lifted: only iterations count
 

@@ -9,7 +9,7 @@ The pool: Ninjan's fast built-in bots, ``random`` and ``greedy``, and between th
 greedy's move with probability p and random's otherwise (``greedy-20`` ... ``greedy-80``), so that
 neighbours in the true order are close contests and the ends are far apart, as on a real ladder.
 (Ninjan's ``search`` takes half a second a game: too slow for thousands of games.) Games are played
-in-process between the bot classes (``tests.conftest.play_bots``: no processes, no Redis): what is
+in-process between the bot classes (``arena.testing.play_bots``: no processes, no Redis): what is
 measured is the pairing policy, and the ladder's goes through the function ``arena ladder`` uses
 (``arena.ratings.pairing.choose_group``), with ``--ahead`` matches chosen before their results are in,
 as the ladder keeps jobs queued ahead.
@@ -49,7 +49,7 @@ from arena.ratings.pairing import choose_group
 from arena.ratings.pairs import PairTable
 from arena.schedule.plan import rotations
 from arena.sdk import Bot
-from tests.conftest import play_bots
+from arena.testing import play_bots
 
 GAME = "ninjan"
 MIXES = (0.2, 0.4, 0.6, 0.8)  # greedy's share of the mixed bots' moves

@@ -31,8 +31,8 @@ from arena.bots.ninja_burger import NinjaBot
 from arena.bots.ninja_burger_search import SearchBot, determinize
 from arena.bots.search import Budget
 from arena.games import get_game
+from arena.testing import play_bots
 from bench.builtin_ladder import unguarded
-from tests.conftest import play_bots
 
 
 class Oracle(SearchBot):

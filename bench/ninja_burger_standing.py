@@ -25,7 +25,7 @@ from arena.bots.ninja_burger import NinjaBot
 from arena.bots.ninja_burger_search import SharpNinja
 from arena.bots.ninja_burger_standing import STORED, StandingTable, game_positions
 from arena.games.ninja_burger import GAME
-from tests.conftest import play_bots
+from arena.testing import play_bots
 
 
 def count_games(first_seed: int, games: range) -> tuple[Counter, Counter]:

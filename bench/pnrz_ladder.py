@@ -3,7 +3,7 @@
     python bench/pnrz_ladder.py                                  # the ladder (a few hours of CPU)
     python bench/pnrz_ladder.py --pair search:builder --games 40 --players 3 --jobs 2
 
-Each pair ``HERO:VILLAIN`` plays ``--games`` seeded games in-process (``tests.conftest.play_bots``:
+Each pair ``HERO:VILLAIN`` plays ``--games`` seeded games in-process (``arena.testing.play_bots``:
 no referee, no gRPC), ``HERO`` in one seat and ``VILLAIN`` in the others: game ``g`` puts the hero in
 seat ``g % players`` of seed ``first_seed + g // players``, so each deal is played from every seat
 (the luck of the tiles cancels) and every figure repeats exactly. A win is rank 1 alone, a tie a
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.bots import builtin_bots
 from arena.games import get_game
-from tests.conftest import play_bots
+from arena.testing import play_bots
 
 LADDER = ("builder:random", "search:builder")
 

@@ -4,7 +4,7 @@ Records ``--matches`` matches per game through the real recording script (``stor
 enqueued first, in a tournament, as the CLI does) into a fresh private redis-server, and reports
 ``INFO memory`` ``used_memory`` growth per match, the ``MEMORY USAGE`` of each of one match's own keys,
 and the folder store's bytes on disk per match. "old" writes what recording wrote before the store
-(plain replay, full job hash; the copy in tests/test_storage_migration.py).
+(plain replay, full job hash; the copy in arena/testing/legacy.py, which the migration's tests use).
 
     .venv/bin/python bench/record_memory.py [--matches 1000] [--games ninjan,pnrz] [--players 2,4]
         [--play random|bots]
@@ -45,9 +45,9 @@ from arena.queue.connection import connect
 from arena.queue.jobs import MatchJob, enqueue
 from arena.referee.record import MatchRecord
 from arena.storage import replays
+from arena.testing import RedisServer, replay_of_random_game
+from arena.testing.legacy import old_record
 from bench.train_replay_dictionaries import lineup, replay_of_bots
-from tests.conftest import RedisServer, replay_of_random_game
-from tests.test_storage_migration import old_record
 
 SAMPLES = 20  # distinct games played per game name; each is recorded under many match ids
 BOTS = ("alpha", "beta", "gamma", "delta")

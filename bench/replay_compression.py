@@ -24,7 +24,7 @@ import zstandard
 
 from arena.games import GAMES
 from arena.storage import replays as replay_store
-from tests.conftest import replay_of_random_game
+from arena.testing import replay_of_random_game
 
 Codec = tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]]
 
