@@ -3,7 +3,8 @@
 The builder is greedy over a board value: the sum of its own factions' best-section scores minus the
 strongest opponent's. Tile plays are scored incrementally (``Sections.gain``: only the sections the four
 new pictures touch are recomputed), so it looks at every tile, position and rotation in a few
-milliseconds; extra actions and base moves are scored by full re-scoring of a pruned candidate set.
+milliseconds; extra actions and base moves are scored on a pruned candidate set, each board's layout
+made from the board it came from (``Boards``: the engine's ``Layout``, kept for one decision).
 Tie-breaks keep its best sections open (pictures of its own faction on the new tile's outer sides
 facing free space) and prefer spending tiles that help it least.
 """
@@ -33,10 +34,6 @@ from arena.games.pnrz import (
     SwapFirst,
     SwapWith,
     TakeTile,
-    faction_scores,
-    frontier,
-    picture_cells,
-    rotations,
 )
 from arena.games.pnrz_board import (
     _FRIEND,
@@ -44,10 +41,15 @@ from arena.games.pnrz_board import (
     ENEMY,
     NEIGHBOURS,
     PICTURES,
+    Board,
     Picture,
+    frontier,
+    picture_cells,
+    rotations,
     sections,
     tile_cells,
 )
+from arena.games.pnrz_scoring import Layout
 from arena.sdk import Bot
 
 Cell = tuple[int, int]
@@ -141,12 +143,32 @@ class Sections:
         return best - (scores[0] if scores else 0)
 
 
-def scores_after(parent: tuple[Placement, ...], board: tuple[Placement, ...]) -> dict[Faction, int]:
-    """Returns each faction's best-section score on ``board``, a board made from ``parent`` by a few
-    changes: the engine's count re-scores only the sections they touch."""
-    faction_scores(parent)  # (re)builds the parent's sections if they are not kept
-    faction_scores.changed(parent, board)
-    return faction_scores(board)
+class Boards:
+    """The layouts of the boards one decision starts from, so that the boards it imagines from them
+    are scored by what changed (``Layout.derive``: only the sections the changes touch are counted
+    again). One per decision: nothing is kept from one decision to the next.
+
+    Design detail: keyed by identity (hashing fifty placements costs more than deriving); an entry
+    keeps its board alive, so an id is never reused while the entry lives. Only the boards that
+    others are made from are kept, not the imagined ones.
+    """
+
+    def __init__(self) -> None:
+        self._layouts: dict[int, tuple[Board, Layout]] = {}
+
+    def layout(self, board: Board) -> Layout:
+        """Returns the layout of ``board`` (made once per decision)."""
+        hit = self._layouts.get(id(board))
+        if hit is None:
+            hit = self._layouts[id(board)] = (board, Layout.build(board))
+        return hit[1]
+
+    def scores(self, board: Board, parent: Board | None = None) -> tuple[int, ...]:
+        """Returns each faction's best-section score on ``board`` by faction value (made from
+        ``parent``, when given, by a few changes)."""
+        if parent is None:
+            return self.layout(board).best
+        return self.layout(parent).derive(board).best
 
 
 def play_rank(play: tuple[float, int, PlaceTile]) -> tuple:
@@ -225,6 +247,7 @@ class BuilderBot(Bot):
         phase = observation.phase
         if phase is Phase.CHOOSE:
             return self.choose_faction(observation, legal_actions)
+        self.boards = Boards()
         board = board_of(observation)
         if phase is Phase.PLAY:
             hand = [a.tile_id for a in legal_actions if isinstance(a, SelectTile)]
@@ -264,7 +287,7 @@ class BuilderBot(Bot):
     def value(self, obs: Observation, board: tuple[Placement, ...], parent: tuple | None = None) -> float:
         """Returns own points minus the strongest opponent's (weighted) on ``board`` (scored from
         ``parent``'s sections when ``board`` was made from it: only what changed is recounted)."""
-        scores = scores_after(parent, board) if parent is not None else faction_scores(board)
+        scores = self.boards.scores(board, parent)
         own = sum(scores[f] for f in self.mine(obs))
         other = max((sum(scores[f] for f in fs) for fs in self.theirs(obs)), default=0)
         return own - self.OPPONENT_WEIGHT * other

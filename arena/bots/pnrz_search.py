@@ -31,7 +31,7 @@ import math
 from collections.abc import Sequence
 from datetime import timedelta
 
-from arena.bots.pnrz_builder import BuilderBot, board_of, play_rank, scores_after, tile_plays
+from arena.bots.pnrz_builder import Boards, BuilderBot, board_of, play_rank, tile_plays
 from arena.bots.search import Budget, seat_draw, seat_key
 from arena.games.pnrz import (
     BASE_TILES,
@@ -52,11 +52,19 @@ from arena.games.pnrz import (
     SkipAction,
     SwapFirst,
     TakeTile,
+)
+from arena.games.pnrz_board import (
+    _FRIEND,
+    _POINTS,
+    BASE_OF,
+    ENEMY,
+    NEIGHBOURS,
+    PICTURES,
     frontier,
     picture_cells,
     rotations,
+    sections,
 )
-from arena.games.pnrz_board import _FRIEND, _POINTS, BASE_OF, ENEMY, NEIGHBOURS, PICTURES, sections
 
 Board = tuple[Placement, ...]
 Turn = tuple[Action, PlaceTile]  # the first decision of a turn (SelectTile or MoveBase) and where
@@ -68,9 +76,11 @@ def unseen_tiles(obs: Observation) -> list[int]:
     return [t.id for t in GAME_TILES if t.id not in seen]
 
 
-def margin(board: Board, parent: Board, mine: tuple[Faction, ...], theirs: list[tuple[Faction, ...]]) -> int:
+def margin(
+    boards: Boards, board: Board, parent: Board, mine: tuple[Faction, ...], theirs: list[tuple[Faction, ...]]
+) -> int:
     """Returns own points minus the strongest opponent's on ``board`` (made from ``parent``)."""
-    scores = scores_after(parent, board)
+    scores = boards.scores(board, parent)
     own = sum(scores[f] for f in mine)
     return own - max((sum(scores[f] for f in fs) for fs in theirs), default=0)
 
@@ -107,6 +117,7 @@ class SearchBot(BuilderBot):
         self, observation: Observation, legal_actions: Sequence[Action], deadline: timedelta
     ) -> Action:
         phase = observation.phase
+        self.boards = Boards()
         if phase is Phase.PLAY:
             first, place = self.plan_turn(observation, legal_actions, deadline)
             self.intent = (first, place)
@@ -270,7 +281,7 @@ class SearchBot(BuilderBot):
         left = obs.final_turns_left
         follow = hand and (left is None or left > seats)
         if left is not None and left <= 1:
-            return margin(after, board, mine, theirs)
+            return margin(self.boards, after, board, mine, theirs)
         nxt = obs.players[(me + 1) % seats]
         bases = [BASE_TILES[f].id for f in nxt.factions if BASE_TILES[f].id not in {p.tile_id for p in board}]
         dealt = min(len(sample), max(0, nxt.hand_size - len(bases)))
@@ -281,7 +292,7 @@ class SearchBot(BuilderBot):
         )  # the bot's next plays, before any reply
         if not dealt and not bases:
             gain = max((s for s, _, _ in ahead), default=0.0)
-            return margin(after, board, mine, theirs) + self.FOLLOW_UP * max(0.0, gain)
+            return margin(self.boards, after, board, mine, theirs) + self.FOLLOW_UP * max(0.0, gain)
         others = [fs for s, fs in factions.items() if s != nxt.seat]
         spots = near(after, [(place.x, place.y)], hot, (*mine, *nxt.factions))
         best: dict[int, tuple[float, int, PlaceTile]] = {}  # tile -> the next seat's best play of it
@@ -291,11 +302,11 @@ class SearchBot(BuilderBot):
         replies = []  # (the replying seat's score of its play, the line's worth for the bot)
         for tile in (*sample, *bases):
             if tile not in best:
-                replies.append((float("-inf"), margin(after, board, mine, theirs)))
+                replies.append((float("-inf"), margin(self.boards, after, board, mine, theirs)))
                 continue
             score, _, reply = best[tile]
             now = placed(after, tile, reply)
-            worth = margin(now, board, mine, theirs)
+            worth = margin(self.boards, now, board, mine, theirs)
             if follow:
                 worth += self.FOLLOW_UP * self.follow_up(now, hand, ahead, reply, mine, theirs)
             replies.append((score, worth))

@@ -34,7 +34,6 @@ one state and read in the order docs/rules/ninja-master.md gives them; the move 
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Iterable, Mapping
 from enum import IntEnum
 from typing import Any
@@ -317,6 +316,15 @@ class NinjaMasterState:
     over: bool = False
     capped: bool = False
     last_events: tuple[Event, ...] = ()
+    # What follows from ``holders``, and from ``scores`` and ``contenders`` (derived: not compared).
+    # The engine passes the new ones along when those change; a state made any other way (tests,
+    # ``dataclasses.replace``) has them made in ``__post_init__``.
+    table: _Table = dataclasses.field(default=None, compare=False, repr=False)  # type: ignore[assignment]
+    shown_players: tuple[Player, ...] = dataclasses.field(default=(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "table", _table(self.holders))
+        object.__setattr__(self, "shown_players", _players(self.scores, self.contenders))
 
     @property
     def num_players(self) -> int:
@@ -333,15 +341,16 @@ class NinjaMasterState:
 
     def free(self) -> tuple[Component, ...]:
         """Returns the components nobody holds."""
-        return _table(self.holders).free
+        return self.table.free
 
 
 @dataclasses.dataclass(frozen=True)
 class _Table:
-    """What follows from who holds what. Cached per ``holders`` tuple (a few hundred occur with 2
-    players, a few thousand with 5), so a decision step does not rebuild it for every
-    ``legal_actions``, ``observe`` and ``apply_legal`` call."""
+    """What follows from who holds what, carried by the state (``NinjaMasterState.table``) and made
+    when the holders change, so a decision step does not rebuild it for every ``legal_actions`` and
+    ``observe`` call."""
 
+    holders: tuple[int | None, ...]
     free: tuple[Component, ...]
     full: frozenset[int]  # the seats whose hands are full
     open_actions: tuple[Action, ...]  # the legal actions of a contending seat with a free hand
@@ -349,20 +358,25 @@ class _Table:
     holdings: tuple[Holding, ...]  # the observation's components
 
 
-@functools.lru_cache(maxsize=4096)
+_HOLDINGS = {(c, h): Holding(c, h) for c in COMPONENTS for h in (None, *range(8))}  # made once
+
+
 def _table(holders: tuple[int | None, ...]) -> _Table:
     free = tuple(c for c, h in zip(COMPONENTS, holders, strict=True) if h is None)
     full = frozenset(s for s in holders if s is not None and holders.count(s) >= HANDS)
     calls = CALLS if len(free) < len(COMPONENTS) else ()  # only once a component has been captured
     open_actions = (WAIT, *(GRABS[c] for c in free), *calls)
     full_actions = (WAIT, *calls)  # calling is voice, not hands: full hands may still call
-    holdings = tuple(Holding(c, h) for c, h in zip(COMPONENTS, holders, strict=True))
-    return _Table(free, full, open_actions, full_actions, holdings)
+    holdings = tuple(_HOLDINGS.get((c, h)) or Holding(c, h) for c, h in zip(COMPONENTS, holders, strict=True))
+    return _Table(holders, free, full, open_actions, full_actions, holdings)
 
 
-@functools.lru_cache(maxsize=4096)
+_NO_HOLDERS_TABLE = _table(NO_HOLDERS)
+
+
 def _players(scores: tuple[int, ...], contenders: tuple[int, ...]) -> tuple[Player, ...]:
-    """Returns the observation's players (cached: they change only when a round is tallied)."""
+    """Returns the observation's players (carried by the state: they change only when a round is
+    tallied)."""
     return tuple(Player(s, score, s in contenders) for s, score in enumerate(scores))
 
 
@@ -449,7 +463,9 @@ def tally(
 
 def with_roll(state: NinjaMasterState, dice: Iterable[Face]) -> NinjaMasterState:
     """Returns ``state`` at the start of its grab phase with the given dice (for tests and analysis)."""
-    return evolve(state, dice=tuple(dice), holders=NO_HOLDERS, tick=0, last_events=())
+    return evolve(
+        state, dice=tuple(dice), holders=NO_HOLDERS, table=_NO_HOLDERS_TABLE, tick=0, last_events=()
+    )
 
 
 class NinjaMaster(Game[NinjaMasterState, Action]):
@@ -497,7 +513,7 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
         a component has been captured, full hands or not)."""
         if seat not in self.to_move(state):
             return ()
-        table = _table(state.holders)
+        table = state.table
         return table.full_actions if seat in table.full else table.open_actions
 
     def apply_legal(self, state: NinjaMasterState, actions: Mapping[int, Action]) -> NinjaMasterState:
@@ -509,7 +525,9 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
         rng = derive(state.seed, "roll", state.round)
         dice = tuple(rng.choice(die) for die in DICE)
         event = DiceRolled(state.round, state.shuriken_holder, dice)
-        return evolve(state, dice=dice, holders=NO_HOLDERS, tick=0, last_events=(event,))
+        return evolve(
+            state, dice=dice, holders=NO_HOLDERS, table=_NO_HOLDERS_TABLE, tick=0, last_events=(event,)
+        )
 
     def _tick(self, state: NinjaMasterState, actions: Mapping[int, Action]) -> NinjaMasterState:
         tick = state.tick + 1
@@ -543,7 +561,8 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
         elif correct:
             call_winner = derive(state.seed, "call", state.round, tick).choice(correct)
         event = TickResolved(state.round, tick, choices, tuple(grabs), calls, call_winner)
-        state = evolve(state, holders=tuple(holders), tick=tick, last_events=(event,))
+        table = _table(tuple(holders)) if grabs else state.table
+        state = evolve(state, holders=table.holders, table=table, tick=tick, last_events=(event,))
         # Design Detail: a round ends with a call. When no grab is possible any more (no free
         # component, or every contending seat's hands full) the round goes on, since the seats may
         # still call; only the tick guard ends a round in which nobody calls.
@@ -607,6 +626,8 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
             round=state.round if over or capped else state.round + 1,
             dice=() if not (over or capped) else state.dice,
             holders=NO_HOLDERS if not (over or capped) else state.holders,
+            table=_NO_HOLDERS_TABLE if not (over or capped) else state.table,
+            shown_players=_players(scores, contenders),
             tick=0 if not (over or capped) else state.tick,
             over=over or capped,
             capped=capped,
@@ -650,8 +671,8 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
             "phase": self.phase(state),
             "tick": state.tick,
             "dice": state.dice,
-            "components": _table(state.holders).holdings,
-            "players": _players(state.scores, state.contenders),
+            "components": state.table.holdings,
+            "players": state.shown_players,
             "sword_holder": state.sword_holder,
             "shuriken_holder": state.shuriken_holder,
             "playoff": state.playoff,

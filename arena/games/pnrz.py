@@ -33,18 +33,20 @@ docs/rules/pnrz.md; the move to a package per game (``arena/games/pnrz/``) split
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
-from collections.abc import Iterable, Mapping
+from bisect import bisect_left
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.games.base import Game, GameSpec, IllegalActionError, Termination, evolve
-from arena.games.memo import IdentityMemo
 from arena.games.pnrz_board import (
+    _FRIEND,
+    _POINTS,
     BASE_OF,
     BASE_TILES,
     GAME_TILES,
     LETTER,
+    PICTURES,
     TILES,
     Board,
     Faction,
@@ -52,14 +54,12 @@ from arena.games.pnrz_board import (
     Phase,
     Placement,
     Tile,
-    frontier,
     picture_cells,
-    positions,
     rotations,
     sections,
-    stays_joined,
 )
-from arena.games.pnrz_scoring import faction_scores
+from arena.games.pnrz_scoring import Layout, key, xy
+from arena.games.pnrz_scoring import faction_scores as faction_scores  # the bots' and pages' count
 from arena.games.rng import derive
 
 HAND_SIZE = 3  # game tiles dealt to each player
@@ -237,32 +237,47 @@ Action = (
 )
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def _action(kind: type, *fields: int) -> Action:
-    """Returns the one shared ``kind(*fields)``.
+# Design detail: ``legal_actions`` lists up to ~250 actions a step, and building a frozen dataclass
+# costs about a microsecond, ten times a lookup: the actions are made once, at import, in tables that
+# never change (placements at positions beyond ``_REACH`` are made when listed).
+_CHOOSE = {f: ChooseFaction(f) for f in Faction}
+_SELECT = {t: SelectTile(t) for t in TILES}
+_MOVE_BASE = {t.id: MoveBase(t.id) for t in BASE_TILES.values()}
+_PASS = PassTurn()
+_SKIP = SkipAction()
+_ROTATE = {  # (tile, its rotation now) -> the Rotate actions to the three others
+    (t, r): tuple(RotateTile(t, q) for q in range(4) if q != r) for t in TILES for r in range(4)
+}
+_SWAP_FIRST = {t: SwapFirst(t) for t in TILES}
+_SWAP_WITH = {t: SwapWith(t) for t in TILES}
+_ORIENT = {  # (rotations of the first tile, of the second) -> the orientations
+    (a, b): tuple(OrientSwapped(x, y) for x in range(a) for y in range(b)) for a in (1, 4) for b in (1, 4)
+}
+_TAKE = {t: TakeTile(t) for t in TILES}
+_PUT = {t: tuple(PutTile(t, r) for r in rotations(t)) for t in TILES}
+_REACH = 16  # the placements at positions up to this far from the first tile's are made at import
 
-    Design detail: ``legal_actions`` lists up to ~200 actions a step, and building a frozen dataclass
-    costs about a microsecond, ten times this lookup.
-    """
-    return kind(*fields)
+
+def _placements_at(k: int) -> tuple[PlaceTile, ...]:
+    """Returns the placements of a game tile at position key ``k``, in rotations 0..3 (a base's is
+    the first: its four quadrants are alike)."""
+    x, y = xy(k)
+    return tuple(PlaceTile(x, y, r) for r in range(4))
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _game_tile_placements(spot: tuple[int, int]) -> tuple[PlaceTile, ...]:
-    """Returns the placements of a game tile at ``spot``, in rotations 0..3."""
-    return tuple(_action(PlaceTile, *spot, r) for r in range(4))
+_PLACEMENTS = {
+    key(x, y): _placements_at(key(x, y))
+    for y in range(-_REACH, _REACH + 1)
+    for x in range(-_REACH, _REACH + 1)
+}
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _base_placements(spot: tuple[int, int]) -> tuple[PlaceTile, ...]:
-    """Returns the placement of a base at ``spot`` (one rotation: its four quadrants are alike)."""
-    return (_action(PlaceTile, *spot, 0),)
-
-
-@functools.lru_cache(maxsize=1 << 10)
-def _rotations_of(tile_id: int, rotation: int) -> tuple[RotateTile, ...]:
-    """Returns the Rotate actions of a tile in play now turned by ``rotation``: the three others."""
-    return tuple(_action(RotateTile, tile_id, r) for r in range(4) if r != rotation)
+def _placements(spots: Sequence[int]) -> list[tuple[PlaceTile, ...]]:
+    """Returns the placements at each position key of ``spots``."""
+    try:
+        return list(map(_PLACEMENTS.__getitem__, spots))
+    except KeyError:  # a board that drifted far by base moves
+        return [_PLACEMENTS.get(k) or _placements_at(k) for k in spots]
 
 
 # Events -----------------------------------------------------------------------------------------
@@ -385,6 +400,16 @@ class PnrzState:
     final_turns: int | None = None  # turns left once the pile is empty
     turn: int = 0  # turns completed
     last_events: tuple[Event, ...] = ()
+    # What follows from the board (derived: not compared). The engine makes the next board's from
+    # this one's (``_with_board``); a state made any other way (tests, ``dataclasses.replace``) has
+    # them made from its board in ``__post_init__``.
+    layout: Layout = dataclasses.field(default=None, compare=False, repr=False)  # type: ignore[assignment]
+    shown: tuple[PlacedTile, ...] = dataclasses.field(default=(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.layout is None or self.layout.board is not self.board:
+            object.__setattr__(self, "layout", Layout.build(self.board))
+            object.__setattr__(self, "shown", tuple(map(_seen, self.board)))
 
     def needs(self, seat: int) -> int:
         """Returns how many more factions ``seat`` must choose."""
@@ -396,47 +421,73 @@ class PnrzState:
 
     def placement(self, tile_id: int) -> Placement:
         """Returns where tile ``tile_id`` is in play; raises IllegalActionError if it is not."""
-        for p in self.board:
-            if p.tile_id == tile_id:
-                return p
-        raise IllegalActionError(f"tile {tile_id} is not in play")
+        p = self.layout.where.get(tile_id)
+        if p is None:
+            raise IllegalActionError(f"tile {tile_id} is not in play")
+        return p
 
 
-@functools.lru_cache(maxsize=4096)
+_SHOWN = {  # (tile, rotation) -> its pictures after rotation, NW, NE, SE, SW
+    (t.id, r): "".join(t.pictures[(q - r) % 4] for q in range(4)) for t in TILES.values() for r in range(4)
+}
+
+
 def _seen(p: Placement) -> PlacedTile:
-    printed = TILES[p.tile_id].pictures
-    shown = "".join(printed[(q - p.rotation) % 4] for q in range(4))
-    return PlacedTile(p.tile_id, p.x, p.y, p.rotation, shown)
+    """Returns a placement as observations show it."""
+    return PlacedTile(p.tile_id, p.x, p.y, p.rotation, _SHOWN[p.tile_id, p.rotation])
 
 
-@IdentityMemo
-def _shown(board: Board) -> tuple[PlacedTile, ...]:
-    """Returns the board as observations show it (the same for every seat and every step it lasts)."""
-    return tuple(map(_seen, board))
+def _with_board(
+    state: PnrzState, removed: Sequence[Placement], added: Sequence[Placement], **changes: Any
+) -> PnrzState:
+    """Returns ``state`` with the ``removed`` placements taken off the board and the ``added`` ones
+    put on, its layout and shown board made from the old ones, and ``changes``."""
+    board, shown = list(state.board), list(state.shown)
+    for p in removed:
+        i = bisect_left(board, p)
+        del board[i], shown[i]
+    for p in added:
+        i = bisect_left(board, p)
+        board.insert(i, p)
+        shown.insert(i, _seen(p))
+    after = tuple(board)
+    layout = state.layout.changed(removed, added, after)
+    return evolve(state, board=after, layout=layout, shown=tuple(shown), **changes)
 
 
-@IdentityMemo
+_AVAILABLE = tuple(  # by the bits of the factions taken -> the factions left
+    tuple(f for f in Faction if not taken >> f & 1) for taken in range(1 << (len(Faction) + 1))
+)
+
+
 def _available(factions: tuple[tuple[Faction, ...], ...]) -> tuple[Faction, ...]:
-    taken = {f for fs in factions for f in fs}
-    return tuple(f for f in Faction if f not in taken)
+    taken = 0
+    for fs in factions:
+        for f in fs:
+            taken |= 1 << f
+    return _AVAILABLE[taken]
 
 
-@IdentityMemo
+_MOST = max(  # the most a faction can score: all its pictures counted, its base once
+    sum(_POINTS[p] for pictures in PICTURES.values() for p in pictures if _FRIEND[p] is f) for f in Faction
+)
+_FACTION_SCORES = {f: tuple(FactionScore(f, v) for v in range(_MOST + 1)) for f in Faction}
+
+
 def _score_rows(
-    board: Board, factions: tuple[tuple[Faction, ...], ...]
+    layout: Layout, factions: tuple[tuple[Faction, ...], ...]
 ) -> tuple[tuple[int, ...], tuple[FactionScore, ...]]:
-    """Returns each seat's score and the in-game factions' scores (once per board and factions)."""
-    by_faction = faction_scores(board)
-    seats = tuple(sum(by_faction[f] for f in fs) for fs in factions)
-    in_game = sorted(f for fs in factions for f in fs)
-    return seats, tuple(FactionScore(f, by_faction[f]) for f in in_game)
+    """Returns each seat's score and the in-game factions' scores."""
+    best = layout.best
+    seats = tuple(sum(best[f] for f in fs) for fs in factions)
+    return seats, tuple(_FACTION_SCORES[f][best[f]] for f in sorted(f for fs in factions for f in fs))
 
 
 def scored_regions(board: Board, factions: tuple[tuple[Faction, ...], ...]) -> tuple[ScoredRegion, ...]:
     """Returns each in-game faction's best section where it scores (more than 0), in Faction order.
 
-    Design detail: a flood fill of the whole board (``pnrz_board.sections``), not the incremental
-    count the engine keeps for scores: only spectators ask for it, once per step shown.
+    Design detail: a flood fill of the whole board (``pnrz_board.sections``), not the layout the
+    state keeps for scores: only spectators ask for it, once per step shown.
     """
     cells = picture_cells(board)
     regions = []
@@ -450,10 +501,6 @@ def scored_regions(board: Board, factions: tuple[tuple[Faction, ...], ...]) -> t
 
 def _replace_at(items: tuple, index: int, value: object) -> tuple:
     return (*items[:index], value, *items[index + 1 :])
-
-
-def _sorted_board(placements: Iterable[Placement]) -> Board:
-    return tuple(sorted(placements))
 
 
 class Pnrz(Game[PnrzState, Action]):
@@ -497,29 +544,30 @@ class Pnrz(Game[PnrzState, Action]):
             return ()
         phase = state.phase
         if phase is Phase.CHOOSE:
-            return tuple(_action(ChooseFaction, f) for f in state.available())
+            return tuple(map(_CHOOSE.__getitem__, state.available()))
         if phase is Phase.PLAY:
             hand = state.hands[seat]
-            pass_turn = () if hand else (PassTurn(),)
-            movable = (_action(MoveBase, t) for t in self.movable_bases(state, seat))
-            return (*(_action(SelectTile, t) for t in hand), *movable, *pass_turn)
+            pass_turn = () if hand else (_PASS,)
+            movable = map(_MOVE_BASE.__getitem__, self.movable_bases(state, seat))
+            return (*map(_SELECT.__getitem__, hand), *movable, *pass_turn)
         if phase is Phase.MOVE:
-            return tuple(_action(PlaceTile, x, y, 0) for x, y in self.base_spots(state, state.pending[0]))
+            old = state.placement(state.pending[0])
+            return tuple(p[0] for p in _placements(self._base_spots(state.layout, key(old.x, old.y))))
         if phase is Phase.PLACE:
-            spots = frontier(positions(state.board)) if state.board else [(0, 0)]
-            per_spot = _game_tile_placements if len(rotations(state.pending[0])) == 4 else _base_placements
-            return tuple(itertools.chain.from_iterable(map(per_spot, spots)))
+            per_spot = _placements(state.layout.frontier if state.board else (key(0, 0),))
+            if len(rotations(state.pending[0])) == 1:
+                return tuple(p[0] for p in per_spot)  # a base: its four quadrants are alike
+            return tuple(itertools.chain.from_iterable(per_spot))
         if phase is Phase.ACTION:
-            return (*self._extra_actions(state, seat), SkipAction())
+            return (*self._extra_actions(state, seat), _SKIP)
         if phase is Phase.SWAP:
-            return tuple(
-                _action(SwapWith, t) for t in sorted(p.tile_id for p in state.board) if t != state.pending[0]
-            )
+            first = state.pending[0]
+            return tuple(_SWAP_WITH[t] for t in sorted(state.layout.where) if t != first)
         if phase is Phase.ORIENT:
             first, second = state.pending
-            return tuple(_action(OrientSwapped, a, b) for a in rotations(first) for b in rotations(second))
+            return _ORIENT[len(rotations(first)), len(rotations(second))]
         assert phase is Phase.REPLACE
-        return tuple(_action(PutTile, t, r) for t in state.hands[seat] for r in rotations(t))
+        return tuple(itertools.chain.from_iterable(map(_PUT.__getitem__, state.hands[seat])))
 
     def action_order(self, action: Action) -> tuple[Any, ...]:
         """Lists positions as the board is drawn, row by row (y, then x), then rotation."""
@@ -534,46 +582,46 @@ class Pnrz(Game[PnrzState, Action]):
         (A base that may move always has somewhere to go: the frontier of the rest has at least four
         positions, and only one of them is where the base was.)
         """
-        mine = state.factions[seat]
-        taken = positions(state.board)
-        return sorted(
-            p.tile_id for p in state.board if BASE_OF[p.tile_id] in mine and stays_joined(taken, p.x, p.y)
-        )
+        layout = state.layout
+        movable = []
+        for f in sorted(state.factions[seat]):  # base tile ids ascend with the factions
+            p = layout.where.get(BASE_TILES[f].id)
+            if p is not None and layout.stays_joined(key(p.x, p.y)):
+                movable.append(p.tile_id)
+        return movable
 
     def base_spots(self, state: PnrzState, tile_id: int) -> list[tuple[int, int]]:
         """Returns the new positions a base in play may move to (none if the area would split)."""
         old = state.placement(tile_id)
-        taken = positions(state.board)
-        if not stays_joined(taken, old.x, old.y):
-            return []
-        return [spot for spot in frontier(taken - {(old.x, old.y)}) if spot != (old.x, old.y)]
+        return list(map(xy, self._base_spots(state.layout, key(old.x, old.y))))
+
+    @staticmethod
+    def _base_spots(layout: Layout, k: int) -> list[int]:
+        return layout.spots_without(k) if layout.stays_joined(k) else []
 
     def _extra_actions(self, state: PnrzState, seat: int) -> list[Action]:
         """Returns the first decisions of the extra action on offer (without SkipAction)."""
-        ids = sorted(p.tile_id for p in state.board)
+        where = state.layout.where
+        ids = sorted(where)
         if state.icon is Icon.ROTATE:
-            rotation = {p.tile_id: p.rotation for p in state.board}
             return [
                 *itertools.chain.from_iterable(
-                    _rotations_of(t, rotation[t]) for t in ids if BASE_OF[t] is None
+                    _ROTATE[t, where[t].rotation] for t in ids if BASE_OF[t] is None
                 )
             ]
         if state.icon is Icon.SWAP:
-            return [_action(SwapFirst, t) for t in ids] if len(ids) >= 2 else []
+            return [_SWAP_FIRST[t] for t in ids] if len(ids) >= 2 else []
         if state.icon is Icon.REPLACE:
             if not state.hands[seat]:
                 return []
             mine = set(state.factions[seat])
-            return [_action(TakeTile, t) for t in ids if BASE_OF[t] is None or BASE_OF[t] in mine]
+            return [_TAKE[t] for t in ids if BASE_OF[t] is None or BASE_OF[t] in mine]
         return []
 
     # -- applying -----------------------------------------------------------------------------
 
     def apply_legal(self, state: PnrzState, actions: Mapping[int, Action]) -> PnrzState:
-        after = self._next(evolve(state, last_events=()), actions)
-        if after.board is not state.board:
-            faction_scores.changed(state.board, after.board)  # its scores derive from the old board's
-        return after
+        return self._next(evolve(state, last_events=()), actions)
 
     def _next(self, state: PnrzState, actions: Mapping[int, Action]) -> PnrzState:
         if state.phase is Phase.CHOOSE:
@@ -590,34 +638,29 @@ class Pnrz(Game[PnrzState, Action]):
             return evolve(state, phase=Phase.MOVE, pending=(action.tile_id,))
         if isinstance(action, PlaceTile) and state.phase is Phase.MOVE:
             old = state.placement(state.pending[0])
-            board = _sorted_board(
-                (*(p for p in state.board if p is not old), Placement(action.y, action.x, old.tile_id, 0))
-            )
+            new = Placement(action.y, action.x, old.tile_id, 0)
             event = BaseMoved(seat, old.tile_id, old.x, old.y, action.x, action.y)
-            return self._end_turn(evolve(state, board=board, last_events=(event,)), drew=False)
+            return self._end_turn(_with_board(state, (old,), (new,), last_events=(event,)), drew=False)
         if isinstance(action, PlaceTile):
             return self._place(state, seat, action)
         if isinstance(action, PassTurn):
             return self._end_turn(evolve(state, last_events=(TurnPassed(seat),)), drew=False)
         if isinstance(action, RotateTile):
             old = state.placement(action.tile_id)
-            board = _sorted_board(
-                p._replace(rotation=action.rotation) if p is old else p for p in state.board
-            )
+            new = old._replace(rotation=action.rotation)
             event = TileRotated(seat, action.tile_id, action.rotation)
-            return self._end_turn(evolve(state, board=board, last_events=(event,)), drew=True)
+            return self._end_turn(_with_board(state, (old,), (new,), last_events=(event,)), drew=True)
         if isinstance(action, SwapFirst):
             state.placement(action.tile_id)
             return evolve(state, phase=Phase.SWAP, pending=(action.tile_id,))
         if isinstance(action, SwapWith):
             return self._swap(state, seat, state.pending[0], action.tile_id)
         if isinstance(action, OrientSwapped):
-            rotation = dict(zip(state.pending, (action.first_rotation, action.second_rotation), strict=True))
-            board = _sorted_board(
-                p._replace(rotation=rotation[p.tile_id]) if p.tile_id in rotation else p for p in state.board
-            )
+            old = tuple(map(state.placement, state.pending))
+            rotation = (action.first_rotation, action.second_rotation)
+            new = tuple(p._replace(rotation=r) for p, r in zip(old, rotation, strict=True))
             event = TilesOriented(seat, action.first_rotation, action.second_rotation)
-            return self._end_turn(evolve(state, board=board, last_events=(event,)), drew=True)
+            return self._end_turn(_with_board(state, old, new, last_events=(event,)), drew=True)
         if isinstance(action, TakeTile):
             state.placement(action.tile_id)
             return evolve(state, phase=Phase.REPLACE, pending=(action.tile_id,))
@@ -683,10 +726,10 @@ class Pnrz(Game[PnrzState, Action]):
     def _place(self, state: PnrzState, seat: int, action: PlaceTile) -> PnrzState:
         tile = TILES[state.pending[0]]
         hand = tuple(t for t in state.hands[seat] if t != tile.id)
-        board = _sorted_board((*state.board, Placement(action.y, action.x, tile.id, action.rotation)))
+        new = Placement(action.y, action.x, tile.id, action.rotation)
         event = TilePlaced(seat, tile, action.x, action.y, action.rotation)
-        state = evolve(
-            state, hands=_replace_at(state.hands, seat, hand), board=board, pending=(), last_events=(event,)
+        state = _with_board(
+            state, (), (new,), hands=_replace_at(state.hands, seat, hand), pending=(), last_events=(event,)
         )
         if tile.icon is not Icon.NONE:
             offered = evolve(state, phase=Phase.ACTION, icon=tile.icon)
@@ -696,13 +739,9 @@ class Pnrz(Game[PnrzState, Action]):
 
     def _swap(self, state: PnrzState, seat: int, first: int, second: int) -> PnrzState:
         a, b = state.placement(first), state.placement(second)
-        moved = {
-            a.tile_id: a._replace(x=b.x, y=b.y),
-            b.tile_id: b._replace(x=a.x, y=a.y),
-        }
-        board = _sorted_board(moved.get(p.tile_id, p) for p in state.board)
+        moved = (a._replace(x=b.x, y=b.y), b._replace(x=a.x, y=a.y))
         event = TilesSwapped(seat, first, second)
-        state = evolve(state, board=board, last_events=(event,))
+        state = _with_board(state, (a, b), moved, last_events=(event,))
         if len(rotations(first)) * len(rotations(second)) == 1:
             return self._end_turn(state, drew=True)
         return evolve(state, phase=Phase.ORIENT, pending=(first, second))
@@ -712,10 +751,10 @@ class Pnrz(Game[PnrzState, Action]):
         if action.tile_id not in state.hands[seat]:
             raise IllegalActionError(f"tile {action.tile_id} is not in seat {seat}'s hand")
         new = Placement(old.y, old.x, action.tile_id, action.rotation)
-        board = _sorted_board(new if p is old else p for p in state.board)
         hand = tuple(sorted((*(t for t in state.hands[seat] if t != action.tile_id), old.tile_id)))
         event = TileReplaced(seat, old.tile_id, TILES[action.tile_id], action.rotation)
-        state = evolve(state, board=board, hands=_replace_at(state.hands, seat, hand), last_events=(event,))
+        hands = _replace_at(state.hands, seat, hand)
+        state = _with_board(state, (old,), (new,), hands=hands, last_events=(event,))
         return self._end_turn(state, drew=True)
 
     def _end_turn(self, state: PnrzState, drew: bool) -> PnrzState:
@@ -757,10 +796,11 @@ class Pnrz(Game[PnrzState, Action]):
 
     def faction_scores(self, state: PnrzState) -> dict[Faction, int]:
         """Returns each faction's best-section score on the current board."""
-        return dict(faction_scores(state.board))
+        return state.layout.scores
 
     def scores(self, state: PnrzState) -> tuple[int, ...]:
-        return _score_rows(state.board, state.factions)[0]
+        best = state.layout.best
+        return tuple(sum(best[f] for f in fs) for fs in state.factions)
 
     def observe(self, state: PnrzState, seat: int) -> Observation:
         return Observation(
@@ -780,7 +820,7 @@ class Pnrz(Game[PnrzState, Action]):
 
     def _shared(self, state: PnrzState) -> dict[str, Any]:
         """Returns the fields every seat's observation and the public view have alike."""
-        seat_scores, rows = _score_rows(state.board, state.factions)
+        seat_scores, rows = _score_rows(state.layout, state.factions)
         players = tuple(
             Player(s, fs, len(hand), score)
             for s, (fs, hand, score) in enumerate(zip(state.factions, state.hands, seat_scores, strict=True))
@@ -789,7 +829,7 @@ class Pnrz(Game[PnrzState, Action]):
             "phase": state.phase,
             "current": None if state.phase in (Phase.CHOOSE, Phase.OVER) else state.current,
             "turn": state.turn,
-            "board": _shown(state.board),
+            "board": state.shown,
             "players": players,
             "pile_size": len(state.pile),
             "available": state.available(),

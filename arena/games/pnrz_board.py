@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import operator
 from collections.abc import Iterable, Mapping, Set
 from enum import IntEnum
 from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
-
-from arena.games.memo import IdentityMemo
 
 TILES_FILE = Path(__file__).with_name("data") / "pnrz_tiles.txt"
 
@@ -255,7 +252,7 @@ def is_connected(positions: Iterable[tuple[int, int]]) -> bool:
     return not todo
 
 
-_RING = ((-1, -1), (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0))  # around a tile, in order
+RING = ((-1, -1), (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0))  # around a tile, in order
 _SIDES = frozenset((1, 3, 5, 7))  # the ring's positions that share a side with the tile
 
 
@@ -264,7 +261,7 @@ def joined_around(taken: Set[tuple[int, int]], x: int, y: int) -> bool:
     positions around it: then taking it away cannot split a connected area. (Consecutive ring
     positions share a side, so one unbroken run of taken positions holding every neighbour joins
     them; the converse does not hold, which is why False means "flood fill to know".)"""
-    filled = [(x + dx, y + dy) in taken for dx, dy in _RING]
+    filled = [(x + dx, y + dy) in taken for dx, dy in RING]
     if not any(filled[i] for i in _SIDES):
         return False
     if all(filled):
@@ -306,13 +303,3 @@ def stays_joined(taken: Set[tuple[int, int]], x: int, y: int) -> bool:
                 seen.add(n)
                 queue.append(n)
     return False
-
-
-@IdentityMemo
-def positions(board: Board) -> frozenset[tuple[int, int]]:
-    """Returns the (x, y) of every tile in play (once per board: both the turn's choice of a base to
-    move and the placement that follows need them)."""
-    return frozenset(map(_XY, board))
-
-
-_XY = operator.itemgetter(1, 0)  # Placement -> (x, y)

@@ -1,189 +1,469 @@
-"""Pirates, Ninjas, Robots & Zombies: every faction's best-section score, kept up to date board by board.
+"""Pirates, Ninjas, Robots & Zombies: what follows from a board, kept up to date tile by tile.
 
-The count is the one of ``pnrz_board.cell_scores`` (characters 1, bonus items 3, the base 5 once per
-section; a character or bonus item beside its faction's arch-enemy counts nothing), but the engine asks
-for it at every step, on boards of up to 58 tiles that change by one or two tiles a turn. So a board's
-sections are derived from the previous board's: only the sections touching a changed tile are flood
-filled again. Pure bookkeeping: the result never depends on which boards were seen before.
+The engine needs at every step what follows from the board: each faction's best-section score (the
+count of ``pnrz_board.cell_scores``: characters 1, bonus items 3, the base 5 once per section; a
+character or bonus item beside its faction's arch-enemy counts nothing), the free positions a tile may
+go to, and whether a base may move without splitting the area. A ``Layout`` holds all of it for one
+board and is never changed once made. The layout of the next board is made from it by ``changed``,
+which looks only at what the tiles put down or taken away touch:
 
-Picture cells are integer keys ``cx * _W + cy`` (see ``pnrz_board`` for the picture cell grid).
+- sections: every friendly picture cell is labelled with its section. A tile put down joins the
+  sections its pictures touch (the smaller ones are relabelled into the largest) and its arch-enemy
+  pictures take away the points of the pictures they newly negate: a placement costs the same on a
+  full board as on an empty one. A tile taken away, turned or replaced can split sections, so the
+  sections touching its pictures are flood filled again, as a whole.
+- the frontier: the free positions beside a tile, in the order they are listed (row by row), updated
+  around the positions that changed.
+- moving a base: the eight positions around it mostly tell whether the rest stays connected (a table
+  of the 256 ways they can be taken); otherwise a search from one neighbour stops once it has met
+  the others.
+
+The engine's state carries its layout (``PnrzState.layout``); a bot makes the layouts of the boards it
+imagines from the observed board's. Nothing is kept anywhere else: no cache, no lock.
+
+Keys (Design Detail): a position (x, y) is the integer ``y * S + x`` and a picture cell (cx, cy) the
+integer ``cy * S + cx``, so the row-by-row order is the integers' order (|x| < S / 2) and the four
+quadrants (dx, dy) of the tile at position key ``k`` are the cells ``2 * k + dy * S + dx``.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import threading
-from collections.abc import Iterable
+import collections
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
 
-from arena.games.pnrz_board import _FRIEND, _POINTS, ENEMY, PICTURES, QUADRANT_OFFSETS, TILES, Board, Faction
+from arena.games.pnrz_board import (
+    _FRIEND,
+    _POINTS,
+    ENEMY,
+    PICTURES,
+    QUADRANT_OFFSETS,
+    RING,
+    TILES,
+    Board,
+    Faction,
+    Picture,
+    Placement,
+    joined_around,
+)
 
-_W = 1 << 16  # cell key stride: a connected board of 58 tiles keeps |cy| far below _W / 2
+S = 1 << 16  # key stride: a board of 58 tiles, drifting by base moves for 300 turns, keeps |x| < S / 4
+_HALF = S // 2
 _BASE_POINTS = 5
-_NO_SCORES = dict.fromkeys(Faction, 0)
+
+# By picture value (index 0 unused): the faction it joins or 0, its points, the faction it negates or 0.
+_JOINS = (0, *(int(_FRIEND[p] or 0) for p in Picture))
+_VALUE = (0, *(_POINTS[p] for p in Picture))
+_NEGATES = (0, *(int(p.faction) if _FRIEND[p] is None else 0 for p in Picture))
+_ENEMY_OF = (0, *(int(ENEMY[f]) for f in Faction))  # by faction value: its arch-enemy's picture value
+_FACTIONS = tuple(Faction)
 
 
-def _tile_cell_table(tile_id: int) -> tuple[tuple[tuple[int, int, int, int], ...], ...]:
-    """Returns per rotation the tile's four (cell key offset, faction joined or 0, points, faction
-    negated or 0)."""
-    negated = {picture: faction for faction, picture in ENEMY.items()}
-    table = []
-    for rotation in range(4):
-        cells = []
-        for q, (dx, dy) in enumerate(QUADRANT_OFFSETS):
-            picture = PICTURES[tile_id][(q - rotation) % 4]
-            joins, beaten = _FRIEND[picture], negated.get(picture)
-            cells.append((dx * _W + dy, int(joins or 0), _POINTS[picture], int(beaten or 0)))
-        table.append(tuple(cells))
-    return tuple(table)
+def key(x: int, y: int) -> int:
+    """Returns the key of position (x, y) (or of picture cell (x, y))."""
+    return y * S + x
 
 
-_CELLS = {tile_id: _tile_cell_table(tile_id) for tile_id in TILES}
+def xy(k: int) -> tuple[int, int]:
+    """Returns the (x, y) of a position key."""
+    y, x = divmod(k + _HALF, S)
+    return x - _HALF, y
 
 
-@dataclasses.dataclass
-class _Sections:
-    """One board's pictures and sections (never changed once built: a derived board copies)."""
-
-    friends: dict[int, tuple[int, int]]  # friendly picture cell -> (faction joined, printed points)
-    negates: dict[int, int]  # arch-enemy picture cell -> the faction it negates
-    label: dict[int, int]  # friendly picture cell -> its section's id
-    sections: dict[int, tuple[int, int, tuple[int, ...]]]  # section id -> (faction, score, cells)
-    next_id: int = 0
-
-    def best(self) -> dict[Faction, int]:
-        best = [0] * (len(Faction) + 1)
-        for faction, score, _cells in self.sections.values():
-            if score > best[faction]:
-                best[faction] = score
-        return {f: best[f] for f in Faction}
+def _tile_cells(tile_id: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Returns per rotation the tile's four (cell key offset from ``2 * k``, picture value)."""
+    return tuple(
+        tuple(
+            (dy * S + dx, int(PICTURES[tile_id][(q - rotation) % 4]))
+            for q, (dx, dy) in enumerate(QUADRANT_OFFSETS)
+        )
+        for rotation in range(4)
+    )
 
 
-def _cells_of(placements: Iterable) -> Iterable[tuple[int, int, int, int]]:
-    """Yields (cell key, faction joined or 0, points, faction negated or 0) of each picture."""
-    for p in placements:
-        origin = 2 * p.x * _W + 2 * p.y
-        for offset, joins, points, negates in _CELLS[p.tile_id][p.rotation]:
-            yield origin + offset, joins, points, negates
+_CELLS = {tile_id: _tile_cells(tile_id) for tile_id in TILES}
+_RING_KEYS = tuple(dy * S + dx for dx, dy in RING)
+# Whether a tile whose ring of eight neighbouring positions is taken as the bits of the index say
+# (bit i: RING[i]) has side neighbours joined without it (pnrz_board.joined_around).
+_JOINED = tuple(joined_around({RING[i] for i in range(8) if mask >> i & 1}, 0, 0) for mask in range(256))
+
+Section = tuple[int, int, int]  # counted points (the base apart), base pictures, number of cells
 
 
-def _fill(s: _Sections, region: set[int]) -> None:
-    """Labels the friendly cells of ``region`` (whole sections: no same-faction cell outside it
-    touches one inside) as new sections and scores them."""
-    friends, label, enemy = s.friends, s.label, s.negates.get
-    for start in region:
-        if start in label:
-            continue
-        faction = friends[start][0]
-        sid = s.next_id
-        s.next_id += 1
+def _best(sections: dict[int, Section]) -> int:
+    """Returns the best score of a faction's sections."""
+    return max((points + (_BASE_POINTS if bases else 0) for points, bases, _ in sections.values()), default=0)
+
+
+class Layout:
+    """What follows from one board (never changed once made: ``changed`` makes the next one).
+
+    Design detail: a class with slots, not a frozen dataclass, as ``changed`` fills a new one in
+    place before anyone sees it.
+    """
+
+    __slots__ = ("best", "board", "frontier", "label", "next_id", "pics", "secs", "tiles", "where")
+
+    board: Board
+    tiles: dict[int, Placement]  # position key -> the tile there
+    where: dict[int, Placement]  # tile id -> where it is
+    frontier: tuple[int, ...]  # the free position keys beside a tile, ascending (row by row)
+    pics: dict[int, int]  # picture cell key -> picture value
+    label: dict[int, int]  # friendly picture cell key -> the id of its section
+    secs: tuple[dict[int, Section], ...]  # by faction value (0 unused): section id -> section
+    next_id: int
+    best: tuple[int, ...]  # by faction value (0 unused): its best section's score
+
+    @staticmethod
+    def build(board: Board) -> Layout:
+        """Returns the layout of ``board``, made tile by tile from the empty one."""
+        return EMPTY.changed((), board, board)
+
+    @property
+    def scores(self) -> dict[Faction, int]:
+        """Returns each faction's best-section score."""
+        best = self.best
+        return {f: best[f] for f in _FACTIONS}
+
+    def derive(self, board: Board) -> Layout:
+        """Returns the layout of ``board``, a board made from this one by a few changes."""
+        before, after = set(self.board), set(board)
+        return self.changed(sorted(before - after), sorted(after - before), board)
+
+    def changed(self, removed: Sequence[Placement], added: Iterable[Placement], board: Board) -> Layout:
+        """Returns the layout of ``board``: this one's with the ``removed`` placements taken away and
+        the ``added`` ones put down (a tile turned or moved is both)."""
+        new = object.__new__(Layout)
+        new.board = board
+        new.tiles = dict(self.tiles)
+        new.where = dict(self.where)
+        new.pics = dict(self.pics)
+        new.label = dict(self.label)
+        new.secs = [dict(s) for s in self.secs]  # type: ignore[assignment]
+        new.next_id = self.next_id
+        new.best = list(self.best)  # type: ignore[assignment]
+        if removed:
+            new._rework(self, removed, added)
+        else:
+            frontier = list(self.frontier)
+            for p in added:
+                new._add(p, frontier)
+            new.frontier = tuple(frontier)
+        new.secs = tuple(new.secs)
+        new.best = tuple(new.best)
+        return new
+
+    # -- a tile put down -----------------------------------------------------------------------
+
+    def _add(self, p: Placement, frontier: list[int] | None) -> None:
+        """Puts ``p`` down on this layout in the making (``frontier``: its frontier as a list, kept
+        up to date; None when the caller updates it)."""
+        k = p.y * S + p.x
+        tiles, pics, label, secs, best = self.tiles, self.pics, self.label, self.secs, self.best
+        tiles[k] = p
+        self.where[p.tile_id] = p
+        if frontier is not None:
+            i = bisect_left(frontier, k)
+            if i < len(frontier) and frontier[i] == k:
+                del frontier[i]
+            for n in (k - S, k - 1, k + 1, k + S):
+                if n not in tiles:
+                    i = bisect_left(frontier, n)
+                    if i == len(frontier) or frontier[i] != n:
+                        frontier.insert(i, n)
+        origin = 2 * k
+        cells = [(origin + offset, pic) for offset, pic in _CELLS[p.tile_id][p.rotation]]
+        mine = {c for c, _ in cells}
+        for c, pic in cells:
+            pics[c] = pic
+        rescan = set()
+        lost: set[int] = set()
+        for c, pic in cells:  # its arch-enemies negate the counted pictures beside them
+            g = _NEGATES[pic]
+            if not g:
+                continue
+            for n in (c + 1, c - 1, c + S, c - S):
+                sid = label.get(n)
+                if sid is None or n in lost:
+                    continue
+                value = _VALUE[pics[n]]
+                if _JOINS[pics[n]] != g or value == _BASE_POINTS:
+                    continue
+                if any(m not in mine and pics.get(m) == pic for m in (n + 1, n - 1, n + S, n - S)):
+                    continue  # negated already
+                lost.add(n)
+                points, base, size = secs[g][sid]
+                secs[g][sid] = (points - value, base, size)
+                rescan.add(g)
+        for c, pic in cells:  # its friendly pictures join the sections they touch
+            f = _JOINS[pic]
+            if not f:
+                continue
+            value = _VALUE[pic]
+            is_base = value == _BASE_POINTS
+            enemy = _ENEMY_OF[f]
+            if is_base or enemy in (pics.get(c + 1), pics.get(c - 1), pics.get(c + S), pics.get(c - S)):
+                value = 0
+            own = secs[f]
+            touched = {label[n] for n in (c + 1, c - 1, c + S, c - S) if n in label and label[n] in own}
+            if not touched:
+                sid = self.next_id
+                self.next_id += 1
+                own[sid] = (value, int(is_base), 1)
+                label[c] = sid
+                score = value + (_BASE_POINTS if is_base else 0)
+            else:
+                keep = max(touched, key=lambda s: (own[s][2], s))  # the largest keeps its label
+                points, base, size = own[keep]
+                for sid in touched - {keep}:
+                    more, more_base, more_size = own.pop(sid)
+                    points, base, size = points + more, base + more_base, size + more_size
+                    self._relabel(next(n for n in (c + 1, c - 1, c + S, c - S) if label.get(n) == sid), keep)
+                label[c] = keep
+                points, base = points + value, base + is_base
+                own[keep] = (points, base, size + 1)
+                score = points + (_BASE_POINTS if base else 0)
+            if score > best[f]:
+                best[f] = score  # type: ignore[index]
+        for g in rescan:  # a section lost points: the best may be another one now
+            best[g] = _best(secs[g])  # type: ignore[index]
+
+    def _relabel(self, start: int, sid: int) -> None:
+        """Gives the section of cell ``start`` the id ``sid``."""
+        label = self.label
+        old = label[start]
         label[start] = sid
-        stack, members, total, has_base = [start], [], 0, False
+        stack = [start]
         while stack:
-            cell = stack.pop()
-            members.append(cell)
-            value = friends[cell][1]
-            if value == _BASE_POINTS:
-                has_base = True
-            elif not (
-                enemy(cell + 1) == faction
-                or enemy(cell - 1) == faction
-                or enemy(cell + _W) == faction
-                or enemy(cell - _W) == faction
-            ):
-                total += value
-            for n in (cell + 1, cell - 1, cell + _W, cell - _W):
-                if n not in label and n in friends and friends[n][0] == faction:
+            c = stack.pop()
+            for n in (c + 1, c - 1, c + S, c - S):
+                if label.get(n) == old:
                     label[n] = sid
                     stack.append(n)
-        s.sections[sid] = (faction, total + (_BASE_POINTS if has_base else 0), tuple(members))
+
+    # -- tiles taken away, turned, moved or replaced --------------------------------------------
+
+    def _rework(self, parent: Layout, removed: Sequence[Placement], added: Iterable[Placement]) -> None:
+        """Takes ``removed`` away (``_remove``), then puts ``added`` down (``_add``), then updates the
+        frontier around the positions freed or taken."""
+        moved = {p.y * S + p.x for p in removed}  # positions freed or taken
+        rescan = self._remove(parent, removed)
+        for p in added:
+            k = p.y * S + p.x
+            moved.symmetric_difference_update((k,))
+            self._add(p, None)
+        for f in rescan:
+            self.best[f] = _best(self.secs[f])  # type: ignore[index]
+        if not moved:
+            self.frontier = parent.frontier
+            return
+        tiles = self.tiles
+        frontier = set(parent.frontier)
+        for k in moved:
+            for n in (k, k - S, k - 1, k + 1, k + S):
+                if n not in tiles and (n - S in tiles or n - 1 in tiles or n + 1 in tiles or n + S in tiles):
+                    frontier.add(n)
+                else:
+                    frontier.discard(n)
+        self.frontier = tuple(sorted(frontier))
+
+    def _remove(self, parent: Layout, removed: Sequence[Placement]) -> set[int]:
+        """Takes the ``removed`` placements away: their pictures leave their sections' counts, the
+        pictures their arch-enemies negated count again, and a section that lost pictures is split
+        if it fell apart (``_split``). Returns the factions whose best section must be found again."""
+        tiles, where, pics, label, secs = self.tiles, self.where, self.pics, self.label, self.secs
+        gone: dict[int, int] = {}  # picture cell taken away -> its picture
+        for p in removed:
+            k = p.y * S + p.x
+            del tiles[k]
+            del where[p.tile_id]
+            for offset, pic in _CELLS[p.tile_id][p.rotation]:
+                del pics[2 * k + offset]
+                gone[2 * k + offset] = pic
+        old = parent.pics
+        rescan: set[int] = set()
+        seeds: dict[int, tuple[int, set[int]]] = {}  # section -> (faction, its cells beside those gone)
+        for c, pic in gone.items():
+            f = _JOINS[pic]
+            if not f:
+                continue
+            sid = label.pop(c)
+            value = _VALUE[pic]
+            points, base, size = secs[f][sid]
+            if value == _BASE_POINTS:
+                base -= 1
+            elif _ENEMY_OF[f] not in (old.get(c + 1), old.get(c - 1), old.get(c + S), old.get(c - S)):
+                points -= value  # it counted
+            secs[f][sid] = (points, base, size - 1)
+            rescan.add(f)
+            beside = seeds.setdefault(sid, (f, set()))[1]
+            beside.update(n for n in (c + 1, c - 1, c + S, c - S) if n not in gone and label.get(n) == sid)
+        freed: set[int] = set()
+        for c, pic in gone.items():  # arch-enemies taken away: the pictures they negated may count
+            g = _NEGATES[pic]
+            if not g:
+                continue
+            for n in (c + 1, c - 1, c + S, c - S):
+                q = pics.get(n)
+                if q is None or n in freed or _JOINS[q] != g or _VALUE[q] == _BASE_POINTS:
+                    continue
+                if pic in (pics.get(n + 1), pics.get(n - 1), pics.get(n + S), pics.get(n - S)):
+                    continue  # still negated
+                freed.add(n)
+                sid = label[n]
+                points, base, size = secs[g][sid]
+                secs[g][sid] = (points + _VALUE[q], base, size)
+                rescan.add(g)
+        for sid, (f, beside) in seeds.items():
+            if secs[f][sid][2] == 0:
+                del secs[f][sid]
+            elif len(beside) > 1:
+                self._split(f, sid, beside)
+        return rescan
+
+    def _split(self, f: int, sid: int, seeds: set[int]) -> None:
+        """Splits section ``sid`` (of faction ``f``) into its parts if it fell apart: ``seeds`` are
+        its cells beside the pictures taken away, and every part holds one of them.
+
+        Design detail: one search from every seed, taking one cell each in turn; searches that meet
+        join. A search that runs out has found a part apart from the others, which gets its own id;
+        once one search is left, the rest keeps the section's id. So the cost is that of the smaller
+        parts, not of the section.
+        """
+        label = self.label
+        starts = sorted(seeds)
+        owner = {c: i for i, c in enumerate(starts)}
+        group = list(range(len(starts)))  # search -> the search it joined (itself while it runs)
+        queues = [collections.deque([c]) for c in starts]
+        found: list[list[int]] = [[c] for c in starts]
+        live = len(starts)
+        while live > 1:
+            for i in range(len(starts)):
+                if group[i] != i:
+                    continue
+                queue = queues[i]
+                if not queue:  # a part apart: its own section
+                    group[i] = -1
+                    live -= 1
+                    self._part_off(f, sid, found[i])
+                    if live == 1:
+                        return
+                    continue
+                c = queue.popleft()
+                for n in (c + 1, c - 1, c + S, c - S):
+                    if label.get(n) != sid:
+                        continue
+                    o = owner.get(n)
+                    if o is None:
+                        owner[n] = i
+                        queue.append(n)
+                        found[i].append(n)
+                        continue
+                    while group[o] != o:  # the search that one joined
+                        o = group[o]
+                    if o != i:  # two searches meet: one part
+                        group[o] = i
+                        queue.extend(queues[o])
+                        found[i].extend(found[o])
+                        live -= 1
+                        if live == 1:
+                            return
+
+    def _part_off(self, f: int, sid: int, cells: list[int]) -> None:
+        """Makes ``cells``, a part of section ``sid`` (of faction ``f``) apart from the rest, a
+        section of its own."""
+        label, pics, own = self.label, self.pics, self.secs[f]
+        enemy = _ENEMY_OF[f]
+        new = self.next_id
+        self.next_id += 1
+        points = bases = 0
+        for c in cells:
+            label[c] = new
+            value = _VALUE[pics[c]]
+            if value == _BASE_POINTS:
+                bases += 1
+            elif enemy not in (pics.get(c + 1), pics.get(c - 1), pics.get(c + S), pics.get(c - S)):
+                points += value
+        own[new] = (points, bases, len(cells))
+        rest_points, rest_bases, rest_size = own[sid]
+        own[sid] = (rest_points - points, rest_bases - bases, rest_size - len(cells))
+
+    # -- the area ------------------------------------------------------------------------------
+
+    def stays_joined(self, k: int) -> bool:
+        """Returns whether the area stays connected without its tile at position key ``k``.
+
+        Design detail: every other tile reaches the area through one of that tile's neighbours, so the
+        rest is connected exactly when those neighbours reach each other without it. Mostly the eight
+        positions around show it at once (``_JOINED``); otherwise one search from every neighbour,
+        taking one position each in turn, stops as soon as they have all met (joined) or one has run
+        out (it holds a part the tile joins to the rest): the cost is that of the smaller parts.
+        """
+        tiles = self.tiles
+        around = [n for n in (k - S, k - 1, k + 1, k + S) if n in tiles]
+        if not around:
+            return False  # the tile is the whole area
+        if len(around) == 1:
+            return True
+        mask = 0
+        for bit, offset in enumerate(_RING_KEYS):
+            if k + offset in tiles:
+                mask |= 1 << bit
+        if _JOINED[mask]:
+            return True
+        owner = {n: i for i, n in enumerate(around)}
+        owner[k] = -1
+        group = list(range(len(around)))  # search -> the search it joined (itself while it runs)
+        queues = [collections.deque([n]) for n in around]
+        live = len(around)
+        while True:
+            for i, queue in enumerate(queues):
+                if group[i] != i:
+                    continue
+                if not queue:
+                    return False
+                c = queue.popleft()
+                for n in (c - S, c - 1, c + 1, c + S):
+                    if n not in tiles:
+                        continue
+                    o = owner.get(n)
+                    if o is None:
+                        owner[n] = i
+                        queue.append(n)
+                        continue
+                    if o < 0:
+                        continue
+                    while group[o] != o:
+                        o = group[o]
+                    if o != i:
+                        group[o] = i
+                        queue.extend(queues[o])
+                        live -= 1
+                        if live == 1:
+                            return True
+
+    def spots_without(self, k: int) -> list[int]:
+        """Returns the free positions beside a tile once the tile at ``k`` is taken away, but ``k``
+        itself (where a base moved from there may go), ascending."""
+        tiles = self.tiles
+        gone = {
+            n
+            for n in (k - S, k - 1, k + 1, k + S)
+            if n not in tiles and not any(m != k and m in tiles for m in (n - S, n - 1, n + 1, n + S))
+        }
+        return [n for n in self.frontier if n not in gone] if gone else list(self.frontier)
 
 
-def _build(board: Board) -> _Sections:
-    s = _Sections({}, {}, {}, {})
-    for cell, joins, value, negates in _cells_of(board):
-        if joins:
-            s.friends[cell] = (joins, value)
-        else:
-            s.negates[cell] = negates
-    _fill(s, set(s.friends))
-    return s
+EMPTY = object.__new__(Layout)
+EMPTY.board = ()
+EMPTY.tiles, EMPTY.where, EMPTY.pics, EMPTY.label = {}, {}, {}, {}
+EMPTY.frontier = ()
+EMPTY.secs = tuple({} for _ in range(len(Faction) + 1))
+EMPTY.next_id = 0
+EMPTY.best = (0,) * (len(Faction) + 1)
 
 
-def _derive(parent: _Sections, removed: Iterable, added: Iterable) -> _Sections:
-    """Returns the sections after taking the ``removed`` placements off and putting ``added`` on.
-
-    Every section that holds a removed picture or touches a changed one is dissolved (it may split,
-    merge or gain or lose a negation) and its cells, with the new friendly ones, are filled again.
-    """
-    s = _Sections(
-        dict(parent.friends), dict(parent.negates), dict(parent.label), dict(parent.sections), parent.next_id
-    )
-    friends, negates, label = s.friends, s.negates, s.label
-    changed: list[int] = []
-    for cell, _joins, _value, _negates in _cells_of(removed):
-        friends.pop(cell, None)
-        negates.pop(cell, None)
-        changed.append(cell)
-    region: set[int] = set()
-    for cell, joins, value, negated in _cells_of(added):
-        if joins:
-            friends[cell] = (joins, value)
-            region.add(cell)
-        else:
-            negates[cell] = negated
-        changed.append(cell)
-    dissolved = {label[n] for c in changed for n in (c, c + 1, c - 1, c + _W, c - _W) if n in label}
-    for sid in dissolved:
-        for cell in s.sections.pop(sid)[2]:
-            del label[cell]
-            if cell in friends:
-                region.add(cell)
-    _fill(s, region)
-    return s
-
-
-class BoardScores:
-    """Each faction's best-section score by board, derived from the board it came from when known.
-
-    Boards are keyed by identity (hashing fifty placements would cost more than deriving); entries
-    keep their boards alive, so an id is never reused while its entry lives.
-    """
-
-    def __init__(self, size: int = 256) -> None:
-        self._size = size
-        self._sections: dict[int, tuple[Board, _Sections, dict[Faction, int]]] = {}
-        self._parents: dict[int, tuple[Board, Board]] = {}  # id(board) -> (board, the board before)
-        self._lock = threading.Lock()
-
-    def __call__(self, board: Board) -> dict[Faction, int]:
-        """Returns each faction's score on ``board`` (callers must not mutate the dict)."""
-        if not board:
-            return _NO_SCORES
-        hit = self._sections.get(id(board))
-        return hit[2] if hit is not None else self._add(board)[2]
-
-    def changed(self, before: Board, after: Board) -> None:
-        """Notes that ``after`` was made from ``before``, so its sections can be derived."""
-        self._remember(self._parents, after, (after, before))
-
-    def _add(self, board: Board) -> tuple[Board, _Sections, dict[Faction, int]]:
-        link = self._parents.get(id(board))
-        parent = self._sections.get(id(link[1])) if link is not None else None
-        if parent is not None:
-            before, now = set(link[1]), set(board)
-            sections = _derive(parent[1], before - now, now - before)
-        else:
-            sections = _build(board)
-        entry = (board, sections, sections.best())
-        self._remember(self._sections, board, entry)
-        return entry
-
-    def _remember(self, table: dict, board: Board, entry: tuple) -> None:
-        with self._lock:  # threads may share the engine (the leaderboard's replay pages)
-            if len(table) >= self._size:
-                del table[next(iter(table))]  # the oldest
-            table[id(board)] = entry
-
-
-faction_scores = BoardScores()
-"""Each faction's best-section score on a board: the one ``BoardScores`` of the engine and the bots."""
+def faction_scores(board: Board) -> dict[Faction, int]:
+    """Returns each faction's best-section score on ``board`` (its layout made from scratch: the
+    engine's state and the bots keep theirs)."""
+    return Layout.build(board).scores
