@@ -479,8 +479,9 @@ def _score_rows(
 ) -> tuple[tuple[int, ...], tuple[FactionScore, ...]]:
     """Returns each seat's score and the in-game factions' scores."""
     best = layout.best
-    seats = tuple(sum(best[f] for f in fs) for fs in factions)
-    return seats, tuple(_FACTION_SCORES[f][best[f]] for f in sorted(f for fs in factions for f in fs))
+    seats = tuple([sum([best[f] for f in fs]) for fs in factions])
+    in_game = sorted(itertools.chain.from_iterable(factions))
+    return seats, tuple([_FACTION_SCORES[f][best[f]] for f in in_game])
 
 
 def scored_regions(board: Board, factions: tuple[tuple[Faction, ...], ...]) -> tuple[ScoredRegion, ...]:
@@ -621,7 +622,7 @@ class Pnrz(Game[PnrzState, Action]):
     # -- applying -----------------------------------------------------------------------------
 
     def apply_legal(self, state: PnrzState, actions: Mapping[int, Action]) -> PnrzState:
-        return self._next(evolve(state, last_events=()), actions)
+        return self._next(state, actions)  # every branch sets last_events: the step's events
 
     def _next(self, state: PnrzState, actions: Mapping[int, Action]) -> PnrzState:
         if state.phase is Phase.CHOOSE:
@@ -632,10 +633,10 @@ class Pnrz(Game[PnrzState, Action]):
         if isinstance(action, SelectTile):
             if action.tile_id not in state.hands[seat]:
                 raise IllegalActionError(f"tile {action.tile_id} is not in seat {seat}'s hand")
-            return evolve(state, phase=Phase.PLACE, pending=(action.tile_id,))
+            return evolve(state, phase=Phase.PLACE, pending=(action.tile_id,), last_events=())
         if isinstance(action, MoveBase):
             state.placement(action.tile_id)
-            return evolve(state, phase=Phase.MOVE, pending=(action.tile_id,))
+            return evolve(state, phase=Phase.MOVE, pending=(action.tile_id,), last_events=())
         if isinstance(action, PlaceTile) and state.phase is Phase.MOVE:
             old = state.placement(state.pending[0])
             new = Placement(action.y, action.x, old.tile_id, 0)
@@ -652,7 +653,7 @@ class Pnrz(Game[PnrzState, Action]):
             return self._end_turn(_with_board(state, (old,), (new,), last_events=(event,)), drew=True)
         if isinstance(action, SwapFirst):
             state.placement(action.tile_id)
-            return evolve(state, phase=Phase.SWAP, pending=(action.tile_id,))
+            return evolve(state, phase=Phase.SWAP, pending=(action.tile_id,), last_events=())
         if isinstance(action, SwapWith):
             return self._swap(state, seat, state.pending[0], action.tile_id)
         if isinstance(action, OrientSwapped):
@@ -663,7 +664,7 @@ class Pnrz(Game[PnrzState, Action]):
             return self._end_turn(_with_board(state, old, new, last_events=(event,)), drew=True)
         if isinstance(action, TakeTile):
             state.placement(action.tile_id)
-            return evolve(state, phase=Phase.REPLACE, pending=(action.tile_id,))
+            return evolve(state, phase=Phase.REPLACE, pending=(action.tile_id,), last_events=())
         if isinstance(action, PutTile):
             return self._replace(state, seat, action)
         if isinstance(action, SkipAction):

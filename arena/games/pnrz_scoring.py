@@ -82,7 +82,7 @@ def _tile_cells(tile_id: int) -> tuple[tuple[tuple[int, int], ...], ...]:
 
 
 _CELLS = {tile_id: _tile_cells(tile_id) for tile_id in TILES}
-_RING_KEYS = tuple(dy * S + dx for dx, dy in RING)
+assert RING == ((-1, -1), (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0))  # stays_joined's bits
 # Whether a tile whose ring of eight neighbouring positions is taken as the bits of the index say
 # (bit i: RING[i]) has side neighbours joined without it (pnrz_board.joined_around).
 _JOINED = tuple(joined_around({RING[i] for i in range(8) if mask >> i & 1}, 0, 0) for mask in range(256))
@@ -173,17 +173,18 @@ class Layout:
                         frontier.insert(i, n)
         origin = 2 * k
         cells = [(origin + offset, pic) for offset, pic in _CELLS[p.tile_id][p.rotation]]
-        mine = {c for c, _ in cells}
         for c, pic in cells:
             pics[c] = pic
         rescan = set()
         lost: set[int] = set()
+        get = label.get
         for c, pic in cells:  # its arch-enemies negate the counted pictures beside them
             g = _NEGATES[pic]
             if not g:
                 continue
+            mine = (origin, origin + 1, origin + S, origin + S + 1)
             for n in (c + 1, c - 1, c + S, c - S):
-                sid = label.get(n)
+                sid = get(n)
                 if sid is None or n in lost:
                     continue
                 value = _VALUE[pics[n]]
@@ -205,13 +206,24 @@ class Layout:
             if is_base or enemy in (pics.get(c + 1), pics.get(c - 1), pics.get(c + S), pics.get(c - S)):
                 value = 0
             own = secs[f]
-            touched = {label[n] for n in (c + 1, c - 1, c + S, c - S) if n in label and label[n] in own}
+            touched = set()
+            for n in (c + 1, c - 1, c + S, c - S):
+                sid = get(n)
+                if sid is not None and sid in own:
+                    touched.add(sid)
             if not touched:
                 sid = self.next_id
                 self.next_id += 1
                 own[sid] = (value, int(is_base), 1)
                 label[c] = sid
                 score = value + (_BASE_POINTS if is_base else 0)
+            elif len(touched) == 1:
+                (keep,) = touched
+                points, base, size = own[keep]
+                points, base = points + value, base + is_base
+                own[keep] = (points, base, size + 1)
+                label[c] = keep
+                score = points + (_BASE_POINTS if base else 0)
             else:
                 keep = max(touched, key=lambda s: (own[s][2], s))  # the largest keeps its label
                 points, base, size = own[keep]
@@ -405,10 +417,16 @@ class Layout:
             return False  # the tile is the whole area
         if len(around) == 1:
             return True
-        mask = 0
-        for bit, offset in enumerate(_RING_KEYS):
-            if k + offset in tiles:
-                mask |= 1 << bit
+        mask = (  # the ring's positions taken, as bits (``RING`` order)
+            (k - S - 1 in tiles)
+            | (k - S in tiles) << 1
+            | (k - S + 1 in tiles) << 2
+            | (k + 1 in tiles) << 3
+            | (k + S + 1 in tiles) << 4
+            | (k + S in tiles) << 5
+            | (k + S - 1 in tiles) << 6
+            | (k - 1 in tiles) << 7
+        )
         if _JOINED[mask]:
             return True
         owner = {n: i for i, n in enumerate(around)}
