@@ -37,7 +37,6 @@ from arena.games.ninja_burger import (
     Ability,
     Action,
     Effect,
-    MissionCard,
     NinjaBurgerState,
     Observation,
     Phase,
@@ -123,7 +122,7 @@ def determinize(obs: Observation, draw: Draw) -> NinjaBurgerState:
     hands = deal_by_seat([p.hand_size for p in obs.players], me, obs.hand, fortune)
     missions = _unseen_missions(obs)
     draw.shuffle(missions)
-    held: list[MissionCard | None] = []
+    held = []
     for p in obs.players:
         if obs.phase is Phase.CHOOSE_NINJA:
             held.append(None)

@@ -212,7 +212,7 @@ class Round:
             else:
                 moves = [self.likeliest(self.me, holders)]
                 outcomes = [(1.0, {seat: self.likeliest(seat, holders) for seat in self.others})]
-            best: tuple[float, Move] = (float("-inf"), WAIT)
+            best = (float("-inf"), WAIT)
             for move in moves:
                 total = sum(
                     p * self.resolve(holders, tick, {**others, self.me: move}) for p, others in outcomes
@@ -247,7 +247,7 @@ class Round:
         if not options:
             return [(model.idle_call, self.call), (1 - model.idle_call, WAIT)] if can_call else [(1.0, WAIT)]
         aware = self.aware(seat, holders)
-        dist: list[tuple[float, Move]] = [(model.aware, GRABS[aware])] if aware != options[0] else []
+        dist = [(model.aware, GRABS[aware])] if aware != options[0] else []
         if len(options) > 1 and options[1] != aware:
             dist.append((model.second, GRABS[options[1]]))
         if can_call:
