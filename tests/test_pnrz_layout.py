@@ -102,7 +102,7 @@ def check_state(state: PnrzState) -> None:
 
 def playout(players: int, seed: int, moves: float) -> list[PnrzState]:
     """Returns the states of a seeded random game; ``moves``: how often a seat that may move a base
-    does so (a random pick rarely does, and base moves are what takes tiles away)."""
+    does so (a uniform pick rarely does; a move both takes a tile away and puts it down elsewhere)."""
     rng = random.Random(seed)
     driver = Driver(GAME, GAME.initial_state(players, seed))
     states = [driver.state]
@@ -117,7 +117,10 @@ def playout(players: int, seed: int, moves: float) -> list[PnrzState]:
     return states
 
 
-@pytest.mark.parametrize(("players", "seed", "moves"), [(2, 1, 0.0), (2, 2, 0.5), (3, 3, 0.3), (4, 4, 0.2)])
+@pytest.mark.parametrize(
+    ("players", "seed", "moves"),
+    [(2, 1, 0.0), (2, 2, 0.5), (3, 3, 0.3), (4, 4, 0.2), (3, 5, 0.6), (2, 6, 0.8)],
+)
 def test_the_layout_kept_step_by_step_equals_a_recomputation_of_the_board(
     players: int, seed: int, moves: float
 ) -> None:
