@@ -6,7 +6,6 @@ See that module's docstring for the geometry conventions.
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 from collections.abc import Iterable, Mapping, Set
 from enum import IntEnum
@@ -275,31 +274,3 @@ def joined_around(taken: Set[tuple[int, int]], x: int, y: int) -> bool:
         elif in_run:
             runs, in_run, holds = runs + holds, False, False
     return runs + (in_run and holds) == 1
-
-
-def stays_joined(taken: Set[tuple[int, int]], x: int, y: int) -> bool:
-    """Returns whether the connected area ``taken`` stays connected without its tile at (x, y).
-
-    Design detail: every other tile reaches the area through one of that tile's neighbours, so the
-    rest is connected exactly when those neighbours reach each other without it. Most often the eight
-    positions around show it at once (``joined_around``); otherwise a breadth-first search from one
-    neighbour stops as soon as it has met the others, not after the whole area.
-    """
-    around = [(x + dx, y + dy) for dx, dy in NEIGHBOURS if (x + dx, y + dy) in taken]
-    if not around:
-        return False  # the tile is the whole area
-    if len(around) == 1 or joined_around(taken, x, y):
-        return True
-    missing = set(around[1:])
-    seen = {(x, y), around[0]}
-    queue = collections.deque(around[:1])
-    while queue:
-        cx, cy = queue.popleft()
-        for n in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1)):
-            if n in taken and n not in seen:
-                missing.discard(n)
-                if not missing:
-                    return True
-                seen.add(n)
-                queue.append(n)
-    return False

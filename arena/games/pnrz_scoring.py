@@ -7,16 +7,19 @@ go to, and whether a base may move without splitting the area. A ``Layout`` hold
 board and is never changed once made. The layout of the next board is made from it by ``changed``,
 which looks only at what the tiles put down or taken away touch:
 
-- sections: every friendly picture cell is labelled with its section. A tile put down joins the
-  sections its pictures touch (the smaller ones are relabelled into the largest) and its arch-enemy
-  pictures take away the points of the pictures they newly negate: a placement costs the same on a
-  full board as on an empty one. A tile taken away, turned or replaced can split sections, so the
-  sections touching its pictures are flood filled again, as a whole.
+- sections: every friendly picture cell is labelled with its section, and each section keeps its
+  counted points, base pictures and size. A tile put down joins the sections its pictures touch (the
+  smaller ones are relabelled into the largest) and its arch-enemy pictures take away the points of
+  the pictures they newly negate: a placement costs about the same on a full board as on an empty
+  one. A tile taken away (moved, turned, swapped or replaced: taken away, then put down) takes its
+  pictures out of their sections' counts and gives back the points its arch-enemies negated; a
+  section that lost pictures is split only if it fell apart, which searches from its cells beside
+  the gap, one cell each in turn, find at the cost of the smaller parts.
 - the frontier: the free positions beside a tile, in the order they are listed (row by row), updated
   around the positions that changed.
 - moving a base: the eight positions around it mostly tell whether the rest stays connected (a table
-  of the 256 ways they can be taken); otherwise a search from one neighbour stops once it has met
-  the others.
+  of the 256 ways they can be taken); otherwise searches from its neighbours, one position each in
+  turn, stop once they have all met or one has run out.
 
 The engine's state carries its layout (``PnrzState.layout``); a bot makes the layouts of the boards it
 imagines from the observed board's. Nothing is kept anywhere else: no cache, no lock.
