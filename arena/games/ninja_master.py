@@ -317,8 +317,8 @@ class NinjaMasterState:
     capped: bool = False
     last_events: tuple[Event, ...] = ()
     # What follows from ``holders``, and from ``scores`` and ``contenders`` (derived: not compared).
-    # The engine passes the new ones along when those change; a state made any other way (tests,
-    # ``dataclasses.replace``) has them made in ``__post_init__``.
+    # The engine passes the new ones to ``evolve`` (which skips ``__post_init__``) with those; a state
+    # made any other way (tests, ``dataclasses.replace``) has them made in ``__post_init__``.
     table: _Table = dataclasses.field(default=None, compare=False, repr=False)  # type: ignore[assignment]
     shown_players: tuple[Player, ...] = dataclasses.field(default=(), compare=False, repr=False)
 

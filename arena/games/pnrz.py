@@ -401,8 +401,9 @@ class PnrzState:
     turn: int = 0  # turns completed
     last_events: tuple[Event, ...] = ()
     # What follows from the board (derived: not compared). The engine makes the next board's from
-    # this one's (``_with_board``); a state made any other way (tests, ``dataclasses.replace``) has
-    # them made from its board in ``__post_init__``.
+    # this one's (``_with_board``: ``evolve`` skips ``__post_init__``, so a board is never evolved
+    # alone); a state made any other way (tests, ``dataclasses.replace``) has them made from its
+    # board in ``__post_init__``.
     layout: Layout = dataclasses.field(default=None, compare=False, repr=False)  # type: ignore[assignment]
     shown: tuple[PlacedTile, ...] = dataclasses.field(default=(), compare=False, repr=False)
 
