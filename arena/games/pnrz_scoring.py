@@ -60,6 +60,7 @@ _VALUE = (0, *(_POINTS[p] for p in Picture))
 _NEGATES = (0, *(int(p.faction) if _FRIEND[p] is None else 0 for p in Picture))
 _ENEMY_OF = (0, *(int(ENEMY[f]) for f in Faction))  # by faction value: its arch-enemy's picture value
 _FACTIONS = tuple(Faction)
+_UNKNOWN = object()  # no answer kept
 
 
 def key(x: int, y: int) -> int:
@@ -105,7 +106,7 @@ class Layout:
     place before anyone sees it.
     """
 
-    __slots__ = ("best", "board", "frontier", "label", "next_id", "pics", "secs", "tiles", "where")
+    __slots__ = ("best", "board", "cuts", "frontier", "label", "next_id", "pics", "secs", "tiles", "where")
 
     board: Board
     tiles: dict[int, Placement]  # position key -> the tile there
@@ -116,6 +117,11 @@ class Layout:
     secs: tuple[dict[int, Section], ...]  # by faction value (0 unused): section id -> section
     next_id: int
     best: tuple[int, ...]  # by faction value (0 unused): its best section's score
+    # Position key -> None when the area stays connected without the tile there, else the positions
+    # of a part that tile alone joins to the rest: ``stays_joined``'s answers, filled as they are
+    # asked (answers of this board alone), carried to the next layout where a tile put down leaves
+    # them true (``_carried``).
+    cuts: dict[int, frozenset[int] | None]
 
     @staticmethod
     def build(board: Board) -> Layout:
@@ -146,12 +152,14 @@ class Layout:
         new.next_id = self.next_id
         new.best = list(self.best)  # type: ignore[assignment]
         if removed:
+            new.cuts = {}
             new._rework(self, removed, added)
         else:
             frontier = list(self.frontier)
             for p in added:
                 new._add(p, frontier)
             new.frontier = tuple(frontier)
+            new.cuts = new._carried(self.cuts, added)
         new.secs = tuple(new.secs)
         new.best = tuple(new.best)
         return new
@@ -414,12 +422,23 @@ class Layout:
         taking one position each in turn, stops as soon as they have all met (joined) or one has run
         out (it holds a part the tile joins to the rest): the cost is that of the smaller parts.
         """
+        known = self.cuts.get(k, _UNKNOWN)
+        if known is not _UNKNOWN:
+            return known is None
+        part = self._cut(k)
+        if part is not _UNKNOWN:
+            self.cuts[k] = part  # an answer about this board: any thread would write the same
+        return part is None
+
+    def _cut(self, k: int) -> object:
+        """Returns None if the area stays connected without the tile at ``k``, else the positions of
+        a part of the rest apart from the others (``_UNKNOWN``: the tile is the whole area)."""
         tiles = self.tiles
         around = [n for n in (k - S, k - 1, k + 1, k + S) if n in tiles]
         if not around:
-            return False  # the tile is the whole area
+            return _UNKNOWN  # the tile is the whole area
         if len(around) == 1:
-            return True
+            return None
         mask = (  # the ring's positions taken, as bits (``RING`` order)
             (k - S - 1 in tiles)
             | (k - S in tiles) << 1
@@ -431,18 +450,19 @@ class Layout:
             | (k - 1 in tiles) << 7
         )
         if _JOINED[mask]:
-            return True
+            return None
         owner = {n: i for i, n in enumerate(around)}
         owner[k] = -1
         group = list(range(len(around)))  # search -> the search it joined (itself while it runs)
         queues = [collections.deque([n]) for n in around]
+        found = [[n] for n in around]
         live = len(around)
         while True:
             for i, queue in enumerate(queues):
                 if group[i] != i:
                     continue
                 if not queue:
-                    return False
+                    return frozenset(found[i])
                 c = queue.popleft()
                 for n in (c - S, c - 1, c + 1, c + S):
                     if n not in tiles:
@@ -451,6 +471,7 @@ class Layout:
                     if o is None:
                         owner[n] = i
                         queue.append(n)
+                        found[i].append(n)
                         continue
                     if o < 0:
                         continue
@@ -459,9 +480,39 @@ class Layout:
                     if o != i:
                         group[o] = i
                         queue.extend(queues[o])
+                        found[i].extend(found[o])
                         live -= 1
                         if live == 1:
-                            return True
+                            return None
+
+    def _carried(self, cuts: dict[int, frozenset[int] | None], added: Iterable[Placement]) -> dict:
+        """Returns the answers of ``stays_joined`` on the board before one tile was put down that
+        still hold with it (none after several tiles: a layout built at once asks again).
+
+        A tile put down at ``q`` beside another tile than ``k`` keeps the rest joined without ``k``;
+        beside ``k`` alone, it is a part apart. A part apart stays apart when ``q`` touches only it
+        (and ``k``: the part grows by ``q``) or only the others; ``q`` touching both asks again.
+        """
+        placed = list(added)
+        if not cuts or len(placed) != 1:
+            return {}
+        q = placed[0].y * S + placed[0].x
+        tiles = self.tiles
+        around = [n for n in (q - S, q - 1, q + 1, q + S) if n in tiles]
+        carried: dict[int, frozenset[int] | None] = {}
+        for k, part in cuts.items():
+            others = [n for n in around if n != k]
+            if not others:
+                carried[k] = frozenset((q,)) if part is None else part
+            elif part is None:
+                carried[k] = None
+            else:
+                inside = sum(n in part for n in others)
+                if inside == len(others):
+                    carried[k] = part | {q}
+                elif not inside:
+                    carried[k] = part
+        return carried
 
     def spots_without(self, k: int) -> list[int]:
         """Returns the free positions beside a tile once the tile at ``k`` is taken away, but ``k``
@@ -482,6 +533,7 @@ EMPTY.frontier = ()
 EMPTY.secs = tuple({} for _ in range(len(Faction) + 1))
 EMPTY.next_id = 0
 EMPTY.best = (0,) * (len(Faction) + 1)
+EMPTY.cuts = {}
 
 
 def faction_scores(board: Board) -> dict[Faction, int]:
