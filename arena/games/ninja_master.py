@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from enum import IntEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.games.base import Game, GameSpec, IllegalActionError, Termination, evolve, ranks_from_scores
 from arena.games.rng import derive
@@ -344,11 +344,10 @@ class NinjaMasterState:
         return self.table.free
 
 
-@dataclasses.dataclass(frozen=True)
-class _Table:
+class _Table(NamedTuple):
     """What follows from who holds what, carried by the state (``NinjaMasterState.table``) and made
     when the holders change, so a decision step does not rebuild it for every ``legal_actions`` and
-    ``observe`` call."""
+    ``observe`` call. (A named tuple: made at every tick with a grab.)"""
 
     holders: tuple[int | None, ...]
     free: tuple[Component, ...]
@@ -358,26 +357,53 @@ class _Table:
     holdings: tuple[Holding, ...]  # the observation's components
 
 
-_HOLDINGS = {(c, h): Holding(c, h) for c in COMPONENTS for h in (None, *range(8))}  # made once
+def _by_free(free: tuple[Component, ...]) -> tuple[tuple[Action, ...], tuple[Action, ...]]:
+    """Returns the legal actions of a seat with a free hand, and of one with both hands full, while
+    ``free`` are the components nobody holds."""
+    calls = CALLS if len(free) < len(COMPONENTS) else ()  # only once a component has been captured
+    return (WAIT, *(GRABS[c] for c in free), *calls), (WAIT, *calls)  # full hands may still call
+
+
+# Made once, at import: by the bits of the free components (bit i: COMPONENTS[i]), and each holding.
+_FREE = {
+    mask: tuple(c for i, c in enumerate(COMPONENTS) if mask >> i & 1) for mask in range(1 << len(COMPONENTS))
+}
+_ACTIONS = {mask: _by_free(free) for mask, free in _FREE.items()}
+_HOLDINGS = {(c, h): Holding(c, h) for c in COMPONENTS for h in (None, *range(8))}
 
 
 def _table(holders: tuple[int | None, ...]) -> _Table:
-    free = tuple(c for c, h in zip(COMPONENTS, holders, strict=True) if h is None)
-    full = frozenset(s for s in holders if s is not None and holders.count(s) >= HANDS)
-    calls = CALLS if len(free) < len(COMPONENTS) else ()  # only once a component has been captured
-    open_actions = (WAIT, *(GRABS[c] for c in free), *calls)
-    full_actions = (WAIT, *calls)  # calling is voice, not hands: full hands may still call
-    holdings = tuple(_HOLDINGS.get((c, h)) or Holding(c, h) for c, h in zip(COMPONENTS, holders, strict=True))
-    return _Table(holders, free, full, open_actions, full_actions, holdings)
+    mask = 0
+    for i, h in enumerate(holders):
+        if h is None:
+            mask |= 1 << i
+    full = frozenset([s for s in holders if s is not None and holders.count(s) >= HANDS])
+    holdings = tuple(
+        [_HOLDINGS.get((c, h)) or Holding(c, h) for c, h in zip(COMPONENTS, holders, strict=True)]
+    )
+    return _Table(holders, _FREE[mask], full, *_ACTIONS[mask], holdings)
 
 
 _NO_HOLDERS_TABLE = _table(NO_HOLDERS)
 
 
+_PLAYERS = {  # made once, at import: the players of the scores a game mostly sees
+    (s, score, contending): Player(s, score, contending)
+    for s in range(8)
+    for score in range(2 * WIN_VP)
+    for contending in (False, True)
+}
+
+
 def _players(scores: tuple[int, ...], contenders: tuple[int, ...]) -> tuple[Player, ...]:
     """Returns the observation's players (carried by the state: they change only when a round is
     tallied)."""
-    return tuple(Player(s, score, s in contenders) for s, score in enumerate(scores))
+    return tuple(
+        [
+            _PLAYERS.get((s, score, s in contenders)) or Player(s, score, s in contenders)
+            for s, score in enumerate(scores)
+        ]
+    )
 
 
 # Scoring (pure functions of the dice, shared with the bots) -------------------------------------
