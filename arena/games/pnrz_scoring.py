@@ -100,10 +100,12 @@ def _best(sections: dict[int, Section]) -> int:
 
 
 class Layout:
-    """What follows from one board (never changed once made: ``changed`` makes the next one).
+    """What follows from one board (never changed once made: ``changed`` makes the next one; only
+    ``cuts`` fills up with answers about this very board as they are asked).
 
     Design detail: a class with slots, not a frozen dataclass, as ``changed`` fills a new one in
-    place before anyone sees it.
+    place before anyone sees it. Threads may share a layout: an answer written to ``cuts`` is the
+    same whoever writes it.
     """
 
     __slots__ = ("best", "board", "cuts", "frontier", "label", "next_id", "pics", "secs", "tiles", "where")
