@@ -601,6 +601,19 @@ class Pnrz(Game[PnrzState, Action]):
     def _base_spots(layout: Layout, k: int) -> list[int]:
         return layout.spots_without(k) if layout.stays_joined(k) else []
 
+    @staticmethod
+    def _offers(state: PnrzState, seat: int) -> bool:
+        """Returns whether the extra action on offer has a first decision (``_extra_actions``)."""
+        where = state.layout.where
+        if state.icon is Icon.ROTATE:
+            return any(BASE_OF[t] is None for t in where)
+        if state.icon is Icon.SWAP:
+            return len(where) >= 2
+        if state.icon is Icon.REPLACE:
+            mine = state.factions[seat]
+            return bool(state.hands[seat]) and any(BASE_OF[t] is None or BASE_OF[t] in mine for t in where)
+        return False
+
     def _extra_actions(self, state: PnrzState, seat: int) -> list[Action]:
         """Returns the first decisions of the extra action on offer (without SkipAction)."""
         where = state.layout.where
@@ -735,7 +748,7 @@ class Pnrz(Game[PnrzState, Action]):
         )
         if tile.icon is not Icon.NONE:
             offered = evolve(state, phase=Phase.ACTION, icon=tile.icon)
-            if self._extra_actions(offered, seat):
+            if self._offers(offered, seat):
                 return offered
         return self._end_turn(state, drew=True)
 
@@ -805,13 +818,17 @@ class Pnrz(Game[PnrzState, Action]):
         return tuple(sum(best[f] for f in fs) for fs in state.factions)
 
     def observe(self, state: PnrzState, seat: int) -> Observation:
-        return Observation(
+        # Design detail: filled like ``evolve`` fills a state (the frozen __init__ sets its fifteen
+        # fields one by one: a sixth of the observation's cost); the same fields, all of them.
+        observation = object.__new__(Observation)
+        observation.__dict__.update(
+            self._shared(state),
             seat=seat,
             factions=state.factions[seat],
             hand=tuple(map(TILES.__getitem__, state.hands[seat])),
             pending=state.pending if state.phase is not Phase.PLACE or seat == state.current else (),
-            **self._shared(state),
         )
+        return observation
 
     def public_view(self, state: PnrzState) -> PublicView:
         return PublicView(
@@ -823,10 +840,8 @@ class Pnrz(Game[PnrzState, Action]):
     def _shared(self, state: PnrzState) -> dict[str, Any]:
         """Returns the fields every seat's observation and the public view have alike."""
         seat_scores, rows = _score_rows(state.layout, state.factions)
-        players = tuple(
-            Player(s, fs, len(hand), score)
-            for s, (fs, hand, score) in enumerate(zip(state.factions, state.hands, seat_scores, strict=True))
-        )
+        seats = zip(range(len(seat_scores)), state.factions, map(len, state.hands), seat_scores, strict=True)
+        players = tuple([Player(*row) for row in seats])
         return {
             "phase": state.phase,
             "current": None if state.phase in (Phase.CHOOSE, Phase.OVER) else state.current,
