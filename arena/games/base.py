@@ -32,7 +32,6 @@ from __future__ import annotations
 import abc
 import dataclasses
 import enum
-import functools
 import typing
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
@@ -124,6 +123,14 @@ class Game(abc.ABC, Generic[S, A]):
     public_view_type: ClassVar[type]  # dataclass of what a spectator sees (``public_view``)
     action_type: ClassVar[Any]  # dataclass or union of dataclasses, mirrored by <Game>Action
     event_type: ClassVar[Any]  # dataclass or union of dataclasses, mirrored by <Game>Event
+    action_kinds: ClassVar[tuple[type, ...]] = ()  # the action dataclasses in union order (set below)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Lists the game's action kinds once, when its class is made (``action_order`` sorts by their
+        place): a class constant, not a cache filled while games are played."""
+        super().__init_subclass__(**kwargs)
+        if "action_type" in vars(cls):
+            cls.action_kinds = _kinds(cls.action_type)
 
     @abc.abstractmethod
     def initial_state(self, num_players: int, seed: int) -> S:
@@ -148,7 +155,7 @@ class Game(abc.ABC, Generic[S, A]):
         """
         # every game's actions are dataclasses, which A, a union of them, does not say to a type checker
         fields = dataclasses.astuple(cast("DataclassInstance", action))
-        return (_kinds(self.action_type).index(type(action)), fields)
+        return (self.action_kinds.index(type(action)), fields)
 
     @abc.abstractmethod
     def apply_legal(self, state: S, actions: Mapping[int, A]) -> S:
@@ -235,7 +242,6 @@ class Game(abc.ABC, Generic[S, A]):
             )
 
 
-@functools.cache
 def _kinds(action_type: Any) -> tuple[type, ...]:
     """Returns the dataclasses of an action type: the members of a union, or the type itself."""
     return typing.get_args(action_type) or (action_type,)

@@ -8,7 +8,6 @@ re-exports, to read the decks and to work out a check's odds.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 from collections.abc import Sequence
 from enum import IntEnum
@@ -137,8 +136,7 @@ def _skill(name: str) -> Skill:
     return Skill[name.upper()]
 
 
-@functools.cache
-def ninja_cards() -> tuple[NinjaCard, ...]:
+def _read_ninja_cards() -> tuple[NinjaCard, ...]:
     """Returns the 18 ninja cards of data/ninja_burger_ninjas.json: 3 for each of 6 players."""
     cards = json.loads((DATA / "ninja_burger_ninjas.json").read_text())["cards"]
     return tuple(
@@ -155,8 +153,7 @@ def ninja_cards() -> tuple[NinjaCard, ...]:
     )
 
 
-@functools.cache
-def mission_cards() -> tuple[MissionCard, ...]:
+def _read_mission_cards() -> tuple[MissionCard, ...]:
     """Returns the 56 mission cards (44 missions, 12 Errands) of data/ninja_burger_missions.json."""
     cards = json.loads((DATA / "ninja_burger_missions.json").read_text())["cards"]
     return tuple(
@@ -174,8 +171,7 @@ def mission_cards() -> tuple[MissionCard, ...]:
     )
 
 
-@functools.cache
-def fortune_cards() -> tuple[FortuneCard, ...]:
+def _read_fortune_cards() -> tuple[FortuneCard, ...]:
     """Returns the 72 fortune cards of data/ninja_burger_fortune.json (22 immediate, the rerolls too)."""
     cards = json.loads((DATA / "ninja_burger_fortune.json").read_text())["cards"]
     return tuple(
@@ -192,6 +188,28 @@ def fortune_cards() -> tuple[FortuneCard, ...]:
         )
         for c in cards
     )
+
+
+# Design detail: the card tables are read once, when the module is imported, into immutable tuples:
+# module constants, not a cache filled on first use, so the engine keeps no mutable state anywhere.
+NINJA_CARDS = _read_ninja_cards()
+MISSION_CARDS = _read_mission_cards()
+FORTUNE_CARDS = _read_fortune_cards()
+
+
+def ninja_cards() -> tuple[NinjaCard, ...]:
+    """Returns the 18 ninja cards (``NINJA_CARDS``)."""
+    return NINJA_CARDS
+
+
+def mission_cards() -> tuple[MissionCard, ...]:
+    """Returns the 56 mission cards (``MISSION_CARDS``)."""
+    return MISSION_CARDS
+
+
+def fortune_cards() -> tuple[FortuneCard, ...]:
+    """Returns the 72 fortune cards (``FORTUNE_CARDS``)."""
+    return FORTUNE_CARDS
 
 
 # Dice ------------------------------------------------------------------------------------------
