@@ -410,13 +410,13 @@ class BuilderBot(Bot):
                 key=lambda t: (-sum(_FRIEND[q] in mine for q in PICTURES[t]), t),
             )[:6]
             pool = sorted(set(short) | set(rich))
-            for i, a in enumerate(pool):
-                for b in pool[i + 1 :]:
-                    for ra in rotations(a):
-                        v = self.value(obs, self.swapped(board, a, b, ra=ra), board)
+            for i, first in enumerate(pool):
+                for second in pool[i + 1 :]:
+                    for ra in rotations(first):
+                        v = self.value(obs, self.swapped(board, first, second, ra=ra), board)
                         if v > best_value:
-                            best, best_value = SwapFirst(a), v
-                            self.plan = (a, b)
+                            best, best_value = SwapFirst(first), v
+                            self.plan = (first, second)
         elif obs.icon is Icon.REPLACE:
             takeable = {a.tile_id for a in legal if isinstance(a, TakeTile)}
             for taken in [t for t in self.shortlist(obs, board) if t in takeable][:8]:

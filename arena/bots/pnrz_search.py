@@ -30,6 +30,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from datetime import timedelta
+from typing import cast
 
 from arena.bots.pnrz_builder import Boards, BuilderBot, board_of, play_rank, tile_plays
 from arena.bots.search import Budget, seat_draw, seat_key
@@ -131,7 +132,8 @@ class SearchBot(BuilderBot):
             return self.best_replace(observation, board_of(observation), legal_actions)
         if phase is Phase.REPLACE:
             board, taken = board_of(observation), observation.pending[0]
-            return max(legal_actions, key=lambda a: self.replace_value(observation, board, taken, a))
+            puts = cast(Sequence[PutTile], legal_actions)  # in the REPLACE phase every legal action is one
+            return max(puts, key=lambda a: self.replace_value(observation, board, taken, a))
         return super().choose(observation, legal_actions, deadline)
 
     # -- Replace: the tile taken back is worth something in hand -----------------------------------
@@ -250,7 +252,7 @@ class SearchBot(BuilderBot):
         sample = hidden[:size]  # the same tiles meet every candidate (common random numbers)
         hot = hot_spots(board)
         clock = self.budget.clock(deadline)
-        worths = []
+        worths: list[float] = []
         for turn, after in found:
             if worths and clock.expired():
                 break
@@ -299,14 +301,15 @@ class SearchBot(BuilderBot):
         for play in tile_plays(after, [*sample, *bases], nxt.factions, others, self.OPPONENT_WEIGHT, spots):
             if play[1] not in best or play_rank(play) > play_rank(best[play[1]]):
                 best[play[1]] = play
-        replies = []  # (the replying seat's score of its play, the line's worth for the bot)
+        # (the replying seat's score of its play, the line's worth for the bot)
+        replies: list[tuple[float, float]] = []
         for tile in (*sample, *bases):
             if tile not in best:
                 replies.append((float("-inf"), margin(self.boards, after, board, mine, theirs)))
                 continue
             score, _, reply = best[tile]
             now = placed(after, tile, reply)
-            worth = margin(self.boards, now, board, mine, theirs)
+            worth: float = margin(self.boards, now, board, mine, theirs)
             if follow:
                 worth += self.FOLLOW_UP * self.follow_up(now, hand, ahead, reply, mine, theirs)
             replies.append((score, worth))

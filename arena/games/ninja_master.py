@@ -455,7 +455,7 @@ def tally(
     calls: tuple[CallResult, ...],
     call_winner: int | None,
     roll: RollSummary | None = None,
-) -> tuple:
+) -> tuple[int | None, tuple[TallyLine, ...], tuple[int, ...]]:
     """Returns (thief, tally lines, new scores) for the round in ``state`` (holders after the grabs);
     ``roll`` is ``summarize(state.dice)`` when the caller has it already."""
     if roll is None:
@@ -619,7 +619,8 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
                 contenders = leaders
                 depth = tuple(d + (s in leaders) for s, d in enumerate(depth))
         capped = not over and state.round >= MAX_ROUNDS
-        sword_holder, shuriken_holder, draw = state.sword_holder, state.shuriken_holder, ()
+        sword_holder, shuriken_holder = state.sword_holder, state.shuriken_holder
+        draw: tuple[int, ...] = ()
         if not (over or capped):
             most = max(scores[s] for s in contenders)
             richest = [s for s in contenders if scores[s] == most]

@@ -36,7 +36,7 @@ import dataclasses
 import itertools
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.games.base import Game, GameSpec, IllegalActionError, Termination, evolve
 from arena.games.pnrz_board import (
@@ -61,6 +61,68 @@ from arena.games.pnrz_board import (
 from arena.games.pnrz_scoring import Layout, key, xy
 from arena.games.pnrz_scoring import faction_scores as faction_scores  # the bots' and pages' count
 from arena.games.rng import derive
+
+# the public names, with those of pnrz_board and pnrz_scoring that the bots and tests import from here
+__all__ = [
+    "BASE_OF",
+    "BASE_TILES",
+    "GAME",
+    "GAME_TILES",
+    "HAND_SIZE",
+    "LETTER",
+    "MAX_CHOICE_ROUNDS",
+    "MAX_TURNS",
+    "PICTURES",
+    "TILES",
+    "Action",
+    "ActionSkipped",
+    "BaseMoved",
+    "Board",
+    "Cell",
+    "ChooseFaction",
+    "Event",
+    "Faction",
+    "FactionScore",
+    "FactionsChosen",
+    "Icon",
+    "MoveBase",
+    "Observation",
+    "OrientSwapped",
+    "PassTurn",
+    "Phase",
+    "Pick",
+    "PlaceTile",
+    "PlacedTile",
+    "Placement",
+    "Player",
+    "Pnrz",
+    "PnrzState",
+    "PublicView",
+    "PutTile",
+    "RotateTile",
+    "ScoredRegion",
+    "SelectTile",
+    "SkipAction",
+    "SwapFirst",
+    "SwapWith",
+    "TakeTile",
+    "Tile",
+    "TileDrawn",
+    "TilePlaced",
+    "TileReplaced",
+    "TileRotated",
+    "TilesDealt",
+    "TilesOriented",
+    "TilesSwapped",
+    "TurnPassed",
+    "faction_scores",
+    "picture_cells",
+    "rotations",
+    "scored_regions",
+    "sections",
+]
+
+_T = TypeVar("_T")
 
 HAND_SIZE = 3  # game tiles dealt to each player
 MAX_TURNS = 300  # guard: a game where players only move bases ends (and is scored) here
@@ -501,7 +563,7 @@ def scored_regions(board: Board, factions: tuple[tuple[Faction, ...], ...]) -> t
     return tuple(regions)
 
 
-def _replace_at(items: tuple, index: int, value: object) -> tuple:
+def _replace_at(items: tuple[_T, ...], index: int, value: _T) -> tuple[_T, ...]:
     return (*items[:index], value, *items[index + 1 :])
 
 
@@ -654,7 +716,7 @@ class Pnrz(Game[PnrzState, Action]):
         if isinstance(action, PlaceTile) and state.phase is Phase.MOVE:
             old = state.placement(state.pending[0])
             new = Placement(action.y, action.x, old.tile_id, 0)
-            event = BaseMoved(seat, old.tile_id, old.x, old.y, action.x, action.y)
+            event: Event = BaseMoved(seat, old.tile_id, old.x, old.y, action.x, action.y)
             return self._end_turn(_with_board(state, (old,), (new,), last_events=(event,)), drew=False)
         if isinstance(action, PlaceTile):
             return self._place(state, seat, action)
@@ -671,11 +733,11 @@ class Pnrz(Game[PnrzState, Action]):
         if isinstance(action, SwapWith):
             return self._swap(state, seat, state.pending[0], action.tile_id)
         if isinstance(action, OrientSwapped):
-            old = tuple(map(state.placement, state.pending))
+            olds = tuple(map(state.placement, state.pending))
             rotation = (action.first_rotation, action.second_rotation)
-            new = tuple(p._replace(rotation=r) for p, r in zip(old, rotation, strict=True))
+            news = tuple(p._replace(rotation=r) for p, r in zip(olds, rotation, strict=True))
             event = TilesOriented(seat, action.first_rotation, action.second_rotation)
-            return self._end_turn(_with_board(state, old, new, last_events=(event,)), drew=True)
+            return self._end_turn(_with_board(state, olds, news, last_events=(event,)), drew=True)
         if isinstance(action, TakeTile):
             state.placement(action.tile_id)
             return evolve(state, phase=Phase.REPLACE, pending=(action.tile_id,), last_events=())

@@ -34,6 +34,7 @@ from __future__ import annotations
 import collections
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
+from typing import cast
 
 from arena.games.pnrz_board import (
     _FRIEND,
@@ -429,7 +430,8 @@ class Layout:
             return known is None
         part = self._cut(k)
         if part is not _UNKNOWN:
-            self.cuts[k] = part  # an answer about this board: any thread would write the same
+            # an answer about this board: any thread would write the same
+            self.cuts[k] = cast("frozenset[int] | None", part)
         return part is None
 
     def _cut(self, k: int) -> object:
@@ -487,7 +489,9 @@ class Layout:
                         if live == 1:
                             return None
 
-    def _carried(self, cuts: dict[int, frozenset[int] | None], added: Iterable[Placement]) -> dict:
+    def _carried(
+        self, cuts: dict[int, frozenset[int] | None], added: Iterable[Placement]
+    ) -> dict[int, frozenset[int] | None]:
         """Returns the answers of ``stays_joined`` on the board before one tile was put down that
         still hold with it (none after several tiles: a layout built at once asks again).
 

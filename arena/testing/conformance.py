@@ -33,7 +33,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from arena import codec
 from arena.games.base import Game, IllegalActionError, InvalidPlayersError
@@ -111,6 +111,7 @@ def check_playout(
                 check_public_view_alike(game, state)
                 check_apply(game, state, actions)
                 if before is not None:
+                    assert before_actions is not None  # set together with ``before``
                     after = game.apply(before, before_actions)
                     assert after == state, "apply and apply_legal of the same actions gave different states"
             assert step + 1 <= game.spec.max_steps + 1, "game exceeded its declared max_steps"
@@ -236,9 +237,12 @@ def check_player_counts(game: Game) -> None:
 
 def check_enums(game: Game) -> None:
     """Every IntEnum member of an observation has the proto enum value of the same number and name."""
+    from google.protobuf.descriptor import Descriptor
+
     from arena.v1 import arena_pb2
 
-    message = arena_pb2.Observation.DESCRIPTOR.fields_by_name[game.spec.wire_name].message_type
+    field = arena_pb2.Observation.DESCRIPTOR.fields_by_name[game.spec.wire_name]
+    message = cast(Descriptor, field.message_type)  # each game's Observation field is a message
     proto_enums = list(message.file.enum_types_by_name.values())
     state = game.initial_state(game.spec.min_players, 1)
     for obj in walk(game.observe(state, 0)):

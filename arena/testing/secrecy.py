@@ -33,7 +33,7 @@ import functools
 import random
 from collections.abc import Iterable
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 from arena import codec
 from arena.games.base import CARD_KIND, Game
@@ -59,8 +59,8 @@ def check_state_secrecy(game: Game, state: Any) -> None:
         assert not leaked, f"seat {seat} can see hidden {sorted(map(str, leaked))[:5]}"
     public = shown(game, game.public_view(state))
     for seat in range(len(game.scores(state))):
-        leaked = sorted(map(str, game.hidden_from(state, seat) & public))
-        assert not leaked, f"the public view shows what seat {seat} may not see: {leaked[:5]}"
+        leaked_public = sorted(map(str, game.hidden_from(state, seat) & public))
+        assert not leaked_public, f"the public view shows what seat {seat} may not see: {leaked_public[:5]}"
 
 
 def shown(game: Game, view: Any) -> set:
@@ -68,7 +68,8 @@ def shown(game: Game, view: Any) -> set:
     through the game's catalogue, so that a hidden card shown as a bare id counts as shown."""
     objects = set(walk(view))
     for obj in list(objects):
-        for name, kind in _card_fields(type(obj)):
+        cls: type = type(obj)
+        for name, kind in _card_fields(cls):
             value = getattr(obj, name)
             ids = value if isinstance(value, tuple) else (value,)
             objects.update(_cards_by_id(game, kind)[i] for i in ids if i is not None)
@@ -105,7 +106,8 @@ def check_secrecy(
         counts = sorted({game.spec.min_players, min(game.spec.max_players, 4)})  # 6-seat games take long
     else:
         counts = [players] if isinstance(players, int) else list(players)
-    checked, kinds_sent = 0, set()
+    checked = 0
+    kinds_sent: set[str] = set()
     for seed in seeds:
         for num_players in counts:
             where = f"{name}, {num_players} players, seed {seed}"
@@ -242,7 +244,8 @@ async def play_seat(
         if message.WhichOneof("kind") != "decision":
             continue
         step = message.decision.step
-        acting = match.game.to_move(match.game.state)
+        tracked = cast(Tracked, match.game)  # play_recorded builds every match on a Tracked game
+        acting = tracked.to_move(tracked.state)
         order = orders.setdefault(step, sorted(acting, reverse=step % 2 == 1))
         earlier = order[: order.index(seat)]
         while not all((step, other) in match.committed for other in earlier):
