@@ -24,6 +24,11 @@ which looks only at what the tiles put down or taken away touch:
 The engine's state carries its layout (``PnrzState.layout``); a bot makes the layouts of the boards it
 imagines from the observed board's. Nothing is kept anywhere else: no cache, no lock.
 
+Why it is long: the three kinds of derived data share the labels and the position keys below, and
+each is updated from the same list of tiles put down and taken away, so they change together; the move
+to a package per game (``arena/games/pnrz/``) gives the sections, the frontier and the base moves a
+module each.
+
 Keys (Design Detail): a position (x, y) is the integer ``y * S + x`` and a picture cell (cx, cy) the
 integer ``cy * S + cx``, so the row-by-row order is the integers' order (|x| < S / 2) and the four
 quadrants (dx, dy) of the tile at position key ``k`` are the cells ``2 * k + dy * S + dx``.

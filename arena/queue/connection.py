@@ -26,18 +26,20 @@ import subprocess
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import redis
-from redis.typing import (
-    EncodableT,
-    FieldT,
-    StreamRangeResponse,
-    XReadGroupResponse,
-    XReadResponse,
-    ZSetRangeResponse,
-)
+
+if TYPE_CHECKING:  # redis-py's reply types (recent versions only): for the checker, never imported
+    from redis.typing import (
+        EncodableT,
+        FieldT,
+        StreamRangeResponse,
+        XReadGroupResponse,
+        XReadResponse,
+        ZSetRangeResponse,
+    )
 
 from arena.paths import state_dir
 

@@ -27,9 +27,12 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import redis
-from redis.typing import EncodableT, FieldT
+
+if TYPE_CHECKING:  # redis-py's argument types (recent versions only): for the checker
+    from redis.typing import EncodableT, FieldT
 
 from arena.queue import keys
 from arena.queue.connection import maybe_text, members, stream_entries, text_hash, text_list
