@@ -36,11 +36,10 @@ import zstandard
 
 from arena.bots import builtin_bots
 from arena.games import GAMES, get_game
-from arena.games.play import play
-from arena.referee.record import MatchRecord, final_record
-from arena.referee.replay import ReplayWriter
+from arena.referee.record import MatchRecord
 from arena.sdk import MatchInfo
 from arena.storage import dictionaries, replays
+from arena.testing import replay_of_game
 
 # The built-in bots a corpus draws its seats from, per game: random and the fast heuristic ones.
 BOTS = {
@@ -70,15 +69,7 @@ def replay_of_bots(
         choice = players[seat].choose(game.observe(turn.state, seat), legal, DEADLINE)  # type: ignore[attr-defined]
         return choice if isinstance(choice, int) else legal.index(choice)
 
-    writer = ReplayWriter(ReplayWriter.header(match_id, game_name, seed, bots, 2000, 3))
-    state, steps = game.initial_state(len(bots), seed), 0
-    for step in play(game, state, choose):
-        writer.step(game, step)
-        state, steps = step.state, step.number + (1 if step.decisions else 0)
-    none = [False] * len(bots)
-    record = final_record(game, state, match_id, seed, bots, none, [0] * len(bots), steps)
-    writer.result(record)
-    return writer.text(), record
+    return replay_of_game(game_name, seed, bots, match_id, choose)
 
 
 def lineup(game_name: str, players: int, rng: random.Random) -> list[str]:

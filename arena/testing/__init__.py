@@ -28,9 +28,9 @@ one state's views.
 
 Also here, for tests and benchmarks:
 
-- ``random_playout``, ``replay_of_random_game``, ``play_bots``: seeded games played in-process (random
-  policies, or SDK bot instances; bench/builtin_ladder.py regenerates the stored ladders with
-  ``play_bots``);
+- ``random_playout``, ``replay_of_random_game`` (``replay_of_game`` with any chooser), ``play_bots``:
+  seeded games played in-process (random policies, or SDK bot instances; bench/builtin_ladder.py
+  regenerates the stored ladders with ``play_bots``);
 - ``RedisServer``, ``free_port``: a private redis-server on a free loopback port (never 6379);
 - ``arena.testing.legacy``: what older releases wrote to Redis, for the migration's tests.
 
@@ -40,7 +40,7 @@ Nothing here imports pytest.
 from __future__ import annotations
 
 from arena.testing.conformance import Checked, ConformanceError, check_game
-from arena.testing.playouts import play_bots, random_playout, replay_of_random_game, walk
+from arena.testing.playouts import play_bots, random_playout, replay_of_game, replay_of_random_game, walk
 from arena.testing.redis_server import RedisServer, free_port
 from arena.testing.secrecy import SecrecyError, check_secrecy, check_state_secrecy
 
@@ -55,6 +55,7 @@ __all__ = [
     "free_port",
     "play_bots",
     "random_playout",
+    "replay_of_game",
     "replay_of_random_game",
     "walk",
 ]

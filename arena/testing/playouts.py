@@ -10,7 +10,7 @@ from typing import Any
 
 from arena.games import get_game
 from arena.games.base import Game
-from arena.games.play import play
+from arena.games.play import Choose, play
 
 
 def random_policy(seed: int, policy_seed: int = 0) -> Callable[[Any, int], int]:
@@ -37,13 +37,21 @@ def random_playout(
 
 def replay_of_random_game(game_name: str, seed: int, bots: list[str], match_id: str) -> tuple[str, Any]:
     """Returns (replay text, MatchRecord) of a seeded random game, as the referee would write them."""
+    return replay_of_game(game_name, seed, bots, match_id, random_policy(seed))
+
+
+def replay_of_game(
+    game_name: str, seed: int, bots: list[str], match_id: str, choose: Choose[Any, Any]
+) -> tuple[str, Any]:
+    """Returns (replay text, MatchRecord) of a game whose seats choose by ``choose`` (the driver's
+    ``(turn, seat) -> index``), as the referee would write them (deadline 2000 ms, 3 strikes)."""
     from arena.referee.record import final_record
     from arena.referee.replay import ReplayWriter
 
     game = get_game(game_name)
     writer = ReplayWriter(ReplayWriter.header(match_id, game.spec.name, seed, bots, 2000, 3))
     state, steps = game.initial_state(len(bots), seed), 0
-    for step in play(game, state, random_policy(seed)):
+    for step in play(game, state, choose):
         writer.step(game, step)
         state, steps = step.state, step.number + (1 if step.decisions else 0)
     none = [False] * len(bots)
