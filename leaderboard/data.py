@@ -124,6 +124,18 @@ class PageError(ValueError):
     """A page position (``after``) that no page of this list handed out."""
 
 
+def results_page(client: redis.Redis, game: str, after: str | None, limit: int) -> dict[str, Any]:
+    """Returns a page of a game's recorded placements, oldest first (the list ``store.iter_results``
+    reads, ``limit`` entries from position ``after``, None: the first): ``{"results": [...], "next"}``,
+    each as ``arena results GAME --json`` prints it, ``next`` None on the last page."""
+    if after is not None and not (_whole(after) and len(after) < 19):
+        raise _bad_position(after)
+    start = int(after or 0)
+    chunk = text_list(client.lrange(keys.results(game), start, start + limit - 1))
+    following = str(start + len(chunk)) if len(chunk) == limit else None
+    return {"results": [store.placements_fields(text) for text in chunk], "next": following}
+
+
 def _bad_position(after: str) -> PageError:
     return PageError(f"malformed page position {after[:40]!r}: give the 'next' of the previous page")
 

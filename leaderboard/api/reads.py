@@ -5,6 +5,8 @@
 refresh); ``GET /api/v1/games/{game}/leaderboard`` a game's fitted view (``matches``, ``rows`` as
 ``arena leaderboard GAME --json``, ``pairs`` as ``--pairs``); ``GET /api/v1/games/{game}/bots/{bot}``
 a bot's row, every version's rating, its head-to-head table and its recent matches;
+``GET /api/v1/games/{game}/results`` every recorded match's placements, oldest first, as ``arena
+results GAME --json`` prints them (what the ratings are fitted to, so anyone can refit them);
 ``GET /api/v1/games/{game}/head-to-head?a=BOT&b=OTHER`` two bots' record and meetings;
 ``GET /api/v1/matches?game=&bot=`` the newest recorded matches; ``GET /api/v1/matches/{id}`` one
 match's result and ``.../replay`` its replay re-run into frames (``leaderboard.frames``). Lists come
@@ -68,6 +70,15 @@ async def leaderboard(request: Request) -> Response:
     return JSONResponse(
         {"game": game, "matches": board["matches"], "rows": board["rows"], "pairs": board["pairs"]}
     )
+
+
+async def results(request: Request) -> Response:
+    """``GET /api/v1/games/{game}/results?limit=100&after=``: a page of the game's recorded matches'
+    placements, oldest first: ``{"results": [{"match_id", "players": [{"bot", "version", "rank"}]}],
+    "next"}``."""
+    game = game_name(path_param(request, "game"))
+    args = (client(request), game, page_after(request), page_limit(request, 100))
+    return JSONResponse(await off_loop(paged, data.results_page, *args))
 
 
 async def bot_page(request: Request) -> Response:
