@@ -144,6 +144,7 @@ def routes(source: Source, writes: bool) -> list[BaseRoute]:
     if source.client is not None:
         api += [
             ("/games/{game}/leaderboard", reads.leaderboard, "GET"),
+            ("/games/{game}/results", reads.results, "GET"),
             ("/games/{game}/bots/{bot:path}", reads.bot_page, "GET"),
             ("/games/{game}/head-to-head", reads.head_to_head, "GET"),
             ("/matches", reads.matches, "GET"),
