@@ -5,8 +5,11 @@ exit 2.
 
 With ``--server URL`` (or ``$ARENA_SERVER``) every command talks to that ``arena server`` only, through
 ``arena.client``: the folder is packed here and uploaded, and the server checks the owner secret, the
-archive and the entry before it stores anything. Without it they work on the private Redis of this
-machine, as a single-machine platform.
+archive and the entry before it stores anything; the version a submission prints is the one it
+stored (on a server, the candidate that plays its smoke match first). Without it they work on the
+private Redis of this machine, as a single-machine platform, and ``submit`` says in one line that
+the bot stays there (``LOCAL_NOTICE``). Every hint names a command that runs as printed: with a
+server, its URL is in it.
 """
 
 from __future__ import annotations
@@ -23,11 +26,12 @@ import redis
 import typer
 
 from arena.cli.builtin import builtin_command
-from arena.cli.connections import on_redis, remote
+from arena.cli.connections import ENV_BOT_SECRET, command, on_redis, remote
 from arena.cli.errors import CliError
 from arena.cli.groups import group
 from arena.cli.options import JsonOption, RedisOption, ServerOption
-from arena.console import printable
+from arena.client import ENV_SERVER
+from arena.console import printable, say
 from arena.schedule import regression
 from arena.submissions import registry, smoke
 from arena.submissions.registry import Submission, SubmissionError
@@ -37,11 +41,16 @@ T = TypeVar("T")
 SecretOption = Annotated[
     str | None,
     typer.Option(
-        envvar="ARENA_BOT_SECRET",
+        envvar=ENV_BOT_SECRET,
         show_default="none, a new bot gets one",
         help="The owner secret printed when the bot was submitted.",
     ),
 ]
+
+LOCAL_NOTICE = (
+    "arena: {name} stays on this machine, for its own tournaments and ladders; to enter a competition, "
+    f"run the same command with --server and the competition's URL (or with ${ENV_SERVER} set)"
+)
 
 app = group("Submit, list, show and remove bots that tournaments can enter.")
 app.command("builtin")(builtin_command)  # the built-in bots' ladder (arena.cli.builtin)
@@ -144,11 +153,18 @@ def submit_command(
         )
         smoke_state = None
         series = wanted and call(redis_, lambda c: regression.status(c, submission.version))
+    if not server_:
+        say(LOCAL_NOTICE.format(name=printable(name)))
     if as_json:
         extra = {"secret": new_secret, "smoke": smoke_state, "regression": series}
         typer.echo(json.dumps({**submission.to_json(), **extra}))
         return
     typer.echo(f"{'submitted' if new_secret else 'updated'} {describe(submission)}")
+    if submission.candidate:
+        typer.echo(
+            f"it plays a smoke match against random first, and becomes the version tournaments use if it "
+            f"passes: see {command('bots', 'show', name, server=server_)}"
+        )
     if new_secret:
         typer.echo(
             f"owner secret (shown only now; needed to update or remove {printable(name)}): {new_secret}"
@@ -229,7 +245,7 @@ def list_command(
     if as_json:
         typer.echo(json.dumps([s.to_json() for s in found], indent=2))
     else:
-        typer.echo(format_list(found))
+        typer.echo(format_list(found, server_))
 
 
 @app.command("show")
@@ -245,7 +261,8 @@ def show_command(
     found: Submission | None
     if server_:
         path = f"/api/v1/bots/{quote(name, safe='')}"
-        answer = remote(server_, lambda c: c.call("GET", path, token=secret))
+        missing = f"no submitted bot {name!r} on {server_}: see {command('bots', 'list', server=server_)}"
+        answer = remote(server_, lambda c: c.call("GET", path, token=secret), missing)
         found, smoke_state, series = from_json(answer), answer.get("smoke"), answer.get("regression")
     else:
         loaded, smoke_state = call(redis_, lambda c: load_with_smoke(c, name))
@@ -254,7 +271,7 @@ def show_command(
             redis_, lambda c: regression.for_bot(c, loaded.candidate, loaded.version, loaded.name)
         )
     if found is None:
-        raise CliError(f"no submitted bot {name!r}: see 'arena bots list'")
+        raise CliError(f"no submitted bot {name!r}: see {command('bots', 'list')}")
     if as_json:
         typer.echo(json.dumps({**found.to_json(), "smoke": smoke_state, "regression": series}, indent=2))
         return
@@ -274,10 +291,11 @@ def remove_command(
 ) -> None:
     """Remove a submitted bot (needs its owner secret); its results stay on the leaderboard."""
     if secret is None:
-        raise CliError(f"removing {name} needs its owner secret: pass --secret")
+        raise CliError(f"removing {name} needs its owner secret: set ${ENV_BOT_SECRET} (or pass --secret)")
     if server_:
         path = f"/api/v1/bots/{quote(name, safe='')}"
-        gone = remote(server_, lambda c: c.call("DELETE", path, token=secret))["versions_deleted"]
+        missing = f"no submitted bot {name!r} on {server_}: see {command('bots', 'list', server=server_)}"
+        gone = remote(server_, lambda c: c.call("DELETE", path, token=secret), missing)["versions_deleted"]
     else:
         gone = call(redis_, lambda c: registry.remove(c, name, secret))
     typer.echo(f"removed {printable(name)} ({gone} stored versions deleted)")
@@ -298,7 +316,8 @@ def format_smoke(state: dict) -> list[str]:
         lines.append(f"reason:   {printable(str(state['reason']))}")
     tail = state.get("log") or ""
     if state.get("log_hidden"):  # a server shows a bot's output to its owner alone
-        lines.append(f"log tail: hidden ({printable(str(state['log_hidden']))}: pass --secret)")
+        hidden = printable(str(state["log_hidden"]))
+        lines.append(f"log tail: hidden ({hidden}: set ${ENV_BOT_SECRET}, or pass --secret)")
     if tail:
         lines.append("log tail:")
         lines += [f"  {printable(line)}" for line in str(tail).splitlines()]
@@ -326,14 +345,17 @@ def _names(values: list[str] | tuple[str, ...], separator: str = ", ") -> str:
 
 
 def describe(s: Submission) -> str:
-    """Returns one line naming the bot, its version, games and what it runs (escaped by ``printable``)."""
-    return f"{printable(s.name)} version {printable(s.version)} (plays {_names(s.games)}; {_what(s)})"
+    """Returns one line naming the bot, its newest version (the candidate, while one waits for its
+    smoke match), games and what it runs (escaped by ``printable``)."""
+    newest = s.candidate or s.version
+    return f"{printable(s.name)} version {printable(newest)} (plays {_names(s.games)}; {_what(s)})"
 
 
-def format_list(found: list[Submission]) -> str:
+def format_list(found: list[Submission], server: str | None = None) -> str:
     """Returns the ``arena bots list`` table (stored text escaped by ``printable``)."""
     if not found:
-        return "no submitted bots yet: see 'arena bots submit --help'"
+        where = f" on {server}" if server else ""
+        return f"no submitted bots{where} yet: see {command('bots', 'submit', '--help')}"
     lines = [f"  {'bot':<20} {'version':<20} {'games':<24} {'updated':<20}  runs"]
     for s in found:
         lines.append(

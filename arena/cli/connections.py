@@ -2,6 +2,10 @@
 environment, or a private redis-server started here) or an ``arena server`` over HTTP, each failure a
 ``CliError`` with its one-line reason.
 
+A read command given ``--server URL`` (or ``$ARENA_SERVER``) reads that server's API through
+``remote`` and prints what it answers with the same functions that print this machine's record; it
+never starts or reads a Redis of its own (``server_only``).
+
 Design detail: a password never goes on the command line, which every user of the machine can read
 (``ps``): ``--redis`` refuses one where ``--redis-url-file`` is offered, and a process that read the URL
 from the environment removes it there, so no process it starts (a bot, a build) inherits it.
@@ -10,6 +14,7 @@ from the environment removes it there, so no process it starts (a bot, a build) 
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -25,6 +30,7 @@ from arena.queue.connection import ENV_URL, RedisSetupError, connect, resolve_ur
 T = TypeVar("T")
 
 REDIS_SCHEMES = ("redis", "rediss", "unix")
+ENV_BOT_SECRET = "ARENA_BOT_SECRET"  # a bot's owner secret (``arena bots``, ``arena logs --server``)
 
 
 def redis_url(option: str | None) -> str:
@@ -75,13 +81,52 @@ def server(url: str) -> ServerClient:
         raise CliError(str(exc)) from None
 
 
-def remote(url: str, action: Callable[[ServerClient], T]) -> T:
+def remote(url: str, action: Callable[[ServerClient], T], missing: str | None = None) -> T:
     """Returns ``action(client)`` for the server at ``url``; a refusal or an unreachable server is a
-    CliError with the server's one-line reason."""
+    CliError with the server's one-line reason (a 404 with ``missing`` instead, when given: the
+    server names API paths, the command line names the command to run)."""
     try:
         return action(server(url))
     except ServerError as exc:
+        if exc.status == 404 and missing is not None:
+            raise CliError(missing) from None
         raise CliError(str(exc)) from None
+
+
+def command(*words: str, server: str | None = None) -> str:
+    """Returns the command line ``arena WORDS [--server URL]`` in quotes, each word quoted as a shell
+    takes it: a hint names a command that runs as printed (with a server, its URL is in it)."""
+    return "'" + shlex.join(["arena", *words, *(["--server", server] if server else [])]) + "'"
+
+
+def server_only(server_url: str | None, **local: object) -> None:
+    """Raises CliError when ``--server`` is given with an option of this machine's record (``local``:
+    the option's name, ``redis_`` for ``--redis``, and its value): a command reads one place only."""
+    given = [name for name, value in local.items() if value]
+    if server_url and given:
+        option = "--" + given[0].rstrip("_").replace("_", "-")
+        raise CliError(f"--server reads the server's record only: leave out {option} (or --server)")
+
+
+def owner_secret(file: Path | None) -> str:
+    """Returns a bot's owner secret, from the file given to ``--secret-file`` or else
+    ``$ARENA_BOT_SECRET`` (never the command line, which every user of the machine can read); raises
+    CliError without one."""
+    if file is not None:
+        try:
+            found = file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CliError(f"cannot read --secret-file {file}: {exc}") from None
+        if not found:
+            raise CliError(f"--secret-file {file} is empty: it holds the bot's owner secret")
+        return found
+    found = os.environ.get(ENV_BOT_SECRET, "").strip()
+    if not found:
+        raise CliError(
+            f"a bot's output is its owner's: put the owner secret printed when the bot was submitted "
+            f"in ${ENV_BOT_SECRET} or in a file given to --secret-file"
+        )
+    return found
 
 
 def organiser_token(path: Path | None) -> str:

@@ -8,8 +8,9 @@ resumes the ladder). ``app`` holds the command; ``arena.cli.main`` adds it to it
 
 With ``--server URL`` (or ``$ARENA_SERVER``) and ``--organiser-token-file`` it asks that ``arena
 server`` to start (or resume) the ladder instead, and returns: the server keeps it fed and its workers
-play it, until ``arena ladder stop ID --server URL`` (``arena.schedule.ladder_runner``); ``arena ladder status
---server URL`` lists the server's ladders with their match counts. As with ``arena tournament``,
+play it, until ``arena ladder stop ID --server URL --organiser-token-file F``
+(``arena.schedule.ladder_runner``), the command it prints; ``arena ladder status --server URL`` lists the
+server's ladders with their match counts. As with ``arena tournament``,
 ``stop`` and ``status`` are values of the GAME argument (no game has those names).
 """
 
@@ -26,7 +27,7 @@ from urllib.parse import quote
 
 import typer
 
-from arena.cli.connections import organiser_token, redis_url, remote
+from arena.cli.connections import command, organiser_token, redis_url, remote
 from arena.cli.errors import CliError
 from arena.cli.options import (
     IDLE_DEFAULT,
@@ -108,7 +109,7 @@ def ladder_command(
 ) -> None:
     """Keep playing matches among the bots where their ranking is least certain, until stopped;
     the leaderboard ('arena leaderboard GAME', 'arena web') follows live. With --server, the server
-    runs the ladder until 'arena ladder stop ID --server URL'."""
+    runs the ladder until 'arena ladder stop ID --server URL --organiser-token-file F'."""
     if ladder_id is not None and game != "stop":
         raise CliError(f"unexpected argument {ladder_id!r} (only 'stop' takes a ladder id)")
     if server_:
@@ -181,19 +182,22 @@ def on_server(
     token = organiser_token(token_file)
     if game == "stop":
         if ladder_id is None:
-            raise CliError("'arena ladder stop' needs a ladder's id: see 'arena ladder status --server URL'")
+            raise CliError(
+                f"'arena ladder stop' needs a ladder's id: see {command('ladder', 'status', server=url)}"
+            )
         path = f"/api/v1/ladders/{quote(ladder_id, safe='')}"
-        shown = remote(url, lambda c: c.call("DELETE", path, token=token))
+        missing = f"no ladder {ladder_id!r} runs on {url}: see {command('ladder', 'status', server=url)}"
+        shown = remote(url, lambda c: c.call("DELETE", path, token=token), missing)
         say(f"arena: ladder {shown['id']} stopped: {_counts(shown)}; the queued ones are still played")
     else:
         if len(bot_names(bots)) < 2:
             raise CliError("--bots needs at least two comma-separated bot names, e.g. --bots greedy,random")
         request = {"game": game, "bots": bot_names(bots), **body}
         shown = remote(url, lambda c: c.json("POST", "/api/v1/ladders", request, token=token))
-        lid = shown["id"]
+        stop = command("ladder", "stop", shown["id"], "--organiser-token-file", str(token_file), server=url)
         say(
-            f"arena: ladder {lid} runs on {url}: {shown['game']}, {', '.join(shown['bots'])}, seed "
-            f"{shown['seed']} ({_counts(shown)}); stop it with 'arena ladder stop {lid} --server {url}'"
+            f"arena: ladder {shown['id']} runs on {url}: {shown['game']}, {', '.join(shown['bots'])}, seed "
+            f"{shown['seed']} ({_counts(shown)}); stop it with {stop}"
         )
     typer.echo(json.dumps(shown, indent=2) if as_json else shown["id"])
 

@@ -2,27 +2,37 @@
 ``arena results GAME [--json]`` streams its recorded placements, ``arena web`` serves the read-only web
 app of ``leaderboard/``, ``arena screenshots DIR`` starts that app, drives headless Chromium at it and
 writes PNGs. ``app`` holds them; ``arena.cli.main`` adds it to its own app.
+
+With ``--server URL`` (or ``$ARENA_SERVER``) ``leaderboard`` and ``results`` read that server's API
+(``/api/v1/games/GAME/leaderboard``, ``/api/v1/games/GAME/results`` page by page) instead of a Redis,
+and print what it answers with the same functions as this machine's record: one format, one place.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
+from urllib.parse import quote
 
 import typer
 
-from arena.cli.connections import redis_url
+from arena.cli.connections import redis_url, remote, server_only
 from arena.cli.errors import CliError
-from arena.cli.options import GameArgument, RedisOption
+from arena.cli.options import GameArgument, RedisOption, ServerOption
 from arena.cli.tables import format_leaderboard
+from arena.client import ServerClient
 from arena.console import printable, say
 from arena.games import GameError, get_game
 from arena.queue import store
 from arena.queue.connection import connect, retrying
 from arena.storage import fits
+
+RESULTS_PAGE = 500  # matches per page read from a server (the most a page of its API may ask for)
 
 app = typer.Typer()
 
@@ -50,13 +60,20 @@ def leaderboard_command(
         ),
     ] = False,
     redis_: RedisOption = None,
+    server_: ServerOption = None,
 ) -> None:
     """Print GAME's ratings fitted to all its recorded results: each bot's latest version, its 95%
     interval, games, provisional mark and likelihood of superiority over the next row."""
     name = _game(game)
-    url = redis_url(redis_)
-    client = connect(url)
-    view = retrying(url, lambda: fits.view(client, fits.game_source(name)), say)
+    server_only(server_, redis_=redis_)
+    view: dict[str, Any] | None
+    if server_:
+        path = f"/api/v1/games/{quote(name, safe='')}/leaderboard"
+        view = remote(server_, lambda c: c.call("GET", path))
+    else:
+        url = redis_url(redis_)
+        client = connect(url)
+        view = retrying(url, lambda: fits.view(client, fits.game_source(name)), say)
     assert view is not None  # every view has its board part
     if as_json:
         typer.echo(json.dumps(view["pairs"] if pairs else view["rows"], indent=2))
@@ -75,18 +92,39 @@ def results_command(
         ),
     ] = False,
     redis_: RedisOption = None,
+    server_: ServerOption = None,
 ) -> None:
     """Print every recorded match of GAME, oldest first, with each seat's bot, version and rank: what
     the ratings are fitted to, so anyone can refit them. Streams: read page by page as it is printed,
     and it stops at once, quietly, when its reader does (arena results GAME --json | head)."""
     name = _game(game)
-    client = connect(redis_url(redis_))
+    server_only(server_, redis_=redis_)
+    found = server_results(server_, name) if server_ else store.iter_results(connect(redis_url(redis_)), name)
     try:
-        for match in store.iter_results(client, name):
+        for match in found:
             typer.echo(json.dumps(match, separators=(",", ":")) if as_json else _result_line(match))
         sys.stdout.flush()
     except BrokenPipeError:
         _stop_quietly()
+
+
+def server_results(url: str, game: str) -> Iterator[dict]:
+    """Yields a game's recorded placements as the server at ``url`` answers them, oldest first, a page
+    at a time (as ``store.iter_results`` yields them from Redis)."""
+    path = f"/api/v1/games/{quote(game, safe='')}/results"
+    after: str | None = None
+    while True:
+        page = remote(url, functools.partial(_results_page, path=path, after=after))
+        yield from page["results"]
+        after = page["next"]
+        if after is None:
+            return
+
+
+def _results_page(client: ServerClient, path: str, after: str | None) -> Any:
+    """Returns one page of results from the server (``after``: the previous page's ``next``)."""
+    query = {"limit": str(RESULTS_PAGE)} | ({"after": after} if after is not None else {})
+    return client.call("GET", path, query=query)
 
 
 def _result_line(match: dict) -> str:

@@ -33,7 +33,14 @@ from urllib.parse import quote
 import redis
 import typer
 
-from arena.cli.connections import forget_redis_url, organiser_token, redis_url, redis_url_from, remote
+from arena.cli.connections import (
+    command,
+    forget_redis_url,
+    organiser_token,
+    redis_url,
+    redis_url_from,
+    remote,
+)
 from arena.cli.errors import CliError
 from arena.cli.options import (
     IDLE_DEFAULT,
@@ -139,7 +146,10 @@ def tournament_command(
     """Enqueue a tournament's matches, run them on local workers (or a server's workers, with
     --server), and print its standings."""
     if game == "standings" and tournament_id is None:
-        raise CliError("'arena tournament standings' needs a tournament id: see 'arena tournament status'")
+        raise CliError(
+            "'arena tournament standings' needs a tournament id: see "
+            + command("tournament", "status", server=server_)
+        )
     if tournament_id is not None and game != "standings":
         raise CliError(f"unexpected argument {tournament_id!r} (only 'standings' takes a tournament id)")
     if server_:
@@ -196,7 +206,10 @@ def on_server(
     format, players, rounds, seed, duplicate deals, deadline in ms, as ``tournament_command`` has them)."""
     if game == "standings":
         path = f"/api/v1/tournaments/{quote(str(tournament_id), safe='')}"
-        standings = remote(url, lambda c: c.call("GET", path))["standings"]
+        missing = (
+            f"no tournament {tournament_id!r} on {url}: see {command('tournament', 'status', server=url)}"
+        )
+        standings = remote(url, lambda c: c.call("GET", path), missing)["standings"]
         typer.echo(json.dumps(standings, indent=2) if as_json else format_standings(standings))
     elif game == "status":
         typer.echo(format_status(remote(url, lambda c: c.call("GET", "/api/v1/tournaments")), url))
@@ -205,7 +218,7 @@ def on_server(
         if not wait:
             say(
                 "arena: --workers 0: not following it; the server's workers play the matches "
-                f"(see 'arena tournament status --server {url}')"
+                f"(see {command('tournament', 'status', server=url)})"
             )
             return
         follow_on_server(url, tid)
