@@ -17,7 +17,7 @@ Design detail, reproducible: the search bots' budget counts iterations, and thei
 lifted here (``unguarded``), so a loaded machine plays the same games as an idle one; the file records
 the command line, and running it again writes the same file.
 
-The results go to ``arena/bots/ladders/<game>.json``: per player count, the pair table's counters
+The results go to ``arena/games/<game>/ladder.json``: per player count, the pair table's counters
 (``arena.ratings.pairs.PairTable.to_fields``), the matches played, and each pair's games.
 """
 

@@ -36,8 +36,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.bots.ninja_burger_search import determinize, estimate, play_each, playout, policy_actions
-from arena.games.ninja_burger import GAME, Action, NinjaBurgerState, Phase
+from arena.games.ninja_burger.bots.search import determinize, estimate, play_each, playout, policy_actions
+from arena.games.ninja_burger.engine import GAME, Action, NinjaBurgerState, Phase
 from arena.games.rng import derive, derive_seed
 
 PHASES = {

@@ -27,10 +27,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.bots.ninja_burger import NinjaBot
-from arena.bots.ninja_burger_search import SearchBot, determinize
 from arena.bots.search import Budget
 from arena.games import get_game
+from arena.games.ninja_burger.bots.ninja import NinjaBot
+from arena.games.ninja_burger.bots.search import SearchBot, determinize
 from arena.testing import play_bots
 from bench.builtin_ladder import unguarded
 

@@ -1,4 +1,4 @@
-"""Writes Ninja Burger's standing table (``arena.bots.ninja_burger_standing``) from self-play games.
+"""Writes Ninja Burger's standing table (``arena.games.ninja_burger.bots.standing``) from self-play games.
 
     nice .venv/bin/python bench/ninja_burger_standing.py            # 40,000 games, ~4 min on 2 cores
     nice .venv/bin/python bench/ninja_burger_standing.py --games 2000 --out /tmp/table.json
@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.bots.ninja_burger import NinjaBot
-from arena.bots.ninja_burger_search import SharpNinja
-from arena.bots.ninja_burger_standing import STORED, StandingTable, game_positions
-from arena.games.ninja_burger import GAME
+from arena.games.ninja_burger.bots.ninja import NinjaBot
+from arena.games.ninja_burger.bots.search import SharpNinja
+from arena.games.ninja_burger.bots.standing import STORED, StandingTable, game_positions
+from arena.games.ninja_burger.engine import GAME
 from arena.testing import play_bots
 
 

@@ -126,7 +126,7 @@ def evaluate(test: list[bytes], found: dict[str, bytes]) -> dict[str, tuple[floa
 def install(game_name: str, data: bytes) -> str:
     """Writes ``data`` as the game's next dictionary; returns the registry line to add."""
     tag = dictionaries.next_tag()
-    path = dictionaries.FOLDER / dictionaries.file_name(tag, game_name)
+    path = dictionaries.path_of(tag, game_name)
     path.write_bytes(data)
     return f'    {tag}: ("{game_name}", "{hashlib.sha256(data).hexdigest()}"),'
 
@@ -155,7 +155,7 @@ def main() -> None:
         if args.install:
             lines.append(install(game_name, chosen))
     if lines:
-        print("add to arena/storage/dictionaries/__init__.py DICTIONARIES:", *lines, sep="\n")
+        print("add to arena/storage/dictionaries.py DICTIONARIES:", *lines, sep="\n")
 
 
 if __name__ == "__main__":

@@ -12,5 +12,6 @@ and ``arena server``'s writes) and ``arena view`` (docs/api.md). ``arena`` impor
 - ``api``: the handlers of ``/api/v1`` (reads, bots, tournaments, ladders) with their credentials,
   rate limit and the old paths' redirects;
 - ``browser``: the app in a thread under headless Chromium (``arena screenshots``, browser tests);
-- ``static``: the pages' HTML, CSS and JavaScript, one drawing per game under ``static/viewers/``.
+- ``static``: the pages' HTML, CSS and JavaScript, the drawing of each game is
+  its folder's ``viewer.js`` (``arena/games/<game>/``), served as ``/static/viewers/<game>.js``.
 """

@@ -37,6 +37,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
+from arena.games import GAMES, folder_of
 from arena.schedule.ladder_runner import LadderRunner
 from arena.submissions.archives import ArchiveLimits
 from leaderboard.api import bots, ladders, reads, redirects, tournaments
@@ -121,6 +122,16 @@ async def no_such_endpoint(request: Request) -> Response:
     return error_response(404, f"no endpoint {request.method} {request.url.path}: see docs/security.md")
 
 
+async def game_viewer(request: Request) -> Response:
+    """Returns a game's drawing for the replay viewer, ``viewer.js`` in the game's own folder (one
+    folder holds the whole game); 404 for a game without one, which the viewer draws as plain text."""
+    game = request.path_params["game"]
+    path = folder_of(game) / "viewer.js" if game in GAMES else None
+    if path is None or not path.is_file():
+        raise HTTPException(404, f"no drawing for game {game[:40]!r}")
+    return FileResponse(path, media_type="text/javascript")
+
+
 PAGES = [
     "/",
     "/games/{game}",
@@ -170,6 +181,7 @@ def routes(source: Source, writes: bool) -> list[BaseRoute]:
         *(Route(f"{API}{path}", handler, methods=[method]) for path, handler, method in api),
         Route(f"{API}/{{rest:path}}", no_such_endpoint, methods=anything),
         *redirects.routes(),
+        Route("/static/viewers/{game}.js", game_viewer),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
         *(Route(path, page) for path in PAGES),
     ]

@@ -9,7 +9,8 @@ before the first step.
 Nothing here knows any game: the public table is the engine's ``public_view(state)`` and the seats'
 views its ``observe(state, seat)``, both in their JSON form (``arena.codec.to_json``), so what is secret
 is decided by the game alone. Cards that a game's views name by id come once per replay, in the
-engine's ``catalogue()``. Each game's drawing is one file, ``static/viewers/<game>.js``.
+engine's ``catalogue()``. Each game's drawing is one file in its folder,
+``arena/games/<game>/viewer.js``.
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ from typing import Any
 import psutil
 import pytest
 
+from arena.games import GAMES
+
 # The harness shipped in arena.testing (bench/ uses it too); imported here for the tests that name them.
 from arena.testing import (  # noqa: F401
     RedisServer,
@@ -48,7 +50,9 @@ def json_lines(text: str) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-KIT_GAMES = ("ninjan", "ninja-burger", "pnrz", "ninja-master")  # every game a starter kit must play
+KIT_GAMES = tuple(GAMES)  # every game a starter kit must play: all of the registry's
+# The smallest table of each game: what a test plays when the number of seats is not its subject.
+SMALLEST = {name: game.spec.min_players for name, game in GAMES.items()}
 
 
 def play_kit_bot(bot: Path, game: str, replay_dir: Path, *options: str) -> dict:

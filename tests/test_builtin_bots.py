@@ -15,21 +15,21 @@ from datetime import timedelta
 import pytest
 
 from arena.bots import builtin_bots
-from arena.bots.ninja_burger import NinjaBot
-from arena.bots.ninja_burger_search import SearchBot as BurgerSearch
-from arena.bots.ninja_burger_search import determinize as burger_deal
-from arena.bots.ninja_master import MasterBot, PlannerBot
-from arena.bots.ninjan import GreedyBot, SearchBot, determinize, unseen
-from arena.bots.pnrz import BuilderBot
-from arena.bots.pnrz import SearchBot as PnrzSearch
-from arena.bots.pnrz_search import best_of_hand, unseen_tiles
 from arena.bots.search import Budget
 from arena.games import get_game
-from arena.games import ninja_burger as nb
-from arena.games import ninja_master as nm
-from arena.games import ninjan as nj
-from arena.games import pnrz as pz
+from arena.games.ninja_burger import engine as nb
+from arena.games.ninja_burger.bots.ninja import NinjaBot
+from arena.games.ninja_burger.bots.search import SearchBot as BurgerSearch
+from arena.games.ninja_burger.bots.search import determinize as burger_deal
+from arena.games.ninja_master import engine as nm
+from arena.games.ninja_master.bots import MasterBot, PlannerBot
+from arena.games.ninjan import engine as nj
+from arena.games.ninjan.bots import GreedyBot, SearchBot, determinize, unseen
 from arena.games.play import play
+from arena.games.pnrz import engine as pz
+from arena.games.pnrz.bots import BuilderBot
+from arena.games.pnrz.bots import SearchBot as PnrzSearch
+from arena.games.pnrz.bots.search import best_of_hand, unseen_tiles
 from arena.games.rng import Draw
 from arena.sdk import MatchInfo
 from tests.bots.baselines import GrabFirst, RoundSimGreedy

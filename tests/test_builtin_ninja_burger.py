@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from arena.bots.ninja_burger import NinjaBot
-from arena.bots.ninja_burger_search import SearchBot, SharpNinja, playout, policy_actions
 from arena.bots.search import Budget
-from arena.games import ninja_burger as nb
+from arena.games.ninja_burger import engine as nb
+from arena.games.ninja_burger.bots.ninja import NinjaBot
+from arena.games.ninja_burger.bots.search import SearchBot, SharpNinja, playout, policy_actions
 from arena.sdk import MatchInfo
 from tests.conftest import play_bots
 from tests.test_builtin_bots import head_to_head

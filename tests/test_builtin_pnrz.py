@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from arena.bots.pnrz import BuilderBot, SearchBot
-from arena.bots.pnrz_search import exposed
 from arena.bots.search import Budget
-from arena.games.pnrz_board import GAME_TILES, PICTURES, Faction, Picture, tile_cells
+from arena.games.pnrz.board import GAME_TILES, PICTURES, Faction, Picture, tile_cells
+from arena.games.pnrz.bots import BuilderBot, SearchBot
+from arena.games.pnrz.bots.search import exposed
 from tests.test_builtin_bots import head_to_head
 
 SMALL = Budget(iterations=24, cap=timedelta(seconds=30))  # a few tiles per candidate, never cut short

@@ -27,9 +27,11 @@ from typing import Any
 import pytest
 
 from arena import codec
-from arena.games import GAMES, get_game, ninjan, pnrz
-from arena.games import ninja_burger as nb
+from arena.games import GAMES, get_game
 from arena.games.base import Game
+from arena.games.ninja_burger import engine as nb
+from arena.games.ninjan import engine as ninjan
+from arena.games.pnrz import engine as pnrz
 from arena.games.rng import derive
 from arena.referee.match import Match, MatchConfig, SeatState
 from arena.v1 import arena_pb2 as pb

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from arena.games.ninjan import Ninjan
+from arena.games.ninjan.engine import Ninjan
 from arena.queue import keys, store
 from arena.referee import cgroups, seccomp
 from arena.referee.processes import BotLimits

@@ -16,9 +16,9 @@ import pytest
 from arena.games import GAMES, get_game
 from arena.referee.branch import branch
 from arena.referee.replay import ReplayError, parse_lines
-from tests.conftest import replay_of_random_game, run_arena
+from tests.conftest import SMALLEST, replay_of_random_game, run_arena
 
-PLAYERS = {"ninjan": 2, "ninja-burger": 3, "pnrz": 2, "ninja-master": 2}
+PLAYERS = SMALLEST
 
 
 def recorded(tmp_path: Path, game: str, seed: int = 11) -> tuple[Path, list[dict]]:

@@ -8,6 +8,7 @@ closes is still a loop a reader has to hold in their head.
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -129,3 +130,69 @@ def test_arena_imports_the_web_package_only_to_start_it() -> None:
         if name.startswith("arena") and any(t.partition(".")[0] == "leaderboard" for t in targets)
     }
     assert importers <= STARTS_THE_WEB, sorted(importers - STARTS_THE_WEB)
+
+
+# -- a game is one folder ---------------------------------------------------------------------------
+
+ENGINE_MAY_IMPORT = ("arena.games.base", "arena.games.rng")  # beside the game's own modules
+
+
+def all_imports(name: str, path: Path) -> set[str]:
+    """Returns every module name that module ``name`` imports (absolute, any depth of its code)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            found.add(base)
+    return found
+
+
+def is_bot_module(name: str, package: str) -> bool:
+    return name == f"{package}.bots" or name.startswith(f"{package}.bots.")
+
+
+def test_each_game_is_one_package_whose_engine_imports_only_the_game_layer() -> None:
+    """A game's engine modules import the standard library, ``arena.games.base``/``rng`` and their
+    own package's engine modules: never a bot, the SDK, the wire, another game or a library."""
+    from arena.games import PACKAGES
+
+    found = modules()
+    wrong = []
+    for short in PACKAGES:
+        package = f"arena.games.{short}"
+        assert package in found, f"{package} is not a package (arena/games/{short}/__init__.py)"
+        for name, path in found.items():
+            if not name.startswith(package) or is_bot_module(name, package):
+                continue
+            for target in sorted(all_imports(name, path)):
+                root = target.partition(".")[0]
+                ok = (
+                    root in sys.stdlib_module_names
+                    or target in ENGINE_MAY_IMPORT
+                    or (target.startswith(package) and not is_bot_module(target, package))
+                )
+                if not ok:
+                    wrong.append(f"{name} imports {target}")
+    assert wrong == [], wrong
+
+
+def test_nothing_but_the_bots_runner_reaches_a_games_bots() -> None:
+    """A game's bots are found by ``arena.bots.builtin_bots`` (``<package>.bots``, by name): no other
+    module of arena or the web imports them, so the referee and the server never load a bot."""
+    from arena.games import PACKAGES
+
+    graph = import_graph()
+    reach = []
+    for short in PACKAGES:
+        package = f"arena.games.{short}"
+        for name, targets in graph.items():
+            if is_bot_module(name, package):
+                continue
+            reach += [f"{name} imports {t}" for t in targets if is_bot_module(t, package)]
+    assert reach == [], reach

@@ -21,7 +21,7 @@ import pytest
 import redis
 
 from arena import codec
-from arena.games import get_game
+from arena.games import GAMES, get_game
 from arena.queue import keys, store
 from arena.queue.connection import connect, retrying
 from arena.queue.jobs import MatchJob
@@ -122,7 +122,7 @@ def states_of(replay_text: str) -> list[Any]:
 
 def test_api_games_and_leaderboard_match_the_cli(api: Any, redis_url: str) -> None:
     games = {g["name"]: g for g in api.get("/api/v1/games").json()}
-    assert set(games) == {"ninjan", "pnrz", "ninja-master", "ninja-burger"}
+    assert set(games) == set(GAMES)
     assert games["ninjan"]["matches"] == 2 and games["pnrz"]["matches"] == 1
     board = api.get("/api/v1/games/ninjan/leaderboard").json()
     assert board["matches"] == 2 and board["rows"] == cli_rows(redis_url, "ninjan")
@@ -184,7 +184,8 @@ def test_api_replay_is_every_step_with_every_seat_view(api: Any, filled: redis.R
 
 
 def test_pnrz_regions_are_the_scoring_sections(api: Any, filled: redis.Redis) -> None:
-    from arena.games import pnrz, pnrz_board
+    from arena.games.pnrz import board as pnrz_board
+    from arena.games.pnrz import engine as pnrz
 
     match_id = newest_match(filled, "pnrz")
     state = states_of(store.replay_text(filled, match_id))[-1]
@@ -200,16 +201,17 @@ def test_pnrz_regions_are_the_scoring_sections(api: Any, filled: redis.Redis) ->
 
 def test_the_leaderboard_has_no_python_of_any_game() -> None:
     """What is secret, and what a game's table shows, is the game's: the leaderboard's Python names no
-    game, and each game's drawing is one file of its own under static/viewers/."""
+    game, and each game's drawing is one file of its own in the game's folder (``viewer.js``)."""
     import leaderboard
-    from arena.games import GAMES
+    from arena.games import GAMES, folder_of
 
     folder = Path(leaderboard.__file__).parent
     for source in folder.rglob("*.py"):  # the API's modules (leaderboard/api/) included
         text = source.read_text(encoding="utf-8")
         named = [name for name in GAMES if name in text or GAMES[name].spec.wire_name in text]
         assert not named, f"{source.relative_to(folder)} names {named}"
-    assert {p.stem for p in (folder / "static" / "viewers").glob("*.js")} == set(GAMES)
+    assert not (folder / "static" / "viewers").exists()
+    assert all((folder_of(game) / "viewer.js").is_file() for game in GAMES)
 
 
 def test_pages_are_one_shell_with_a_strict_content_policy(api: Any) -> None:
@@ -231,7 +233,7 @@ def test_pages_are_one_shell_with_a_strict_content_policy(api: Any) -> None:
         assert response.headers["x-content-type-options"] == "nosniff", path
     assert "function h(" in api.get("/static/app.js").text
     assert api.get("/static/viewer.js").status_code == 200 and api.get("/static/app.css").status_code == 200
-    for game in ("ninjan", "pnrz", "ninja-master", "ninja-burger"):
+    for game in GAMES:  # each drawing is served from its game's folder
         assert f'register("{game}"' in api.get(f"/static/viewers/{game}.js").text
 
 

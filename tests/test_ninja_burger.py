@@ -14,11 +14,11 @@ from collections import Counter
 import pytest
 
 from arena.bots.common import RandomBot
-from arena.bots.ninja_burger import NinjaBot, cdf
-from arena.bots.ninja_burger_search import BOTS
 from arena.games import get_game
 from arena.games.base import IllegalActionError
-from arena.games.ninja_burger import (
+from arena.games.ninja_burger.bots.ninja import NinjaBot, cdf
+from arena.games.ninja_burger.bots import BOTS
+from arena.games.ninja_burger.engine import (
     GAME,
     ROUND_CAP,
     Ability,
@@ -628,7 +628,7 @@ def test_every_reroll_card_is_immediate() -> None:
 
 
 def test_no_ninja_is_clearly_best() -> None:
-    from arena.bots.ninja_burger import average_values
+    from arena.games.ninja_burger.bots.ninja import average_values
 
     values = sorted(average_values(card)[0] for card in ninja_cards())
     assert values[-1] - values[0] < 0.5

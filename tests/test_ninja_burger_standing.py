@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from arena.bots.ninja_burger import NinjaBot
-from arena.bots.ninja_burger_standing import (
+from arena.games.ninja_burger.bots.ninja import NinjaBot
+from arena.games.ninja_burger.bots.standing import (
     MINE_NEXT,
     RIVAL_NEXT,
     ROUND_OVER,
@@ -15,7 +15,7 @@ from arena.bots.ninja_burger_standing import (
     situation_after,
     stored_table,
 )
-from arena.games.ninja_burger import GAME, MissionEnded
+from arena.games.ninja_burger.engine import GAME, MissionEnded
 from tests.conftest import REPO, play_bots
 
 

@@ -10,10 +10,10 @@ from collections import Counter
 import pytest
 
 from arena.bots.common import RandomBot
-from arena.bots.ninja_master import BOTS, MasterBot
 from arena.games import get_game
 from arena.games.base import IllegalActionError, Termination
-from arena.games.ninja_master import (
+from arena.games.ninja_master.bots import BOTS, MasterBot
+from arena.games.ninja_master.engine import (
     CALLS,
     COMPONENTS,
     DICE,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from arena.bots.common import RandomBot
-from arena.bots.ninjan import GreedyBot
 from arena.games.base import IllegalActionError
-from arena.games.ninjan import (
+from arena.games.ninjan.bots import GreedyBot
+from arena.games.ninjan.engine import (
     FULL_DECK,
     GAME,
     ROUNDS,
@@ -23,7 +23,7 @@ from arena.games.ninjan import (
     TakePile,
     resolution_order,
 )
-from arena.games.ninjan import Card as C
+from arena.games.ninjan.engine import Card as C
 from tests.conftest import play_bots
 
 R, P, S = Suit.ROCK, Suit.PAPER, Suit.SCISSORS

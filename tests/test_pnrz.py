@@ -10,9 +10,18 @@ from collections import Counter
 from datetime import timedelta
 
 from arena.bots.common import RandomBot
-from arena.bots.pnrz import BuilderBot
 from arena.games import get_game
-from arena.games.pnrz import (
+from arena.games.pnrz.board import (
+    FROM_LETTER,
+    Kind,
+    Picture,
+    cell_scores,
+    is_connected,
+    joined_around,
+    sections,
+)
+from arena.games.pnrz.bots import BuilderBot
+from arena.games.pnrz.engine import (
     BASE_TILES,
     GAME,
     GAME_TILES,
@@ -36,15 +45,6 @@ from arena.games.pnrz import (
     SwapWith,
     TakeTile,
     picture_cells,
-)
-from arena.games.pnrz_board import (
-    FROM_LETTER,
-    Kind,
-    Picture,
-    cell_scores,
-    is_connected,
-    joined_around,
-    sections,
 )
 from tests.conftest import play_bots
 

@@ -1,4 +1,4 @@
-"""PNRZ's layout (``arena.games.pnrz_scoring.Layout``), kept tile by tile in the state, against a
+"""PNRZ's layout (``arena.games.pnrz.scoring.Layout``), kept tile by tile in the state, against a
 from-scratch recomputation of the whole board at every step of seeded random games: the sections and
 their scores, the frontier, the positions a base may move to, the board as observed.
 
@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.games.play import Driver
-from arena.games.pnrz import GAME, Phase, PlacedTile, PnrzState
-from arena.games.pnrz_board import (
+from arena.games.pnrz.board import (
     BASE_OF,
     TILES,
     Faction,
@@ -26,7 +25,8 @@ from arena.games.pnrz_board import (
     picture_cells,
     sections,
 )
-from arena.games.pnrz_scoring import EMPTY, Layout, faction_scores, key, xy
+from arena.games.pnrz.engine import GAME, Phase, PlacedTile, PnrzState
+from arena.games.pnrz.scoring import EMPTY, Layout, faction_scores, key, xy
 
 GAMES_DIR = Path(__file__).resolve().parent.parent / "arena" / "games"
 

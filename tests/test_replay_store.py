@@ -19,7 +19,7 @@ import pytest
 import redis
 import zstandard
 
-from arena.games import GAMES
+from arena.games import GAMES, folder_of
 from arena.queue import keys, store
 from arena.queue.connection import connect
 from arena.queue.jobs import MAX_ATTEMPTS, MatchJob, enqueue, load_job
@@ -296,7 +296,8 @@ def test_every_game_has_a_shipped_dictionary_that_is_small_and_unchanged() -> No
     assert {game for game, _ in dictionaries.DICTIONARIES.values()} == set(GAMES)
     assert not set(dictionaries.DICTIONARIES) & dictionaries.RESERVED
     for tag, (game, _) in dictionaries.DICTIONARIES.items():
-        path = dictionaries.FOLDER / dictionaries.file_name(tag, game)
+        path = dictionaries.path_of(tag, game)
+        assert path.parent == folder_of(game)  # each game's dictionaries sit in its folder
         assert path.stat().st_size <= 64 * 1024
         assert dictionaries.load(tag).as_bytes() == path.read_bytes()  # its sha256 is the registered one
 
@@ -414,19 +415,19 @@ def test_a_later_dictionary_is_used_for_new_entries_and_the_earlier_still_reads(
     first = dictionaries.newest("ninjan")
     later = dictionaries.next_tag()
     assert later not in dictionaries.RESERVED and later > max(dictionaries.DICTIONARIES)
-    (tmp_path / "dicts").mkdir()
-    for tag, (game, _) in dictionaries.DICTIONARIES.items():
-        name = dictionaries.file_name(tag, game)
-        (tmp_path / "dicts" / name).write_bytes((dictionaries.FOLDER / name).read_bytes())
-    pnrz_file = dictionaries.FOLDER / dictionaries.file_name(
+    pnrz_file = dictionaries.path_of(
         *next((t, g) for t, (g, _) in dictionaries.DICTIONARIES.items() if g == "pnrz")
     )
-    (tmp_path / "dicts" / dictionaries.file_name(later, "ninjan")).write_bytes(pnrz_file.read_bytes())
+    added = tmp_path / f"replays-{later:03d}.zdict"
+    added.write_bytes(pnrz_file.read_bytes())
+    shipped = dictionaries.path_of
     registry = {
         **dictionaries.DICTIONARIES,
         later: ("ninjan", hashlib.sha256(pnrz_file.read_bytes()).hexdigest()),
     }
-    monkeypatch.setattr(dictionaries, "FOLDER", tmp_path / "dicts")
+    monkeypatch.setattr(
+        dictionaries, "path_of", lambda tag, game: added if tag == later else shipped(tag, game)
+    )
     monkeypatch.setattr(dictionaries, "DICTIONARIES", registry)
     monkeypatch.setattr(replays, "_CODECS", threading.local())
     try:

@@ -27,13 +27,13 @@ from pathlib import Path
 
 import pytest
 
+from arena.games import GAMES
 from arena.referee import sandbox, sandbox_check, seccomp
 from arena.referee.processes import BotLimits, BotProcess, BotSpec
 from arena.submissions import build
 from arena.submissions.archives import extract_archive, pack
 from tests.conftest import REPO, json_lines, run_arena
 
-GAMES = ("ninjan", "ninja-burger", "pnrz", "ninja-master")
 REPORT = "REPORT "
 HELPERS = """\
 import ctypes, json, os, sys

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from arena.games import GAMES, get_game
-from arena.games.ninjan import Ninjan
+from arena.games.ninjan.engine import Ninjan
 from arena.referee.match import SeatState
 from arena.testing import SecrecyError, check_secrecy
 from arena.testing.secrecy import SEED, Observed, play_recorded

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from arena.games import GAMES
 from arena.queue import keys, store
 from arena.queue.jobs import MatchJob, enqueue
 from arena.referee.replay import first_difference, parse_lines, reproduce
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="ne
 def fill_the_old_way(client: redis.Redis) -> dict[str, str]:
     """Enqueues and records one match per game the old way; returns replay text by match id."""
     texts = {}
-    for n, game in enumerate(["ninjan", "pnrz", "ninja-burger", "ninja-master"]):
+    for n, game in enumerate(GAMES):
         job = MatchJob(f"old-{game}", game, 70 + n, ("a", "b", "c"), tournament="t0")
         enqueue(client, job)
         texts[job.match_id], _ = replay_of_random_game(game, job.seed, list(job.bots), job.match_id)

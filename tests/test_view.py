@@ -22,10 +22,10 @@ from starlette.testclient import TestClient
 from arena.cli.view import replay_files
 from leaderboard import browser
 from leaderboard.app import view_app as create_view_app
-from tests.conftest import REPO, run_arena
+from tests.conftest import REPO, SMALLEST, run_arena
 
 needs_chromium = pytest.mark.skipif(not Path(browser.CHROMIUM).exists(), reason="needs Debian's chromium")
-PLAYERS = {"ninjan": 2, "ninja-burger": 3, "pnrz": 2, "ninja-master": 2}
+PLAYERS = SMALLEST
 
 # Says on stderr what it is about to choose, then chooses the first legal action.
 TALKING_BOT = """

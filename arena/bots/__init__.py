@@ -1,23 +1,23 @@
-"""Built-in bots, per game. A built-in bot is run like any other: as its own process, through the SDK
-(``python -m arena.bots GAME NAME``)."""
+"""Built-in bots: each game's package holds its own (``arena/games/<game>/bots``, a ``BOTS`` dict);
+this package finds them, runs one as its own process through the SDK like any other bot
+(``python -m arena.bots GAME NAME``), and holds what bots of every game share (``common``,
+``search``, ``ladder``)."""
 
 from __future__ import annotations
 
 import importlib
 
-from arena.games import get_game
+from arena.games import package_of
 from arena.sdk import Bot
-
-# game name -> module under arena.bots holding BOTS: dict[str, type[Bot]]
-_MODULES = {
-    "ninjan": "arena.bots.ninjan",
-    "ninja-burger": "arena.bots.ninja_burger_search",  # its registry names the search bot too
-    "ninja-master": "arena.bots.ninja_master",
-    "pnrz": "arena.bots.pnrz",
-}
 
 
 def builtin_bots(game: str) -> dict[str, type[Bot]]:
-    """Returns the built-in bots of ``game`` by name (empty when it has none)."""
-    module = _MODULES.get(get_game(game).spec.name)
-    return dict(importlib.import_module(module).BOTS) if module else {}
+    """Returns the built-in bots of ``game`` by name: the ``BOTS`` of its package's ``bots`` module
+    (empty when the game has none)."""
+    try:
+        module = importlib.import_module(f"{package_of(game)}.bots")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{package_of(game)}.bots":
+            raise
+        return {}
+    return dict(module.BOTS)

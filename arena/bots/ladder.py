@@ -1,7 +1,7 @@
 """The ladder of a game's built-in bots: a stored round robin among them, fitted like any other table.
 
 ``bench/builtin_ladder.py GAME`` plays the round robin in-process (seeded, the seats rotating) and
-writes ``arena/bots/ladders/<game>.json``: the pair table's counters (``PairTable.to_fields``), the
+writes ``arena/games/<game>/ladder.json``: the pair table's counters (``PairTable.to_fields``), the
 games played and the command line that regenerates the file. This module reads that file and fits it
 with ``arena.ratings`` (Bradley-Terry with BayesElo's prior: the one rating method of the project),
 so ``arena bots builtin GAME`` shows the same kind of rows as ``arena leaderboard``, with intervals and
@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots import builtin_bots
-from arena.games import get_game
+from arena.games import folder_of, get_game
 from arena.ratings.fit import Fit, Standing, fit, standings
 from arena.ratings.pairs import PairTable
 from arena.sdk import Bot
 
-LADDERS = Path(__file__).resolve().parent / "ladders"
 BENCH = "bench/builtin_ladder.py"
 
 
@@ -56,8 +55,8 @@ def summary(cls: type) -> str:
 
 
 def ladder_path(game: str) -> Path:
-    """Returns where the game's stored ladder lives (``arena/bots/ladders/<game>.json``)."""
-    return LADDERS / f"{get_game(game).spec.name}.json"
+    """Returns where the game's stored ladder lives: ``ladder.json`` in the game's folder."""
+    return folder_of(game) / "ladder.json"
 
 
 def bench_command(game: str) -> str:

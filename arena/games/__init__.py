@@ -1,7 +1,14 @@
-"""The game registry: every playable game by name. Adding a game is one module plus one line here."""
+"""The game registry: every playable game by name.
+
+A game is one package under ``arena/games/`` (its engine, built-in bots, viewer and data: see
+docs/new-game.md) and one line in ``PACKAGES`` below; every list of games (the CLI, the web pages,
+the tests) is derived from ``GAMES`` and each game's ``GameSpec``.
+"""
 
 from __future__ import annotations
 
+import importlib
+from pathlib import Path
 from typing import Any
 
 from arena.games.base import (
@@ -12,14 +19,23 @@ from arena.games.base import (
     InvalidPlayersError,
     Termination,
 )
-from arena.games.ninja_burger import GAME as NINJA_BURGER
-from arena.games.ninja_master import GAME as NINJA_MASTER
-from arena.games.ninjan import GAME as NINJAN
-from arena.games.pnrz import GAME as PNRZ
 
-GAMES: dict[str, Game[Any, Any]] = {
-    game.spec.name: game for game in (NINJAN, NINJA_BURGER, PNRZ, NINJA_MASTER)
-}
+# The games, one package each under arena/games/, in the order `arena games` lists them.
+PACKAGES: tuple[str, ...] = (
+    "ninjan",
+    "ninja_burger",
+    "pnrz",
+    "ninja_master",
+)
+
+
+def _load(package: str) -> Game[Any, Any]:
+    """Returns the ``GAME`` of ``arena.games.<package>`` (its engine only: no bot is imported)."""
+    game: Game[Any, Any] = importlib.import_module(f"{__name__}.{package}").GAME
+    return game
+
+
+GAMES: dict[str, Game[Any, Any]] = {game.spec.name: game for game in map(_load, PACKAGES)}
 ALIASES: dict[str, str] = {alias: g.spec.name for g in GAMES.values() for alias in g.spec.aliases}
 
 
@@ -36,8 +52,20 @@ def get_game(name: str) -> Game[Any, Any]:
     return GAMES[key]
 
 
+def package_of(name: str) -> str:
+    """Returns the import name of the package holding game ``name`` (e.g. ``arena.games.ninjan``):
+    its bots are ``<package>.bots``."""
+    return type(get_game(name)).__module__.rsplit(".", 1)[0]
+
+
+def folder_of(name: str) -> Path:
+    """Returns the folder of game ``name``: its viewer, stored ladder and replay dictionaries."""
+    return Path(importlib.import_module(package_of(name)).__file__ or "").resolve().parent
+
+
 __all__ = [
     "GAMES",
+    "PACKAGES",
     "Game",
     "GameError",
     "GameSpec",
@@ -45,5 +73,7 @@ __all__ = [
     "InvalidPlayersError",
     "Termination",
     "UnknownGameError",
+    "folder_of",
     "get_game",
+    "package_of",
 ]

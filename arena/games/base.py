@@ -233,6 +233,11 @@ class Game(abc.ABC, Generic[S, A]):
         """Returns a short human-readable description of the state, for play-by-play output."""
         return repr(state)
 
+    def legend(self) -> str:
+        """Returns what the symbols of ``render``'s table mean, in one line ("" when it needs no
+        words): ``arena match -v`` prints it once per game, above the play."""
+        return ""
+
     def check_players(self, num_players: int) -> None:
         """Raises InvalidPlayersError unless the game can be played by ``num_players``."""
         spec = self.spec

@@ -3,7 +3,7 @@
 // A replay from /api/v1/matches/{id}/replay is a list of frames; each has the public table (`public`, the
 // engine's public view: what a spectator may see), every seat's own observation (`observations`), and
 // the step's decisions and events. Nothing here knows a game: each game's drawing is one file,
-// static/viewers/<game>.js, loaded when a replay of that game is shown, which registers itself with
+// static/viewers/<game>.js (the game folder's viewer.js: arena/games/<game>/), loaded when a replay of that game is shown, which registers itself with
 // `ArenaViewer.register(game, draw)`. A drawing gets the frame and `ctx` (`ctx.seat` is a seat number,
 // or -1 for everything revealed) and shows a seat's secrets (its hand, its mission) only when that seat
 // is selected or everything is. A game without a drawing file is shown as its public view in text.

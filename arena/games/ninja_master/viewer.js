@@ -1,6 +1,6 @@
 // Ninja Master: the dice, who holds each ninja token and the sword, the round's tally when one was
 // made, and per seat its VP. A perfect-information game: every seat sees the public view. See
-// arena/games/ninja_master.py.
+// arena/games/ninja_master/engine.py.
 "use strict";
 
 (function () {

@@ -380,6 +380,10 @@ class Ninjan(Game[NinjanState, Action]):
         others = (card for s, hand in enumerate(state.hands) if s != seat for card in hand)
         return frozenset((*others, *state.set_aside))
 
+    def legend(self) -> str:
+        suits = ", ".join(f"{letter} {suit.name.lower()}" for suit, letter in SUIT_LETTER.items())
+        return f"cards: suit letter and value ({suits}); piles left to right"
+
     def render(self, state: NinjanState) -> str:
         piles = " | ".join(" ".join(map(str, pile)) for pile in state.piles)
         scores = " ".join(f"seat{s}={v}" for s, v in enumerate(self.scores(state)))

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from arena.bots.common import RandomBot
-from arena.bots.pnrz_builder import BuilderBot
-from arena.bots.pnrz_search import SearchBot
+from arena.games.pnrz.bots.builder import BuilderBot
+from arena.games.pnrz.bots.search import SearchBot
 from arena.sdk import Bot
 
 __all__ = ["BOTS", "BuilderBot", "SearchBot"]

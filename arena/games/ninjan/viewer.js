@@ -1,5 +1,5 @@
 // Ninjan's table: the three piles, the cards revealed this round, and per seat its score, its hand
-// (face down unless the seat is shown) and the cards it collected. See arena/games/ninjan.py.
+// (face down unless the seat is shown) and the cards it collected. See arena/games/ninjan/engine.py.
 "use strict";
 
 (function () {

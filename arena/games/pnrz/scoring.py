@@ -1,7 +1,7 @@
 """Pirates, Ninjas, Robots & Zombies: what follows from a board, kept up to date tile by tile.
 
 The engine needs at every step what follows from the board: each faction's best-section score (the
-count of ``pnrz_board.cell_scores``: characters 1, bonus items 3, the base 5 once per section; a
+count of ``board.cell_scores``: characters 1, bonus items 3, the base 5 once per section; a
 character or bonus item beside its faction's arch-enemy counts nothing), the free positions a tile may
 go to, and whether a base may move without splitting the area. A ``Layout`` holds all of it for one
 board and is never changed once made. The layout of the next board is made from it by ``changed``,
@@ -25,9 +25,7 @@ The engine's state carries its layout (``PnrzState.layout``); a bot makes the la
 imagines from the observed board's. Nothing is kept anywhere else: no cache, no lock.
 
 Why it is long: the three kinds of derived data share the labels and the position keys below, and
-each is updated from the same list of tiles put down and taken away, so they change together; the move
-to a package per game (``arena/games/pnrz/``) gives the sections, the frontier and the base moves a
-module each.
+each is updated from the same list of tiles put down and taken away, so they change together.
 
 Keys (Design Detail): a position (x, y) is the integer ``y * S + x`` and a picture cell (cx, cy) the
 integer ``cy * S + cx``, so the row-by-row order is the integers' order (|x| < S / 2) and the four
@@ -41,7 +39,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from typing import cast
 
-from arena.games.pnrz_board import (
+from arena.games.pnrz.board import (
     _FRIEND,
     _POINTS,
     ENEMY,
@@ -94,7 +92,7 @@ def _tile_cells(tile_id: int) -> tuple[tuple[tuple[int, int], ...], ...]:
 _CELLS = {tile_id: _tile_cells(tile_id) for tile_id in TILES}
 assert RING == ((-1, -1), (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0))  # stays_joined's bits
 # Whether a tile whose ring of eight neighbouring positions is taken as the bits of the index say
-# (bit i: RING[i]) has side neighbours joined without it (pnrz_board.joined_around).
+# (bit i: RING[i]) has side neighbours joined without it (board.joined_around).
 _JOINED = tuple(joined_around({RING[i] for i in range(8) if mask >> i & 1}, 0, 0) for mask in range(256))
 
 Section = tuple[int, int, int]  # counted points (the base apart), base pictures, number of cells

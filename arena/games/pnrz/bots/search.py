@@ -32,9 +32,21 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import cast
 
-from arena.bots.pnrz_builder import Boards, BuilderBot, board_of, play_rank, tile_plays
 from arena.bots.search import Budget, seat_draw, seat_key
-from arena.games.pnrz import (
+from arena.games.pnrz.board import (
+    _FRIEND,
+    _POINTS,
+    BASE_OF,
+    ENEMY,
+    NEIGHBOURS,
+    PICTURES,
+    frontier,
+    picture_cells,
+    rotations,
+    sections,
+)
+from arena.games.pnrz.bots.builder import Boards, BuilderBot, board_of, play_rank, tile_plays
+from arena.games.pnrz.engine import (
     BASE_TILES,
     GAME_TILES,
     TILES,
@@ -53,18 +65,6 @@ from arena.games.pnrz import (
     SkipAction,
     SwapFirst,
     TakeTile,
-)
-from arena.games.pnrz_board import (
-    _FRIEND,
-    _POINTS,
-    BASE_OF,
-    ENEMY,
-    NEIGHBOURS,
-    PICTURES,
-    frontier,
-    picture_cells,
-    rotations,
-    sections,
 )
 
 Board = tuple[Placement, ...]

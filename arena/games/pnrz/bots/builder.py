@@ -14,7 +14,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import timedelta
 
-from arena.games.pnrz import (
+from arena.games.pnrz.board import (
+    _FRIEND,
+    _POINTS,
+    ENEMY,
+    NEIGHBOURS,
+    PICTURES,
+    Board,
+    Picture,
+    frontier,
+    picture_cells,
+    rotations,
+    sections,
+    tile_cells,
+)
+from arena.games.pnrz.engine import (
     TILES,
     Action,
     ChooseFaction,
@@ -35,21 +49,7 @@ from arena.games.pnrz import (
     SwapWith,
     TakeTile,
 )
-from arena.games.pnrz_board import (
-    _FRIEND,
-    _POINTS,
-    ENEMY,
-    NEIGHBOURS,
-    PICTURES,
-    Board,
-    Picture,
-    frontier,
-    picture_cells,
-    rotations,
-    sections,
-    tile_cells,
-)
-from arena.games.pnrz_scoring import Layout
+from arena.games.pnrz.scoring import Layout
 from arena.sdk import Bot
 
 Cell = tuple[int, int]

@@ -1,6 +1,6 @@
 """Pirates, Ninjas, Robots & Zombies: pictures, tiles, the grid and scoring (pure geometry, no turns).
 
-The game's rules engine (arena/games/pnrz.py) builds on this; bots and tests use it to score boards.
+The game's rules engine (``engine``) builds on this; bots and tests use it to score boards.
 See that module's docstring for the geometry conventions.
 """
 
@@ -13,7 +13,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
-TILES_FILE = Path(__file__).with_name("data") / "pnrz_tiles.txt"
+TILES_FILE = Path(__file__).with_name("tiles.txt")
 
 
 class Faction(IntEnum):

@@ -22,12 +22,12 @@ decisions              simultaneous (faction choice), then sequential turns; an 
 chance                 seeded clash draws when players choose the same faction; one seeded shuffle
 information            imperfect: hands and the draw pile are hidden (only their sizes are public)
 length                 58 tile plays at most, plus one last turn each; capped at 300 turns
-tiles                  54 game tiles (our list: arena/games/data/pnrz_tiles.txt) + 4 base tiles
+tiles                  54 game tiles (our list: tiles.txt beside this module) + 4 base tiles
 =====================  =========================================================
 
 Why it is long: the engine keeps every rule of a turn (plays, the three extra actions, base moves,
 the last round) beside the geometry they share, so one rule reads top to bottom against
-docs/rules/pnrz.md; the move to a package per game (``arena/games/pnrz/``) splits it by subject.
+docs/rules/pnrz.md (the tiles and geometry are ``board``, the kept sections ``scoring``).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from arena.games.base import Game, GameSpec, IllegalActionError, Termination, evolve
-from arena.games.pnrz_board import (
+from arena.games.pnrz.board import (
     _FRIEND,
     _POINTS,
     BASE_OF,
@@ -58,11 +58,11 @@ from arena.games.pnrz_board import (
     rotations,
     sections,
 )
-from arena.games.pnrz_scoring import Layout, key, xy
-from arena.games.pnrz_scoring import faction_scores as faction_scores  # the bots' and pages' count
+from arena.games.pnrz.scoring import Layout, key, xy
+from arena.games.pnrz.scoring import faction_scores as faction_scores  # the bots' and pages' count
 from arena.games.rng import derive
 
-# the public names, with those of pnrz_board and pnrz_scoring that the bots and tests import from here
+# the public names, with those of board and scoring that the bots and tests import from here
 __all__ = [
     "BASE_OF",
     "BASE_TILES",
@@ -550,7 +550,7 @@ def _score_rows(
 def scored_regions(board: Board, factions: tuple[tuple[Faction, ...], ...]) -> tuple[ScoredRegion, ...]:
     """Returns each in-game faction's best section where it scores (more than 0), in Faction order.
 
-    Design detail: a flood fill of the whole board (``pnrz_board.sections``), not the layout the
+    Design detail: a flood fill of the whole board (``board.sections``), not the layout the
     state keeps for scores: only spectators ask for it, once per step shown.
     """
     cells = picture_cells(board)
@@ -924,6 +924,12 @@ class Pnrz(Game[PnrzState, Action]):
         """Returns the tiles in the other hands and in the draw pile."""
         others = (t for s, hand in enumerate(state.hands) if s != seat for t in hand)
         return frozenset(TILES[t] for t in (*others, *state.pile))
+
+    def legend(self) -> str:
+        pictures = (
+            f"{letter} {picture.name.lower().replace('_', ' ')}" for picture, letter in LETTER.items()
+        )
+        return "grid: one letter per picture, " + ", ".join(pictures) + ", . empty"
 
     def render(self, state: PnrzState) -> str:
         """Returns the picture grid (one letter per picture, see LETTER) and the scores."""

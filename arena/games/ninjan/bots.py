@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from arena.bots.common import RandomBot
 from arena.bots.search import Budget, seat_draw, seat_key
-from arena.games.ninjan import (
+from arena.games.ninjan.engine import (
     BEATS,
     FULL_DECK,
     GAME,

@@ -1,8 +1,8 @@
 """Ninja Burger: the cards, the game's constants and the 3d6 check arithmetic (pure data, no state).
 
-The three decks are read from arena/games/data/ninja_burger_*.json. The rules (ninja_burger_table)
-and the engine (ninja_burger.py) build on this; bots and tests use it, through ninja_burger's
-re-exports, to read the decks and to work out a check's odds.
+The three decks are read from ninjas.json, missions.json and fortune.json beside this module. The
+rules (``table``) and the engine (``engine``) build on this; bots and tests use it, through the
+engine's re-exports, to read the decks and to work out a check's odds.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from arena.games.rng import derive
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent  # the decks sit beside the engine
 START_HONOR = 6
 START_FORTUNE = 3
 NINJAS_DEALT = 3
@@ -138,7 +138,7 @@ def _skill(name: str) -> Skill:
 
 def _read_ninja_cards() -> tuple[NinjaCard, ...]:
     """Returns the 18 ninja cards of data/ninja_burger_ninjas.json: 3 for each of 6 players."""
-    cards = json.loads((DATA / "ninja_burger_ninjas.json").read_text())["cards"]
+    cards = json.loads((DATA / "ninjas.json").read_text())["cards"]
     return tuple(
         NinjaCard(
             id=c["id"],
@@ -155,7 +155,7 @@ def _read_ninja_cards() -> tuple[NinjaCard, ...]:
 
 def _read_mission_cards() -> tuple[MissionCard, ...]:
     """Returns the 56 mission cards (44 missions, 12 Errands) of data/ninja_burger_missions.json."""
-    cards = json.loads((DATA / "ninja_burger_missions.json").read_text())["cards"]
+    cards = json.loads((DATA / "missions.json").read_text())["cards"]
     return tuple(
         MissionCard(
             id=c["id"],
@@ -173,7 +173,7 @@ def _read_mission_cards() -> tuple[MissionCard, ...]:
 
 def _read_fortune_cards() -> tuple[FortuneCard, ...]:
     """Returns the 72 fortune cards of data/ninja_burger_fortune.json (22 immediate, the rerolls too)."""
-    cards = json.loads((DATA / "ninja_burger_fortune.json").read_text())["cards"]
+    cards = json.loads((DATA / "fortune.json").read_text())["cards"]
     return tuple(
         FortuneCard(
             id=c["id"],

@@ -30,7 +30,7 @@ from datetime import timedelta
 from typing import ClassVar
 
 from arena.bots.common import RandomBot
-from arena.games.ninja_burger import (
+from arena.games.ninja_burger.engine import (
     Ability,
     Action,
     Attend,
@@ -248,7 +248,7 @@ class NinjaBot(Bot):
 
     @staticmethod
     def ninja(obs: Observation, seat: int) -> NinjaCard:
-        """Returns the ninja card ``seat`` plays (the cards are public: arena/games/data)."""
+        """Returns the ninja card ``seat`` plays (the decks are public: the JSON files of the game)."""
         ninja_id = obs.players[seat].ninja
         assert ninja_id is not None
         return _ninjas_by_id()[ninja_id]

@@ -27,8 +27,7 @@ is replayable and latency does not matter (issue 3). The roll is a chance step: 
 can build any position with chosen dice (``with_roll``).
 
 Why it is long: a round's phases (roll, ticks of sealed choices, lotteries, tally, play-off) share
-one state and read in the order docs/rules/ninja-master.md gives them; the move to a package per game
-(``arena/games/ninja_master/``) splits it by subject.
+one state and read in the order docs/rules/ninja-master.md gives them.
 """
 
 from __future__ import annotations
@@ -712,6 +711,9 @@ class NinjaMaster(Game[NinjaMasterState, Action]):
         """Returns the empty set: dice, holders and scores are public. The only secret is a tick's
         choices before all are in, and no state holds them: they exist only inside one ``apply``."""
         return frozenset()
+
+    def legend(self) -> str:
+        return "dice: the dice in play; held: the seat holding each ninja; sword and shuriken: their holders"
 
     def render(self, state: NinjaMasterState) -> str:
         dice = " ".join(map(str, state.dice)) or "-"

@@ -16,7 +16,7 @@ decisions              simultaneous (ninja choice, staff meeting), then sequenti
 chance                 seeded shuffles of three decks, seeded roll-off, 3d6 rolls
 information            imperfect: fortune hands, unrevealed missions and decks are hidden
 length                 until the honor total leaves (4n, 10n), at most 60 rounds
-cards                  18 ninjas, 56 missions (12 Errands), 72 fortune cards: arena/games/data
+cards                  18 ninjas, 56 missions (12 Errands), 72 fortune cards: the JSON files here
 =====================  =========================================================
 
 Design Detail: every step that needs no decision (salary, deals, draws, reveals, 3d6 rolls, rewards
@@ -28,8 +28,8 @@ and the Errand trades ask every attendee who has a lower-honor attendee, with ``
 among the legal actions. That keeps a game at a few hundred decisions.
 
 Modules: this one holds what a seat sees and may do (observations, actions, the legal-action queries)
-and the Game interface. The cards, constants and dice are in ninja_burger_cards; the state, the events
-and the rules that move the state (``_Table``) in ninja_burger_table. Every public name of those two is
+and the Game interface. The cards, constants and dice are in ``cards``; the state, the events
+and the rules that move the state (``_Table``) in ``table``. Every public name of those two is
 re-exported here (``__all__``), so bots and tests import the whole game from this module.
 """
 
@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.games.base import Game, GameSpec, IllegalActionError, Termination, card_ids
-from arena.games.ninja_burger_cards import (
+from arena.games.ninja_burger.cards import (
     DATA,
     END_HIGH,
     END_LOW,
@@ -67,7 +67,7 @@ from arena.games.ninja_burger_cards import (
     ninja_cards,
     roll_3d6,
 )
-from arena.games.ninja_burger_table import (
+from arena.games.ninja_burger.table import (
     CheckRolled,
     Event,
     FortunePlayed,
@@ -489,6 +489,9 @@ class NinjaBurger(Game[NinjaBurgerState, Action]):
             if mission is not None and not state.revealed[other]:
                 hidden.append(mission)
         return frozenset(hidden)
+
+    def legend(self) -> str:
+        return "each seat: honor and money; active: the seat whose turn it is"
 
     def render(self, state: NinjaBurgerState) -> str:
         players = "  ".join(

@@ -1,5 +1,5 @@
-"""The zstd dictionaries stored replays are compressed with: one per game, data files beside this
-module, each named by its tag (``TAG-GAME.zdict``).
+"""The zstd dictionaries stored replays are compressed with: one or more per game, each a data file in
+its game's folder named by its tag (``arena/games/<game>/replays-TAG.zdict``), registered here.
 
 A tag is the first byte of every stored entry compressed with that dictionary (``arena.storage.replays``),
 so a shipped dictionary is never changed and never removed: an entry written with dictionary 3 years
@@ -21,7 +21,8 @@ from pathlib import Path
 
 import zstandard
 
-FOLDER = Path(__file__).resolve().parent
+from arena.games import GAMES, folder_of
+
 RESERVED = frozenset({0x00, 0x78})  # zstd without a dictionary; zlib (the stored format before tags)
 
 # tag -> (game, sha256 of the dictionary file). Append only: never edit or remove a shipped line.
@@ -37,9 +38,9 @@ class DictionaryError(RuntimeError):
     """A dictionary file that is missing or not the one shipped under its tag."""
 
 
-def file_name(tag: int, game: str) -> str:
-    """Returns the file name of dictionary ``tag`` of ``game``."""
-    return f"{tag:03d}-{game}.zdict"
+def path_of(tag: int, game: str) -> Path:
+    """Returns the file of dictionary ``tag`` of ``game``: in the game's folder, named by the tag."""
+    return folder_of(game) / f"replays-{tag:03d}.zdict"
 
 
 def newest(game: str) -> int | None:
@@ -50,7 +51,8 @@ def newest(game: str) -> int | None:
 def next_tag() -> int:
     """Returns the first tag above every registered dictionary and every dictionary file (for adding
     one: a file written but not registered yet counts)."""
-    files = (int(path.name.split("-", 1)[0]) for path in FOLDER.glob("[0-9][0-9][0-9]-*.zdict"))
+    folders = {folder_of(game) for game in GAMES}
+    files = (int(p.stem.split("-", 1)[1]) for f in folders for p in f.glob("replays-[0-9][0-9][0-9].zdict"))
     tag = max([*DICTIONARIES, *files], default=0) + 1
     while tag in RESERVED:
         tag += 1
@@ -66,7 +68,7 @@ def load(tag: int) -> zstandard.ZstdCompressionDict:
     if tag not in DICTIONARIES:
         raise DictionaryError(f"no dictionary has tag {tag}: the entry was written by a newer arena")
     game, sha = DICTIONARIES[tag]
-    path = FOLDER / file_name(tag, game)
+    path = path_of(tag, game)
     try:
         data = path.read_bytes()
     except OSError as exc:

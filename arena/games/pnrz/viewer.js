@@ -1,6 +1,6 @@
 // Pirates, Ninjas, Robots & Zombies: the tile grid with each faction's scored region outlined (the
 // engine's public view carries the regions), and per seat its factions, score and hand (face down
-// unless the seat is shown). See arena/games/pnrz.py.
+// unless the seat is shown). See arena/games/pnrz/engine.py.
 "use strict";
 
 (function () {

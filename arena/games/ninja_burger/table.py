@@ -2,13 +2,12 @@
 
 ``_Table`` is a mutable working copy of a ``NinjaBurgerState``: one ``apply`` runs on it every step that
 needs no decision (salary, deals, draws, reveals, 3d6 rolls, rewards and penalties) up to the next
-decision, then freezes it again. The engine (ninja_burger.py) holds what a seat sees and may do
+decision, then freezes it again. The engine (``engine``) holds what a seat sees and may do
 (observations, actions, the legal-action queries, which share the card rules here with ``_Table``) and
 the Game interface that hands each decision to a ``_Table``; it re-exports this module's public names.
 
 Why it is long: every step that needs no decision (salary, deals, draws, reveals, rolls, rewards and
-penalties) changes the same working copy, and they read in the order of a round; the move to a package
-per game (``arena/games/ninja_burger/``) splits it by subject.
+penalties) changes the same working copy, and they read in the order of a round.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from enum import IntEnum
 
-from arena.games.ninja_burger_cards import (
+from arena.games.ninja_burger.cards import (
     LEADER_BONUS,
     ROUND_CAP,
     SALARY,

@@ -24,12 +24,12 @@ import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from arena.games.ninja_burger import MeetingHeld, MissionEnded, honor_ends_game
+from arena.games.ninja_burger.engine import MeetingHeld, MissionEnded, honor_ends_game
 
 ROUND_OVER, MINE_NEXT, RIVAL_NEXT = "round-over", "mine-next", "rival-next"
 PRIOR_GAMES = 20  # pseudo-games of the logistic curve mixed into each cell
 PRIOR_SLOPE = 0.4  # the curve: logit of winning per honor point of lead (ninja's slope)
-STORED = Path(__file__).resolve().parent / "data" / "ninja_burger_standing.json"
+STORED = Path(__file__).with_name("standing.json")
 
 Cell = tuple[int, int, str]  # (seat's honor, rival's honor, situation)
 

@@ -1,7 +1,7 @@
 // Ninja Burger: the mission being attempted with its checks and rolls, and per seat its honor, money,
 // ninja, Ninja Stuff, mission and hand (secret ones only when the seat is shown). The views name ninja
 // and fortune cards by id; the replay carries the engine's catalogue of them. See
-// arena/games/ninja_burger.py.
+// arena/games/ninja_burger/engine.py.
 "use strict";
 
 (function () {

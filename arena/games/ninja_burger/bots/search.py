@@ -28,10 +28,10 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import ClassVar
 
-from arena.bots.ninja_burger import HONOR_AT_PAR, MONEY_PER_HONOR, NinjaBot, RandomBot
-from arena.bots.ninja_burger_standing import StandingTable, situation_after, stored_table
 from arena.bots.search import Budget, deal_by_seat, seat_draw, seat_key
-from arena.games.ninja_burger import (
+from arena.games.ninja_burger.bots.ninja import HONOR_AT_PAR, MONEY_PER_HONOR, NinjaBot
+from arena.games.ninja_burger.bots.standing import StandingTable, situation_after, stored_table
+from arena.games.ninja_burger.engine import (
     GAME,
     NINJAS_DEALT,
     Ability,
@@ -286,11 +286,3 @@ class SearchBot(Bot):
         return max(
             legal_actions, key=lambda a: totals[legal_actions.index(a)] / done + self.TRUST * (a == usual)
         )
-
-
-BOTS: dict[str, type[Bot]] = {
-    "random": RandomBot,
-    "ninja": NinjaBot,
-    "search": SearchBot,
-    "best": SearchBot,  # the strongest built-in bot of the game, whatever its name
-}

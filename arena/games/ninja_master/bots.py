@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from arena.bots.common import RandomBot
-from arena.games.ninja_master import (
+from arena.games.ninja_master.engine import (
     CALL_BONUS,
     COMPONENTS,
     CUT_PENALTY,
