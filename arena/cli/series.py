@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -165,34 +164,6 @@ def format_summary(results: list[GameResult]) -> str:
     return "\n".join(lines)
 
 
-def _pnrz_legend() -> str:
-    from arena.games.pnrz_board import LETTER
-
-    return (
-        "grid: one letter per picture, "
-        + ", ".join(
-            f"{letter} {picture.name.lower().replace('_', ' ')}" for picture, letter in LETTER.items()
-        )
-        + ", . empty"
-    )
-
-
-def _ninjan_legend() -> str:
-    from arena.games.ninjan import SUIT_LETTER
-
-    suits = ", ".join(f"{letter} {suit.name.lower()}" for suit, letter in SUIT_LETTER.items())
-    return f"cards: suit letter and value ({suits}); piles left to right"
-
-
-# What the symbols of each game's table (its engine's ``render``) mean, printed once per game with -v.
-LEGENDS: dict[str, Callable[[], str]] = {
-    "pnrz": _pnrz_legend,
-    "ninjan": _ninjan_legend,
-    "ninja-master": lambda: (
-        "dice: the dice in play; held: the seat holding each ninja; sword and shuriken: their holders"
-    ),
-    "ninja-burger": lambda: "each seat: honor and money; active: the seat whose turn it is",
-}
 _SEAT = re.compile(r"\bseat ?(\d+)\b")
 
 
@@ -240,9 +211,9 @@ class PlayByPlay:
         self.names = list(names)
         seats = ", ".join(f"seat {i}: {printable(name)}" for i, name in enumerate(names))
         typer.echo(f"-- {self.game.spec.name}: {seats}")
-        legend = LEGENDS.get(self.game.spec.name)
-        if legend is not None:
-            typer.echo(f"   legend: {legend()}")
+        legend = self.game.legend()
+        if legend:
+            typer.echo(f"   legend: {legend}")
 
     def name(self, seat: int) -> str:
         return printable(self.names[seat]) if seat < len(self.names) else f"seat {seat}"

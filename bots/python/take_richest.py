@@ -4,7 +4,7 @@ when it cannot take anything. Shows how to read the typed observation.
     arena match ninjan bots/python/take_richest.py random --games 20
 """
 
-from arena.games.ninjan import PlacePile, PlayCard, TakePile, beaten_piles
+from arena.games.ninjan.engine import PlacePile, PlayCard, TakePile, beaten_piles
 from arena.sdk import Bot
 
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import timedelta
 
-from arena.bots.ninjan import GreedyBot, pile_value, table_state
-from arena.games import ninja_master as nm
-from arena.games import ninjan as nj
+from arena.games.ninja_master import engine as nm
+from arena.games.ninjan import engine as nj
+from arena.games.ninjan.bots import GreedyBot, pile_value, table_state
 from arena.sdk import Bot
 
 

@@ -1,7 +1,7 @@
 """A submitted Ninjan bot that plays to lose (for the end-to-end test): it commits its lowest card,
 takes the poorest pile, and places its card on the richest pile, for someone else to take."""
 
-from arena.games.ninjan import PlacePile, PlayCard, TakePile
+from arena.games.ninjan.engine import PlacePile, PlayCard, TakePile
 from arena.sdk import Bot
 
 
