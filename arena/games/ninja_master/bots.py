@@ -212,7 +212,7 @@ class Round:
             else:
                 moves = [self.likeliest(self.me, holders)]
                 outcomes = [(1.0, {seat: self.likeliest(seat, holders) for seat in self.others})]
-            best = (float("-inf"), WAIT)
+            best: tuple[float, Move] = (float("-inf"), WAIT)
             for move in moves:
                 total = sum(
                     p * self.resolve(holders, tick, {**others, self.me: move}) for p, others in outcomes
@@ -247,7 +247,7 @@ class Round:
         if not options:
             return [(model.idle_call, self.call), (1 - model.idle_call, WAIT)] if can_call else [(1.0, WAIT)]
         aware = self.aware(seat, holders)
-        dist = [(model.aware, GRABS[aware])] if aware != options[0] else []
+        dist: list[tuple[float, Move]] = [(model.aware, GRABS[aware])] if aware != options[0] else []
         if len(options) > 1 and options[1] != aware:
             dist.append((model.second, GRABS[options[1]]))
         if can_call:
@@ -359,7 +359,7 @@ class PlannerBot(Bot):
     def on_match_start(self, match: MatchInfo | None) -> None:
         self.counts: dict[tuple[int, int], list[float]] = {}  # (seat, free hands) -> PRIOR's counts
         self.round: Round | None = None
-        self.round_key: tuple = ()
+        self.round_key: tuple[object, ...] = ()
         self.last: tuple[Holders, int, Move] | None = None
 
     def choose(self, observation: Observation, legal_actions: Sequence[Action], deadline: timedelta) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import timedelta
+from typing import cast
 
 from arena.bots.common import RandomBot
 from arena.bots.search import Budget, seat_draw, seat_key
@@ -43,13 +44,17 @@ class GreedyBot(Bot):
     ) -> Action:
         piles = tuple(pile.cards for pile in observation.piles)
         first = legal_actions[0]
+        # A decision's legal actions are all of one kind, the first's.
         if isinstance(first, TakePile):
-            return max(legal_actions, key=lambda a: (pile_value(piles[a.pile]), -a.pile))
+            takes = cast(Sequence[TakePile], legal_actions)
+            return max(takes, key=lambda a: (pile_value(piles[a.pile]), -a.pile))
         if isinstance(first, PlacePile):
             card = observation.revealed[observation.resolving or 0].card
-            return min(legal_actions, key=lambda a: (pile_value(piles[a.pile]) + card.value, a.pile))
+            places = cast(Sequence[PlacePile], legal_actions)
+            return min(places, key=lambda a: (pile_value(piles[a.pile]) + card.value, a.pile))
         gains = suit_gains(piles)
-        return max(legal_actions, key=lambda a: commit_score(a.card, gains))
+        plays = cast(Sequence[PlayCard], legal_actions)
+        return max(plays, key=lambda a: commit_score(a.card, gains))
 
 
 def suit_gains(piles: Sequence[Sequence[Card]]) -> dict[Suit, int]:

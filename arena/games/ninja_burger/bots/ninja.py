@@ -27,7 +27,7 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from arena.bots.common import RandomBot
 from arena.games.ninja_burger.engine import (
@@ -233,7 +233,8 @@ class NinjaBot(Bot):
         obs = observation
         if obs.phase is Phase.CHOOSE_NINJA:
             by_id = {n.id: n for n in obs.ninja_options}
-            return max(legal_actions, key=lambda a: (ninja_value(by_id[a.ninja]), -a.ninja))
+            choices = cast(Sequence[ChooseNinja], legal_actions)  # the only actions of this phase
+            return max(choices, key=lambda a: (ninja_value(by_id[a.ninja]), -a.ninja))
         if obs.phase is Phase.MEETING:
             return Attend(self.attend(obs))
         if obs.phase is Phase.TRADE:
@@ -336,6 +337,7 @@ class NinjaBot(Bot):
         base = current_chance(obs, ninja, items)
         stake = self.stake(obs, obs.seat)
         hand = {c.id: c for c in obs.hand}
+        best: Decline | PlayFortune
         best, best_value = Decline(), 0.0
         for action in legal_actions:
             if not isinstance(action, PlayFortune):
@@ -372,6 +374,7 @@ class NinjaBot(Bot):
         stake = -self.stake(obs, obs.active)
         top = max(p.honor for p in obs.players if p.seat != obs.seat)
         hand = {c.id: c for c in obs.hand}
+        best: Decline | PlayFortune
         best, best_value = Decline(), 0.0
         for action in legal_actions:
             if not isinstance(action, PlayFortune):

@@ -37,7 +37,10 @@ from arena.games.ninja_burger.engine import (
     Ability,
     Action,
     Effect,
+    FortuneCard,
+    MissionCard,
     NinjaBurgerState,
+    NinjaCard,
     Observation,
     Phase,
     fortune_cards,
@@ -94,7 +97,7 @@ _SEARCHED = (Phase.WINDOW, Phase.REROLL)
 _DEADLINE = timedelta(seconds=1)
 
 
-def _unseen_fortune(obs: Observation) -> list:
+def _unseen_fortune(obs: Observation) -> list[FortuneCard]:
     """Returns the fortune cards ``obs``'s seat cannot place: not in its hand, in play or on the check."""
     seen = {c.id for c in obs.hand}
     seen.update(i for p in obs.players for i in p.items)
@@ -102,7 +105,7 @@ def _unseen_fortune(obs: Observation) -> list:
     return [c for c in fortune_cards() if c.id not in seen]
 
 
-def _unseen_missions(obs: Observation) -> list:
+def _unseen_missions(obs: Observation) -> list[MissionCard]:
     """Returns the mission cards that are neither the seat's own nor revealed this round."""
     seen = {p.mission.id for p in obs.players if p.mission is not None}
     if obs.mission is not None:
@@ -122,7 +125,7 @@ def determinize(obs: Observation, draw: Draw) -> NinjaBurgerState:
     hands = deal_by_seat([p.hand_size for p in obs.players], me, obs.hand, fortune)
     missions = _unseen_missions(obs)
     draw.shuffle(missions)
-    held = []
+    held: list[MissionCard | None] = []
     for p in obs.players:
         if obs.phase is Phase.CHOOSE_NINJA:
             held.append(None)
@@ -164,7 +167,9 @@ def determinize(obs: Observation, draw: Draw) -> NinjaBurgerState:
     )
 
 
-def _ninja_deal(obs: Observation, draw: Draw) -> tuple[tuple, tuple]:
+def _ninja_deal(
+    obs: Observation, draw: Draw
+) -> tuple[tuple[tuple[NinjaCard, ...], ...], tuple[NinjaCard, ...]]:
     """Returns the dealt ninja options by seat and the ninja deck: while choosing, the other seats get
     three of the cards the seat was not dealt; afterwards both are empty."""
     n = len(obs.players)

@@ -11,8 +11,9 @@ facing free space) and prefer spending tiles that help it least.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
+from typing import TypeVar, cast
 
 from arena.games.pnrz.board import (
     _FRIEND,
@@ -53,6 +54,7 @@ from arena.games.pnrz.scoring import Layout
 from arena.sdk import Bot
 
 Cell = tuple[int, int]
+ActionT = TypeVar("ActionT", bound=Action)  # the one kind of action a decision offers
 
 
 def board_of(observation: Observation) -> tuple[Placement, ...]:
@@ -171,7 +173,7 @@ class Boards:
         return self.layout(parent).derive(board).best
 
 
-def play_rank(play: tuple[float, int, PlaceTile]) -> tuple:
+def play_rank(play: tuple[float, int, PlaceTile]) -> tuple[float, int, int, int, int]:
     """Orders tile plays: higher value first, then lower tile id, row, column and rotation."""
     score, tile_id, place = play
     return (score, -tile_id, -place.y, -place.x, -place.rotation)
@@ -221,7 +223,7 @@ TOUCHES = {
 
 
 def openness(
-    new: list[tuple[Cell, Picture]], x: int, y: int, occupied: set[tuple[int, int]], mine: tuple
+    new: list[tuple[Cell, Picture]], x: int, y: int, occupied: set[tuple[int, int]], mine: tuple[Faction, ...]
 ) -> int:
     """Returns how many own pictures of the new tile face a free neighbouring position."""
     count = 0
@@ -261,19 +263,24 @@ class BuilderBot(Bot):
         if phase is Phase.PLACE:
             _, _, place = self.best_play(observation, board, [observation.pending[0]])
             return place
+        # From here on a phase's legal actions are all of one kind (the engine's legal_actions).
         if phase is Phase.MOVE:
-            return self.best_full(observation, board, legal_actions, self.after_move)
+            moves_to = cast(Sequence[PlaceTile], legal_actions)
+            return self.best_full(observation, board, moves_to, self.after_move)
         if phase is Phase.ACTION:
             return self.best_extra(observation, board, legal_actions)
         if phase is Phase.SWAP:
             plan = getattr(self, "plan", None)
             if plan and plan[0] == observation.pending[0] and SwapWith(plan[1]) in legal_actions:
                 return SwapWith(plan[1])
-            return self.best_full(observation, board, legal_actions, self.after_swap)
+            swaps = cast(Sequence[SwapWith], legal_actions)
+            return self.best_full(observation, board, swaps, self.after_swap)
         if phase is Phase.ORIENT:
-            return self.best_full(observation, board, legal_actions, self.after_orient)
+            orients = cast(Sequence[OrientSwapped], legal_actions)
+            return self.best_full(observation, board, orients, self.after_orient)
         if phase is Phase.REPLACE:
-            return self.best_full(observation, board, legal_actions, self.after_put)
+            puts = cast(Sequence[PutTile], legal_actions)
+            return self.best_full(observation, board, puts, self.after_put)
         return legal_actions[0]
 
     # -- evaluation ----------------------------------------------------------------------------
@@ -284,7 +291,7 @@ class BuilderBot(Bot):
     def theirs(self, obs: Observation) -> list[tuple[Faction, ...]]:
         return [p.factions for p in obs.players if p.seat != obs.seat]
 
-    def value(self, obs: Observation, board: tuple[Placement, ...], parent: tuple | None = None) -> float:
+    def value(self, obs: Observation, board: tuple[Placement, ...], parent: Board | None = None) -> float:
         """Returns own points minus the strongest opponent's (weighted) on ``board`` (scored from
         ``parent``'s sections when ``board`` was made from it: only what changed is recounted)."""
         scores = self.boards.scores(board, parent)
@@ -304,7 +311,13 @@ class BuilderBot(Bot):
         plays = tile_plays(board, hand, self.mine(obs), self.theirs(obs), self.OPPONENT_WEIGHT)
         return max(plays, key=play_rank)
 
-    def best_full(self, obs, board, legal, after) -> Action:
+    def best_full(
+        self,
+        obs: Observation,
+        board: Board,
+        legal: Sequence[ActionT],
+        after: Callable[[Observation, Board, ActionT], Board],
+    ) -> ActionT:
         """Returns the legal action whose resulting board has the highest value (first on ties)."""
         return max(legal, key=lambda a: self.value(obs, after(obs, board, a), board))
 
@@ -325,17 +338,17 @@ class BuilderBot(Bot):
     # -- what-if boards --------------------------------------------------------------------------
 
     @staticmethod
-    def after_move(obs, board, action: PlaceTile, tile_id: int | None = None):
+    def after_move(obs: Observation, board: Board, action: PlaceTile, tile_id: int | None = None) -> Board:
         moving = tile_id if tile_id is not None else obs.pending[0]
         rest = [p for p in board if p.tile_id != moving]
         return tuple(sorted((*rest, Placement(action.y, action.x, moving, 0))))
 
     @staticmethod
-    def after_rotate(board, tile_id: int, rotation: int):
+    def after_rotate(board: Board, tile_id: int, rotation: int) -> Board:
         return tuple(Placement(p.y, p.x, p.tile_id, rotation) if p.tile_id == tile_id else p for p in board)
 
     @staticmethod
-    def swapped(board, a: int, b: int, ra: int | None = None, rb: int | None = None):
+    def swapped(board: Board, a: int, b: int, ra: int | None = None, rb: int | None = None) -> Board:
         pa = next(p for p in board if p.tile_id == a)
         pb = next(p for p in board if p.tile_id == b)
         out = []
@@ -348,10 +361,10 @@ class BuilderBot(Bot):
                 out.append(p)
         return tuple(sorted(out))
 
-    def after_swap(self, obs, board, action: SwapWith):
+    def after_swap(self, obs: Observation, board: Board, action: SwapWith) -> Board:
         return self.swapped(board, obs.pending[0], action.tile_id)
 
-    def after_orient(self, obs, board, action: OrientSwapped):
+    def after_orient(self, obs: Observation, board: Board, action: OrientSwapped) -> Board:
         a, b = obs.pending
         return tuple(
             Placement(
@@ -362,7 +375,7 @@ class BuilderBot(Bot):
             for p in board
         )
 
-    def after_put(self, obs, board, action: PutTile):
+    def after_put(self, obs: Observation, board: Board, action: PutTile) -> Board:
         taken = obs.pending[0]
         return tuple(
             Placement(p.y, p.x, action.tile_id, action.rotation) if p.tile_id == taken else p for p in board
@@ -429,7 +442,7 @@ class BuilderBot(Bot):
         return best
 
     @staticmethod
-    def after_put_taken(board, taken: int, put: PutTile):
+    def after_put_taken(board: Board, taken: int, put: PutTile) -> Board:
         return tuple(
             Placement(p.y, p.x, put.tile_id, put.rotation) if p.tile_id == taken else p for p in board
         )

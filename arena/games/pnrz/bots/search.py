@@ -40,6 +40,7 @@ from arena.games.pnrz.board import (
     ENEMY,
     NEIGHBOURS,
     PICTURES,
+    Picture,
     frontier,
     picture_cells,
     rotations,
@@ -269,7 +270,13 @@ class SearchBot(BuilderBot):
         return own - max((sum(exposed(cells, f) for f in fs) for fs in self.theirs(obs)), default=0)
 
     def expected_line(
-        self, obs: Observation, board: Board, turn: Turn, after: Board, sample: list[int], hot: dict
+        self,
+        obs: Observation,
+        board: Board,
+        turn: Turn,
+        after: Board,
+        sample: list[int],
+        hot: dict[Faction, set[Spot]],
     ) -> float:
         """Returns a candidate turn's expected worth: the next seat replies with its best greedy play
         from a hand dealt from ``sample`` (plus its unplayed bases), every hand of its size being as
@@ -318,7 +325,15 @@ class SearchBot(BuilderBot):
         )
         return sum(w * v for w, (_, v) in zip(weights, replies, strict=True))
 
-    def follow_up(self, now: Board, hand: list[int], ahead: list, reply: PlaceTile, mine, theirs) -> float:
+    def follow_up(
+        self,
+        now: Board,
+        hand: list[int],
+        ahead: list[tuple[float, int, PlaceTile]],
+        reply: PlaceTile,
+        mine: tuple[Faction, ...],
+        theirs: list[tuple[Faction, ...]],
+    ) -> float:
         """Returns the gain of the bot's best next play from ``hand`` on ``now`` (0 if none gains):
         the plays ``ahead`` (scored before the reply) away from the reply, or a play beside it."""
         far = (s for s, _, p in ahead if max(abs(p.x - reply.x), abs(p.y - reply.y)) > 1)
@@ -353,7 +368,7 @@ def keep_worth(tile_id: int, mine: tuple[Faction, ...]) -> int:
     return sum(_POINTS[p] for p in PICTURES[tile_id] if _FRIEND[p] in mine)
 
 
-def exposed(cells: dict, faction: Faction) -> int:
+def exposed(cells: dict[Spot, Picture], faction: Faction) -> int:
     """Returns the counted points of the bonus items of the faction's best section that face a free
     position: where an arch-enemy placed later would negate them."""
     found = sections(cells, faction)
