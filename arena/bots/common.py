@@ -19,6 +19,7 @@ class RandomBot(Bot):
     """
 
     name = "random"
+    revision = 1  # of its moves: bump it when they change (tests/test_builtin_versions.py)
 
     def __init__(self) -> None:
         self.rng = random.Random(0)

@@ -52,6 +52,7 @@ class MasterBot(Bot):
     """
 
     name = "master"
+    revision = 1  # of its moves: bump it when they change (tests/test_builtin_versions.py)
     SWING = 1.5  # weight of a VP that moves from the holder to the thief (both sides of the swing)
     DENIAL = 0.5  # share of the opponents' remaining positive components a call is credited with
 
@@ -350,6 +351,7 @@ class PlannerBot(Bot):
     It needs no randomness: the dice are public and the search is exact over the model."""
 
     name = "planner"
+    revision = 1  # of its moves: bump it when they change (tests/test_builtin_versions.py)
     PRIOR = (1.0, 2.0, 0.3, 0.3)  # pseudo-counts: best grab, contention-aware grab, another grab, call
     WIN_BONUS = 40.0  # VP a win is worth on top of the VP margin
 

@@ -38,6 +38,7 @@ class GreedyBot(Bot):
     (``commit_score``), and never leaves a rich pile behind when it has to place a card."""
 
     name = "greedy"
+    revision = 1  # of its moves: bump it when they change (tests/test_builtin_versions.py)
 
     def choose(
         self, observation: Observation, legal_actions: Sequence[Action], deadline: timedelta
@@ -187,6 +188,7 @@ class SearchBot(Bot):
     """
 
     name = "search"
+    revision = 1  # of its moves: bump it when they change (tests/test_builtin_versions.py)
     BUDGET = Budget(iterations=160)
     NOISE = 0.2  # share of random commits among the simulated seats
 

@@ -214,6 +214,7 @@ class NinjaBot(Bot):
     """Plays for expected honor, with the exact 3d6 odds (see the module docstring)."""
 
     name = "ninja"
+    revision = 1  # of its moves: bump it when they change (tests/test_builtin_versions.py)
     HOLD: ClassVar[Mapping[Effect, float]] = {  # honor a card kept in hand is worth, by effect
         Effect.BONUS: 0.25,
         Effect.REROLL: 1.0,

@@ -260,6 +260,7 @@ class SearchBot(Bot):
     """
 
     name = "search"
+    revision = 1  # of its moves: bump it when they change (tests/test_builtin_versions.py)
     BUDGET = Budget(iterations=12)
     HORIZON = 1  # rounds played after the current one before the lead is estimated
     TRUST = 0.05  # how much better (in chance of winning) a choice must look to overrule the usual one

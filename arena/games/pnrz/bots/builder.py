@@ -240,6 +240,7 @@ class BuilderBot(Bot):
     """Grows its best sections, keeps them open, blocks opponents and uses extra actions greedily."""
 
     name = "builder"
+    revision = 1  # of its moves: bump it when they change (tests/test_builtin_versions.py)
     OPPONENT_WEIGHT = 0.8  # how much an opponent's point counts against one of its own
     SHORTLIST = 10  # tiles considered for Swap and Replace (the ones touching the best sections)
 

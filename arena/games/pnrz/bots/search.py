@@ -103,6 +103,7 @@ class SearchBot(BuilderBot):
     """
 
     name = "search"
+    revision = 1  # of its moves: bump it when they change (tests/test_builtin_versions.py)
     BUDGET = Budget(iterations=72)
     CANDIDATES = 4  # tile plays judged by lookahead (the builder's best few)
     FOLLOW_UP = 0.5  # weight of its own next play's gain in a line's worth
