@@ -135,6 +135,18 @@ def python_runtime() -> tuple[Path, ...]:
     return tuple(sorted(p for p in folders if not under(p, Path("/usr"))))
 
 
+def python_path_inside() -> dict[str, str]:
+    """Returns ``{"PYTHONPATH": folder}`` when this arena was imported through PYTHONPATH (a source
+    folder that no install points at, such as a copy of the project), so that built-in and SDK bots
+    import the same arena inside (``python_runtime`` binds it); else nothing, the documented
+    environment unchanged."""
+    import arena
+
+    folder = str(Path(arena.__file__).resolve().parent.parent)
+    entries = {str(Path(p).resolve()) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    return {"PYTHONPATH": folder} if folder in entries else {}
+
+
 def under(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
@@ -192,6 +204,7 @@ def command(request: SandboxRequest) -> tuple[list[str], dict[str, str]]:
         "HOME": HOME_INSIDE,
         "LANG": "C.UTF-8",
         "TMPDIR": "/tmp",
+        **python_path_inside(),
         **request.env,
         "ARENA_ADDRESS": ADDRESS_INSIDE,
     }

@@ -17,6 +17,7 @@ class StayBot(Bot):
     """Always keeps its card."""
 
     name = "stay"
+    revision = 1  # of its moves: a new revision is a new version (docs/new-game.md)
 
     def choose(
         self, observation: Observation, legal_actions: Sequence[Action], deadline: timedelta
@@ -29,6 +30,7 @@ class BestBot(Bot):
     """Swaps a low card (at most ``SWAP_AT_MOST``), keeps a high one."""
 
     name = "best"
+    revision = 1  # of its moves: a new revision is a new version (docs/new-game.md)
 
     def choose(
         self, observation: Observation, legal_actions: Sequence[Action], deadline: timedelta
