@@ -21,6 +21,11 @@ limits; not the versions), and match ``n`` is ``ID-mN`` with the keyed seed of `
 resubmitted meanwhile plays its new version, which the pairing places first. The groups in flight
 before a restart count toward the queue's bound but are not known to the pairing (a few matches).
 
+One person's bots never share a table: each refill reads the bots' accounts
+(``arena.submissions.owners``) with their versions, and the pairing never groups two players of one
+account. A ladder whose bots' accounts cannot fill a table of ``players`` is refused by
+``check_bots``, before anything is queued, saying which bots share an account.
+
 Design detail, the fit: restricted to the ladder's players (``PairTable.subset``), because the ladder's
 question is their order, and the fit then costs ``O(k^3)`` for ``k`` ladder bots however many other
 bots the game has. Results against other bots are left out: the ladder's fit is, if anything, less
@@ -50,6 +55,7 @@ from arena.ratings.pairing import RANDOM_SHARE, Choice, choose_group
 from arena.ratings.pairs import PairTable, player_id
 from arena.seeds import keyed_seed
 from arena.submissions.archives import SubmissionError
+from arena.submissions.owners import described, owners, sharing, tables
 from arena.wire_limits import DEADLINE_MS_MAX, MAX_STRIKES_MAX
 
 FORMAT = "ladder"  # the ``format`` field of the ladder's tournament hash
@@ -127,6 +133,7 @@ class Ladder:
         self.recorded: collections.Counter[str] = collections.Counter()  # per player, of those matches
         self.dead: collections.Counter[str] = collections.Counter()
         self.last: Choice | None = None
+        self.owner_of: dict[str, str | None] = {}  # bot -> account (None: a built-in), read at each refill
         self._fit: tuple[int, tuple[str, ...], Fit] | None = None  # (results counter, players, fit)
 
     def open(self) -> int:
@@ -149,11 +156,23 @@ class Ladder:
         Design detail: built-in bots are resolved last, since resolving one stores its version record:
         a refused ladder leaves Redis as it was (as ``arena.schedule.tournaments.with_versions``)."""
         builtin = builtin_bots(self.spec.game)
+        self.check_tables(owners(self.client, self.spec.bots), self.spec.bots)
         try:
             for bot in sorted(self.spec.bots, key=lambda b: b in builtin):
                 self.resolve(bot)
         except SubmissionError as exc:
             raise LadderError(str(exc)) from None
+
+    def check_tables(self, owner_of: dict[str, str | None], bots: Sequence[str]) -> None:
+        """Raises LadderError when ``bots``' accounts cannot fill a table of the ladder's size (one
+        person's bots never share one)."""
+        left = tables(bots, owner_of)
+        if left < self.spec.players:
+            raise LadderError(
+                f"one person's bots never share a rated table: {described(sharing(bots, owner_of))}, and "
+                f"the bots of only {left} accounts (a built-in counts as one) cannot fill a table of "
+                f"{self.spec.players}; add bots of other accounts or built-in bots, or play fewer --players"
+            )
 
     def finished(self) -> int:
         """Returns how many of the ladder's matches are recorded or dead-lettered (every run's)."""
@@ -176,6 +195,7 @@ class Ladder:
             versions = {bot: self.resolve(bot) for bot in self.spec.bots}
         except SubmissionError as exc:  # a bot removed while the ladder runs
             raise LadderError(f"{exc}: the ladder cannot go on without it") from None
+        self.owner_of = owners(self.client, self.spec.bots)
         for _ in range(room):
             self.schedule(versions)
         return room
@@ -185,12 +205,15 @@ class Ladder:
         bot_of = {player_id(bot, version): bot for bot, version in versions.items()}
         self._forget_finished()
         players = sorted(set(bot_of) - self.failing())
-        if len(players) < self.spec.players:
+        owner_of = {p: self.owner_of.get(bot_of[p]) for p in players}
+        if tables(players, owner_of) < self.spec.players:
             failing = ", ".join(sorted(bot_of[p] for p in self.failing() if p in bot_of))
+            if not failing:  # the accounts alone: every bot is still playing
+                self.check_tables(self.owner_of, list(versions))
             raise LadderError(
                 f"bots {failing} failed in {FAILURES_TO_DROP} or more matches (each tried {MAX_ATTEMPTS} "
-                f"times), more than they finished: fewer than {self.spec.players} bots left to play; "
-                "see 'arena tournament status'"
+                f"times), more than they finished: fewer than {self.spec.players} bots left to play (of "
+                "distinct accounts); see 'arena tournament status'"
             )
         number = self.scheduled + 1
         draw = derive(self.spec.seed, self.id, "pairing", number)
@@ -201,6 +224,7 @@ class Ladder:
             draw,
             list(self.pending.values()),
             self.spec.random_share,
+            owner_of,
         )
         seats = tuple(bot_of[p] for p in self.last.seats)
         job = MatchJob(

@@ -14,9 +14,18 @@ wire cannot carry would fail every match, and a job that fails every time is dea
 played), and ``queue`` checks that every seat's version is stored before it queues a single job; the
 server and the CLI both queue through it.
 
+One person's bots never share a rated table: given each bot's account (``owners``, read by
+``arena.submissions.owners``; None for a built-in), a plan leaves out every group with two bots of one
+account, and a spec in which some bot would then have no table at all (a round robin of 3-seat tables
+among two accounts' bots, a gauntlet naming a bot of the challenger's own account) is refused, saying
+which bots share an account, before anything is queued; ``queue`` checks every match against the
+accounts stored in Redis once more.
+
 Design detail: the tournament id is a hash of everything that defines the plan (the bots' versions
 included), and match ids derive from it, so running the same tournament command twice enqueues nothing
-new and just resumes it, while a tournament after a bot was updated is a new one.
+new and just resumes it, while a tournament after a bot was updated is a new one. The accounts enter
+the hash only when two bots share one (only then do they change the plan), so a tournament among bots
+of distinct accounts keeps the id and match ids it had before accounts existed.
 """
 
 from __future__ import annotations
@@ -24,9 +33,8 @@ from __future__ import annotations
 import collections
 import dataclasses
 import hashlib
-import itertools
 import json
-import math
+from collections.abc import Iterator
 
 import redis
 
@@ -34,6 +42,7 @@ from arena.games import GameError, get_game
 from arena.queue import keys, store
 from arena.queue.jobs import MatchJob, enqueue, ensure_group
 from arena.seeds import keyed_seed
+from arena.submissions.owners import apart, described, owners, sharing, tables
 from arena.submissions.registry import VERSION_PATTERN
 from arena.wire_limits import DEADLINE_MS_MAX, MAX_STRIKES_MAX
 
@@ -53,6 +62,7 @@ class TournamentSpec:
     deadline_ms: int = 2000
     max_strikes: int = 3
     versions: tuple[str, ...] = ()  # the version each bot plays, in the order of ``bots``
+    owners: tuple[str | None, ...] = ()  # each bot's account (None: a built-in), in the order of ``bots``
 
     def __post_init__(self) -> None:
         try:
@@ -73,6 +83,9 @@ class TournamentSpec:
             raise ValueError(f"max strikes must be from 1 to {MAX_STRIKES_MAX}, not {self.max_strikes}")
         if self.versions and len(self.versions) != len(self.bots):
             raise ValueError(f"one version per bot: {list(self.bots)} but {list(self.versions)}")
+        if self.owners and len(self.owners) != len(self.bots):
+            raise ValueError(f"one account per bot: {list(self.bots)} but {list(self.owners)}")
+        self._check_tables()
         if self.matches > MAX_MATCHES:
             raise ValueError(
                 f"this tournament would be {count(self.matches)} matches ({count(self.rounds)} rounds of "
@@ -80,17 +93,69 @@ class TournamentSpec:
             )
 
     @property
+    def owner_of(self) -> dict[str, str | None]:
+        """Returns each bot's account (None for all when the spec names no accounts)."""
+        return dict(zip(self.bots, self.owners or (None,) * len(self.bots), strict=True))
+
+    def _check_tables(self) -> None:
+        """Raises ValueError when keeping one account's bots apart leaves a bot no table to sit at."""
+        owner_of = self.owner_of
+        shared = sharing(self.bots, owner_of)
+        if not shared:
+            return
+        rule = "one person's bots never share a rated table"
+        if self.format == "gauntlet":
+            challenger = self.bots[0]
+            account = owner_of[challenger]
+            mates = [b for b in self.bots[1:] if account is not None and owner_of[b] == account]
+            if mates:
+                raise ValueError(
+                    f"{rule}: {described({account or '': [challenger, *mates]})}, so a gauntlet of "
+                    f"{challenger[:40]} cannot include {shown(mates)}; leave them out of --bots"
+                )
+        if tables(self.bots, owner_of) < self.players:
+            raise ValueError(
+                f"{rule}: {described(shared)}, and the bots of only {tables(self.bots, owner_of)} accounts "
+                f"(a built-in counts as one) cannot fill a table of {self.players}; add bots of other "
+                "accounts or built-in bots, or play fewer --players"
+            )
+
+    @property
     def matches(self) -> int:
         """Returns the number of matches of the plan (``len(plan(...))``), without building it."""
-        bots, seats = len(self.bots), self.players
-        groups = math.comb(bots - 1, seats - 1) if self.format == "gauntlet" else math.comb(bots, seats)
+        owner_of, seats = self.owner_of, self.players
+        if self.format == "gauntlet":
+            challenger = owner_of[self.bots[0]]
+            others = [b for b in self.bots[1:] if challenger is None or owner_of[b] != challenger]
+            groups = _groups_apart(others, owner_of, seats - 1)
+        else:
+            groups = _groups_apart(list(self.bots), owner_of, seats)
         return self.rounds * groups * seats
 
     @property
     def tournament_id(self) -> str:
-        """Returns the id that names this plan (game, format and a hash of the whole spec)."""
-        text = json.dumps(dataclasses.asdict(self), sort_keys=True)
+        """Returns the id that names this plan (game, format and a hash of the whole spec; the accounts
+        only when two bots share one, the only case in which they change the plan)."""
+        fields = dataclasses.asdict(self)
+        if not sharing(self.bots, self.owner_of):
+            del fields["owners"]
+        text = json.dumps(fields, sort_keys=True)
         return f"{self.game}-{self.format}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
+
+
+def _groups_apart(bots: list[str], owner_of: dict[str, str | None], size: int) -> int:
+    """Returns how many groups of ``size`` of ``bots`` hold no two bots of one account: the
+    elementary symmetric polynomial of the accounts' bot counts (each built-in an account of one).
+
+    >>> _groups_apart(["a1", "a2", "b", "c"], {"a1": "ann", "a2": "ann", "b": None, "c": None}, 2)
+    5
+    """
+    sizes = collections.Counter(owner_of[b] if owner_of[b] is not None else ("builtin", b) for b in bots)
+    ways = [1] + [0] * size  # ways[k]: groups of k from the accounts seen so far
+    for n in sizes.values():
+        for k in range(size, 0, -1):
+            ways[k] += ways[k - 1] * n
+    return ways[size]
 
 
 def count(n: int) -> str:
@@ -122,11 +187,37 @@ def shown(words: list[str], most: int = 5, chars: int = 40) -> str:
 
 
 def groups(spec: TournamentSpec) -> list[tuple[str, ...]]:
-    """Returns the groups of bots that meet, in a fixed order."""
-    every = list(itertools.combinations(spec.bots, spec.players))
+    """Returns the groups of bots that meet, in a fixed order (``itertools.combinations``' order),
+    leaving out every group with two bots of one account."""
+    owner_of = spec.owner_of
+    every = combinations_apart(spec.bots, owner_of, spec.players)
     if spec.format == "gauntlet":
         return [g for g in every if spec.bots[0] in g]
-    return every
+    return list(every)
+
+
+def combinations_apart(
+    bots: tuple[str, ...], owner_of: dict[str, str | None], size: int
+) -> Iterator[tuple[str, ...]]:
+    """Yields the groups of ``itertools.combinations(bots, size)`` with no two bots of one account, in
+    the same order, without walking the groups it leaves out.
+
+    >>> list(combinations_apart(("a1", "a2", "b", "c"), {"a1": "ann", "a2": "ann", "b": "bob", "c": None}, 3))
+    [('a1', 'b', 'c'), ('a2', 'b', 'c')]
+    """
+
+    def extend(start: int, group: tuple[str, ...], taken: frozenset[str]) -> Iterator[tuple[str, ...]]:
+        if len(group) == size:
+            yield group
+            return
+        for i in range(start, len(bots) - (size - len(group)) + 1):
+            account = owner_of[bots[i]]
+            if account is None:
+                yield from extend(i + 1, (*group, bots[i]), taken)
+            elif account not in taken:
+                yield from extend(i + 1, (*group, bots[i]), taken | {account})
+
+    return extend(0, (), frozenset())
 
 
 def rotations(group: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -174,6 +265,7 @@ def queue(client: redis.Redis, spec: TournamentSpec, key: bytes) -> tuple[list[M
     """
     check_versions(client, spec)
     jobs = plan(spec, key)
+    check_tables(client, spec, jobs)
     ensure_group(client)
     meta: dict[str, str | int] = {
         "game": spec.game,
@@ -196,3 +288,17 @@ def check_versions(client: redis.Redis, spec: TournamentSpec) -> None:
             raise ValueError(f"bot {bot}: malformed version {version!r}")
         if not client.hexists(keys.bot_version(version), "kind"):
             raise ValueError(f"bot {bot}: version {version} is not stored (removed?): resubmit the bot")
+
+
+def check_tables(client: redis.Redis, spec: TournamentSpec, jobs: list[MatchJob]) -> None:
+    """Raises ValueError if a match of ``jobs`` would seat two bots of one account, as the accounts
+    stored in Redis say now (a spec made without them: ``arena.schedule.tournaments.with_versions``
+    reads them)."""
+    stored = owners(client, spec.bots)
+    for job in jobs:
+        if not apart(job.bots, stored):
+            raise ValueError(
+                f"one person's bots never share a rated table: {described(sharing(job.bots, stored))} and "
+                f"would meet in {job.match_id}; give the spec each bot's account "
+                "(arena.schedule.tournaments.with_versions)"
+            )

@@ -25,6 +25,7 @@ from arena.schedule.plan import TournamentSpec
 from arena.seeds import platform_key
 from arena.storage import fits, retention
 from arena.submissions import registry
+from arena.submissions.owners import owners
 
 RESULTS_PAGE_MAX = 500  # results returned by one page at most
 STREAM_ID = re.compile(r"^(?:0|[0-9]{1,20}-[0-9]{1,20})$")  # a page's ``after``
@@ -60,11 +61,18 @@ def make_spec(
 
 
 def with_versions(client: redis.Redis, spec: TournamentSpec) -> TournamentSpec:
-    """Returns the spec with the version each bot plays; raises TournamentError for an unknown bot.
+    """Returns the spec with the version each bot plays and its account; raises TournamentError for an
+    unknown bot, or for bots whose accounts leave a bot no table (``TournamentSpec``: one person's bots
+    never share a rated table).
 
-    Design detail: built-in bots are resolved last, since resolving one stores its version record: a
-    refused tournament leaves Redis as it was.
+    Design detail: the accounts are checked first and built-in bots resolved last, since resolving one
+    stores its version record: a refused tournament leaves Redis as it was.
     """
+    owner_of = owners(client, spec.bots)
+    try:
+        spec = dataclasses.replace(spec, owners=tuple(owner_of[b] for b in spec.bots))
+    except ValueError as exc:
+        raise TournamentError(str(exc)) from None
     builtin = builtin_bots(spec.game)
     versions: dict[str, str] = {}
     try:
