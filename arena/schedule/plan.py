@@ -190,10 +190,11 @@ def groups(spec: TournamentSpec) -> list[tuple[str, ...]]:
     """Returns the groups of bots that meet, in a fixed order (``itertools.combinations``' order),
     leaving out every group with two bots of one account."""
     owner_of = spec.owner_of
-    every = combinations_apart(spec.bots, owner_of, spec.players)
-    if spec.format == "gauntlet":
-        return [g for g in every if spec.bots[0] in g]
-    return list(every)
+    if spec.format == "gauntlet":  # the combinations with the first bot: it and those of the others
+        challenger, account = spec.bots[0], owner_of[spec.bots[0]]
+        others = tuple(b for b in spec.bots[1:] if account is None or owner_of[b] != account)
+        return [(challenger, *g) for g in combinations_apart(others, owner_of, spec.players - 1)]
+    return list(combinations_apart(spec.bots, owner_of, spec.players))
 
 
 def combinations_apart(
