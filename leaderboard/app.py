@@ -40,7 +40,7 @@ from starlette.types import ASGIApp
 from arena.games import GAMES, folder_of
 from arena.schedule.ladder_runner import LadderRunner
 from arena.submissions.archives import ArchiveLimits
-from leaderboard.api import bots, ladders, reads, redirects, tournaments
+from leaderboard.api import bots, collusion, ladders, reads, redirects, tournaments
 from leaderboard.api.auth import Authenticator, OrganiserToken
 from leaderboard.api.ratelimit import RateLimitMiddleware, TokenBucket
 from leaderboard.http import (
@@ -175,6 +175,7 @@ def routes(source: Source, writes: bool) -> list[BaseRoute]:
             ("/ladders", ladders.list_ladders, "GET"),
             ("/ladders", ladders.start_ladder, "POST"),
             ("/ladders/{ladder_id}", ladders.stop_ladder, "DELETE"),
+            ("/games/{game}/collusion", collusion.report, "GET"),
         ]
     anything = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
     return [

@@ -16,6 +16,7 @@ import typer
 
 import arena
 from arena.cli import bots as cli_bots
+from arena.cli import collusion as cli_collusion
 from arena.cli import ladder as cli_ladder
 from arena.cli import leaderboard as cli_leaderboard
 from arena.cli import logs as cli_logs
@@ -83,6 +84,7 @@ app.add_typer(cli_leaderboard.app)
 app.add_typer(cli_bots.app, name="bots")
 app.add_typer(cli_server.app)
 app.add_typer(cli_storage.app, name="storage")
+app.add_typer(cli_collusion.app)
 
 
 def main() -> None:

@@ -1,0 +1,187 @@
+"""Collusion shows (issue 36, item 4): the statistics (``arena.ratings.collusion``), a small seeded
+version of bench/collusion_bench.py (honest pools raise no flag, each kind of planted pair is ranked
+first and flagged), ``arena collusion GAME`` end to end over a private Redis holding recorded matches
+with stored logs, and the organiser-only endpoint."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from arena.queue import keys, store
+from arena.queue.jobs import MatchJob
+from arena.ratings import collusion, significance
+from arena.referee import botlog
+from arena.testing import replay_of_game
+from tests.conftest import REPO, run_arena
+
+sys.path.insert(0, str(REPO / "bench"))
+import collusion_bench as bench  # bench/ is no package: on the path, as tests/test_bench.py does
+
+needs_redis = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+
+
+def seat(name: str, rank: int, group: str | None = None) -> collusion.Seat:
+    return collusion.Seat(name, group or f"bot:{name}", rank)
+
+
+def test_holm_adjusts_step_down_and_keeps_the_order() -> None:
+    assert significance.holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert significance.holm([0.5, 0.001]) == pytest.approx([0.5, 0.002])
+    assert significance.holm([]) == []
+
+
+def test_poisson_binomial_tail_is_exact() -> None:
+    assert significance.upper_tail([0.5] * 10, 9) == pytest.approx(11 / 1024)
+    assert significance.upper_tail([0.2, 0.9], 2) == pytest.approx(0.18)
+    assert significance.upper_tail([0.3], 0) == 1.0 and significance.upper_tail([0.3], 2) == 0.0
+
+
+def test_leave_pair_out_judges_a_pair_by_its_results_against_the_others() -> None:
+    """a and b are equals against c, d, e; a always beats b. With the pair's own results the fit
+    calls a stronger; without them a and b are level again, so a's wins over b are a surprise."""
+    tables = [collusion.Table(f"ab{i}", (seat("a", 1), seat("b", 2))) for i in range(30)]
+    for x in ("a", "b"):
+        for y in ("c", "d", "e"):
+            for i in range(20):
+                first, second = (x, y) if i % 2 else (y, x)
+                tables.append(collusion.Table(f"{x}{y}{i}", (seat(first, 1), seat(second, 2))))
+    from arena.ratings.elo import Placement
+    from arena.ratings.fit import fit
+    from arena.ratings.pairs import table_of
+
+    fitted = fit(table_of([Placement(s.player, s.rank) for s in t.seats] for t in tables))
+    records = collusion._player_records(tables)
+    assert fitted.win_probability("a", "b") > 0.7
+    assert collusion.leave_pair_out(fitted, "a", "b", records) == pytest.approx(0.5, abs=0.08)
+    report = collusion.analyse(tables)
+    assert report.pairs[0].groups == ("bot:a", "bot:b") and report.pairs[0].flagged
+    assert report.pairs[0].findings[0].test == "above"
+
+
+def test_a_think_time_signal_shows_and_honest_times_do_not() -> None:
+    """Two seats' decisions with hidden numbers: one waits longer the more it holds, one at random."""
+    import random
+
+    rng = random.Random(3)
+    tables = []
+    for i in range(60):
+        decisions = []
+        for step in range(9):
+            for s in (0, 1):
+                hidden = (float(rng.randrange(5)), float(rng.randrange(5)))
+                ms = 50 + 20 * hidden[0] + rng.uniform(0, 5) if s == 0 else rng.lognormvariate(4, 0.5)
+                decisions.append(collusion.Decision(s, step, f"commit-{step}", ms, hidden))
+        tables.append(
+            collusion.Table(f"m{i}", (seat("x", 1 + i % 2), seat("y", 2 - i % 2)), tuple(decisions))
+        )
+    report = collusion.analyse(tables)
+    leaks = {f.first: f for p in report.pairs for f in p.findings if f.test == "leak"}
+    assert leaks["bot:x"].flagged and leaks["bot:x"].p < 1e-20
+    assert not leaks["bot:y"].flagged and leaks["bot:y"].p > 1e-3
+    rows = collusion.leak_rows(tables, "bot:x", "bot:y")
+    assert collusion.permutation_p(rows, permutations=99, seed=1) == pytest.approx(0.01)
+    assert collusion.permutation_p(collusion.leak_rows(tables, "bot:y", "bot:x"), 99, seed=1) > 0.01
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_small_seeded_pools_find_the_planted_pairs_and_flag_no_honest_one(seed: int) -> None:
+    """bench/collusion_bench.py at a small size (10 bots, 600 matches a pool): the honest pool raises
+    no flag; the soft-player and the think-time signaller are ranked first and flagged."""
+    row = bench.run_pool((seed, 10, 600, collusion.FLAG_ALPHA))
+    assert row["honest"]["flags"] == 0, row["honest"]
+    for kind in ("soft", "signal"):
+        assert row[kind]["rank"] == 1 and row[kind]["flagged"], (kind, row[kind])
+    assert row["soft"]["test"] in ("above", "yields") and row["signal"]["test"] == "leak"
+
+
+def record_pool(client: redis.Redis, pool: bench.Pool, kind: str) -> None:
+    """Records every match of a pool through the queue's recording script, as a worker does: its
+    replay, and a stored match log with each decision's think time."""
+    for index, (seats, deal) in enumerate(pool.tables):
+        chosen: dict[tuple[int, int], int] = {}
+        table = bench.play(pool, index, kind, chosen)
+        bots = [pool.bots[b].name for b in seats]
+        match_id = f"collusion-{index:04d}"
+        text, record = replay_of_game(
+            "ninjan", deal, bots, match_id, lambda turn, s, c=chosen: c[(turn.step, s)]
+        )
+        header = json.loads(text.splitlines()[0])
+        think = [botlog.Think(d.step, d.seat, d.ms, True) for d in table.decisions]
+        fields = {"match_id": match_id, "game": "ninjan", "players": header["players"], "deadline_ms": 2000}
+        log = botlog.match_log_text(fields, {}, think).encode()
+        job = MatchJob(match_id, "ninjan", deal, tuple(bots))
+        new, _ = store.record_and_take(client, job, record, text, "0-1", extras={botlog.STORE_KIND: log})
+        assert new
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A private Redis holding a 10-bot pool of 400 matches with a think-time signaller (its bot in
+    account "eve") and its partner (account "mallory"); the other bots have no account."""
+    from arena.queue.connection import connect
+    from arena.testing import RedisServer
+
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    server.start()
+    client = connect(server.url)
+    pool = bench.make_pool(5, 10, 400)
+    actor, partner = pool.planted["signal"]
+    client.hset(keys.bot(pool.bots[actor].name), mapping={"account": "eve"})
+    client.hset(keys.bot(pool.bots[partner].name), mapping={"account": "mallory"})
+    record_pool(client, pool, "signal")
+    yield server.url, client
+    server.kill()
+
+
+@needs_redis
+def test_cli_names_the_signalling_accounts_from_the_record(recorded: Any) -> None:
+    url, _ = recorded
+    done = run_arena("collusion", "ninjan", "--redis", url, "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["game"] == "ninjan" and report["matches"] == 400 and report["correction"] == "holm"
+    first = report["pairs"][0]
+    assert first["groups"] == ["eve", "mallory"] and first["flagged"], first
+    assert first["findings"][0]["test"] == "leak" and first["findings"][0]["first"] == "eve"
+    shown = run_arena("collusion", "ninjan", "--redis", url, "--top", "3")
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert "400 matches" in lines[0] and "Holm" in lines[0]
+    assert lines[3].split()[:4] == ["1", "eve", "+", "mallory"] and lines[3].endswith("FLAG")
+    assert "eve's think times carry its hidden hand at tables with mallory" in shown.stdout
+
+
+@needs_redis
+def test_the_endpoint_is_the_organisers_only(recorded: Any, tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from leaderboard.api.auth import OrganiserToken
+    from leaderboard.app import ServerConfig, server_app
+
+    url, client = recorded
+    token = "organiser-" + "0123456789abcdef" * 2
+    token_file = tmp_path / "organiser"
+    token_file.write_text(token)
+    app = server_app(url, ServerConfig(organiser=OrganiserToken.from_file(token_file)), client)
+    path = "/api/v1/games/ninjan/collusion"
+    with TestClient(app) as web:
+        assert web.get(path).status_code == 401
+        assert web.get(path, headers={"Authorization": "Bearer " + "x" * 42}).status_code == 403
+        answer = web.get(path + "?top=2", headers={"Authorization": f"Bearer {token}"})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["pairs"][0]["groups"] == ["eve", "mallory"] and len(answer.json()["pairs"]) == 2
+        bad = web.get(path + "?top=0", headers={"Authorization": f"Bearer {token}"})
+        assert bad.status_code == 400
+        assert (
+            web.get("/api/v1/games/chess/collusion", headers={"Authorization": f"Bearer {token}"}).status_code
+            == 404
+        )
+    done = run_arena("collusion", "ninjan", "--server", "http://127.0.0.1:9", "--json")
+    assert done.returncode == 2 and "--organiser-token-file" in done.stderr
