@@ -179,9 +179,41 @@ def test_the_endpoint_is_the_organisers_only(recorded: Any, tmp_path: Path) -> N
         assert answer.json()["pairs"][0]["groups"] == ["eve", "mallory"] and len(answer.json()["pairs"]) == 2
         bad = web.get(path + "?top=0", headers={"Authorization": f"Bearer {token}"})
         assert bad.status_code == 400
-        assert (
-            web.get("/api/v1/games/chess/collusion", headers={"Authorization": f"Bearer {token}"}).status_code
-            == 404
-        )
+        organiser = {"Authorization": f"Bearer {token}"}
+        assert web.get("/api/v1/games/chess/collusion", headers=organiser).status_code == 404
+        page = web.get("/static/collusion.html")  # the page holds no data: it asks with the token typed
+        assert page.status_code == 200 and 'id="token"' in page.text and "/static/collusion.js" in page.text
+        assert "/api/v1/games/" in web.get("/static/collusion.js").text
     done = run_arena("collusion", "ninjan", "--server", "http://127.0.0.1:9", "--json")
     assert done.returncode == 2 and "--organiser-token-file" in done.stderr
+
+
+@needs_redis
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs Debian's chromium")
+def test_the_organisers_page_draws_the_report_in_chromium(recorded: Any, tmp_path: Path) -> None:
+    """The page asks with the token typed in it: a wrong one shows the server's refusal, the right
+    one the table, the flagged pair first (a screenshot is left in the test's folder)."""
+    from leaderboard import browser
+    from leaderboard.api.auth import OrganiserToken
+    from leaderboard.app import ServerConfig, server_app
+
+    url, client = recorded
+    token = "organiser-" + "fedcba9876543210" * 2
+    token_file = tmp_path / "organiser"
+    token_file.write_text(token)
+    app = server_app(url, ServerConfig(organiser=OrganiserToken.from_file(token_file)), client)
+    with browser.serving(app) as base, browser.chromium() as chrome:
+        page = chrome.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{base}/static/collusion.html")
+        page.wait_for_selector("#game option[value='ninjan']", state="attached")
+        page.select_option("#game", "ninjan")
+        page.fill("#token", "organiser-" + "0" * 32)
+        page.click("button[type=submit]")
+        page.wait_for_selector("#report p.error")
+        assert "wrong organiser token" in page.inner_text("#report")
+        page.fill("#token", token)
+        page.click("button[type=submit]")
+        page.wait_for_selector("#report table")
+        first = page.inner_text("#report table tr:nth-child(2)")
+        assert "eve + mallory" in first and "FLAG" in first and "leak" in first
+        page.screenshot(path=str(tmp_path / "collusion.png"), full_page=True)
