@@ -217,3 +217,11 @@ def test_the_organisers_page_draws_the_report_in_chromium(recorded: Any, tmp_pat
         first = page.inner_text("#report table tr:nth-child(2)")
         assert "eve + mallory" in first and "FLAG" in first and "leak" in first
         page.screenshot(path=str(tmp_path / "collusion.png"), full_page=True)
+
+
+def test_an_empty_record_says_so() -> None:
+    from arena.cli.collusion import format_report
+
+    report = {"game": "ninjan", **collusion.analyse([]).to_json()}
+    assert report["pairs"] == [] and report["tests"] == 0 and report["flagged"] == 0
+    assert format_report(report).endswith("no two accounts or bots have shared a table yet")

@@ -28,10 +28,11 @@ share a rated table: that is prevented, not detected):
   hidden hand: a think time cannot be seen by a bot, so a bot whose waiting encodes its cards is
   signalling to someone who can time it (issue 36: 27 of 27 symbols passed that way). Think times are
   replaced by normal scores of their ranks within each *stratum* (the same player in the same public
-  situation: phase and round), the hidden numbers are centred within strata, and the regression of
-  the first on the second is tested by its F statistic (``F(K, n - S - K)``: ``K`` numbers, ``S``
-  strata). Ranks make the test blind to a bot's speed and to heavy tails; strata make it blind to
-  anything public (a bot may think longer with more cards in hand, which everybody sees).
+  situation: for Ninjan phase, round and number of legal actions; ranked over every table of the
+  report), the hidden numbers are centred within strata, and the regression of the first on the
+  second is tested by its F statistic (``F(K, n - S - K)``: ``K`` numbers, ``S`` strata). Ranks make
+  the test blind to a bot's speed and to heavy tails; strata make it blind to anything public (a bot
+  may think longer with more cards in hand or more piles to choose from, which everybody sees).
 - ``sync``: whether A's and B's think times at the same decisions (simultaneous moves of one table)
   are correlated, the same normal scores, Pearson's ``r`` and its t test, two-sided.
 
@@ -95,7 +96,7 @@ class Seat:
 @dataclasses.dataclass(frozen=True)
 class Decision:
     """One decision of one seat: its think time (ms), the public situation it was taken in
-    (``stratum``, e.g. ``"commit-3"``) and numbers describing what that seat alone could see."""
+    (``stratum``, e.g. ``"commit-3-7"``) and numbers describing what that seat alone could see."""
 
     seat: int
     step: int

@@ -38,9 +38,10 @@ Hidden = Callable[[Any, int], tuple[str, tuple[float, ...]]]  # (state, seat) ->
 
 
 def ninjan_hidden(state: Any, seat: int) -> tuple[str, tuple[float, ...]]:
-    """Returns a Ninjan decision's stratum (phase and round) and the deciding seat's hand, described
-    per suit: cards held (two suits: the third follows from the hand's size, which is public), total
-    value and highest value (-7 without a card of the suit)."""
+    """Returns a Ninjan decision's stratum (phase, round and number of legal actions: what everybody
+    sees of it) and the deciding seat's hand, described per suit: cards held (two suits: the third
+    follows from the hand's size, which is public), total value and highest value (-7 without a card
+    of the suit)."""
     from arena.games.ninjan.engine import GAME
 
     count = [0, 0, 0, 0]
@@ -52,7 +53,8 @@ def ninjan_hidden(state: Any, seat: int) -> tuple[str, tuple[float, ...]]:
         total[suit] += value
         high[suit] = max(high[suit], value)
     numbers = (count[1], count[2], total[1], total[2], total[3], high[1], high[2], high[3])
-    return f"{GAME.phase(state).name.lower()}-{state.round}", tuple(map(float, numbers))
+    choices = len(GAME.legal_actions(state, seat))
+    return f"{GAME.phase(state).name.lower()}-{state.round}-{choices}", tuple(map(float, numbers))
 
 
 HIDDEN: dict[str, Hidden] = {"ninjan": ninjan_hidden}
