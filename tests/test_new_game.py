@@ -22,7 +22,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.conftest import REPO, json_lines
+from tests.conftest import REPO, RedisServer, json_lines
 
 pytestmark = pytest.mark.e2e
 
@@ -175,21 +175,28 @@ print(json.dumps({{
 
 
 def test_a_tournament_records_the_new_game_in_the_store(copy: tuple[Path, set[str]], tmp_path: Path) -> None:
-    """Through the queue (a private redis-server the CLI starts), a worker, the replay store and the
+    """Through the queue (a private redis-server of the test's own), a worker, the replay store and the
     ratings: the same path every game's recorded matches take."""
     root, _ = copy
     state = tmp_path / "state"
-    ran = arena(
-        root, "tournament", "high-card", "--bots", "best,stay,random", "--seed", "5",
-        "--workers", "1", state=state,
-    )  # fmt: skip
-    assert ran.returncode == 0, ran.stderr
-    board = arena(root, "leaderboard", "high-card", "--json", state=state)
-    assert board.returncode == 0, board.stderr
-    assert {row["bot"] for row in json.loads(board.stdout)} == {"best", "stay", "random"}
-    results = arena(root, "results", "high-card", "--json", state=state)
-    assert results.returncode == 0, results.stderr
-    match_id = json_lines(results.stdout)[0]["match_id"]  # one JSON object a line, oldest first
-    fetched = arena(root, "storage", "replay", match_id, state=state)
-    assert fetched.returncode == 0, fetched.stderr
-    assert json.loads(fetched.stdout.splitlines()[0])["game"] == "high-card"
+    (tmp_path / "redis").mkdir()
+    server = RedisServer(tmp_path / "redis")
+    server.start()
+    try:
+        redis = ("--redis", server.url)
+        ran = arena(
+            root, "tournament", "high-card", "--bots", "best,stay,random", "--seed", "5",
+            "--workers", "1", *redis, state=state,
+        )  # fmt: skip
+        assert ran.returncode == 0, ran.stderr
+        board = arena(root, "leaderboard", "high-card", "--json", *redis, state=state)
+        assert board.returncode == 0, board.stderr
+        assert {row["bot"] for row in json.loads(board.stdout)} == {"best", "stay", "random"}
+        results = arena(root, "results", "high-card", "--json", *redis, state=state)
+        assert results.returncode == 0, results.stderr
+        match_id = json_lines(results.stdout)[0]["match_id"]  # one JSON object a line, oldest first
+        fetched = arena(root, "storage", "replay", match_id, *redis, state=state)
+        assert fetched.returncode == 0, fetched.stderr
+        assert json.loads(fetched.stdout.splitlines()[0])["game"] == "high-card"
+    finally:
+        server.stop()
