@@ -100,6 +100,13 @@ def bot(name: str) -> str:
     return f"{PREFIX}bot:{name}"
 
 
+def session(digest: str) -> str:
+    """Returns the key of a participant's web session's hash (``leaderboard.api.participant``), named
+    by the SHA-256 of the session id its cookie carries, never by the id: account, csrf, the account
+    token sealed under a key only the session id yields, created, expires. It expires with the session."""
+    return f"{PREFIX}session:{digest}"
+
+
 def bot_versions(name: str) -> str:
     """Returns the key of the set of every version a submitted bot has had (still runnable by jobs)."""
     return f"{PREFIX}bot:{name}:versions"

@@ -243,8 +243,23 @@ function pairsTable(rows, pairs) {
 
 const tournamentLink = (id) => `/tournaments/${enc(id)}`;
 
+// How a newcomer takes part, on a server that takes participants (GET /api/v1/participation).
+function takePart(rules) {
+  const mib = (n) => (n < 2 ** 20 ? `${Math.round(n / 1024)} KiB` : `${(n / 2 ** 20).toFixed(1)} MiB`);
+  return h("section", { id: "take-part", class: "chartbox" }, h("h2", {}, "How to take part"),
+    h("p", {}, "Anyone may enter a bot. ", h("a", { href: "/participant" }, "Make an account"),
+      rules.approve_accounts ? " (the organiser approves it)" : "", ", write a bot from a kit in the project's bots/ ",
+      "folder, and upload its folder as a tar.gz on ", h("a", { href: "/participant" }, "your page"),
+      ` (or: arena bots submit NAME --games GAME --dir DIR --entry CMD --server ${location.origin}). A new version `,
+      "plays a smoke match against random, then enters the tournaments and ladders."),
+    h("p", { class: "muted" }, `At most ${mib(rules.archive.packed_bytes)} an archive, `,
+      `${rules.quotas.bots_per_game || "any number of"} bots per game and ${rules.quotas.submissions_per_hour || "any number of"} `,
+      "submissions an hour per account."));
+}
+
 async function homePage(main) {
-  const [games, queue] = await Promise.all([api("/api/v1/games"), api("/api/v1/tournaments")]);
+  const [games, queue, rules] = await Promise.all([api("/api/v1/games"), api("/api/v1/tournaments"),
+    api("/api/v1/participation").catch(() => null)]);
   const tournaments = queue.tournaments;
   main.replaceChildren(h("h1", {}, "Leaderboards"),
     h("div", { class: "cards" }, games.map((g) => h("a", { class: "gamecard", href: gameLink(g.name) },
@@ -257,7 +272,8 @@ async function homePage(main) {
         h("td", {}, h("a", { href: tournamentLink(t.id) }, t.id)), h("td", {}, t.game || ""),
         h("td", {}, t.format || ""), h("td", {}, t.bots || ""),
         h("td", { class: "num" }, `${Number(t.recorded || 0) + Number(t.dead || 0)} / ${t.total}`)))))
-      : h("p", { class: "muted" }, "No tournaments yet."));
+      : h("p", { class: "muted" }, "No tournaments yet."),
+    ...(rules ? [takePart(rules)] : []));
 }
 
 async function gamePage(main, game) {
