@@ -23,7 +23,8 @@ that moment (its sandbox self-check fails now, or the host ran out of memory or 
 by all failing. Smoke matches (``arena.submissions.smoke``) are played the same way and stored as the
 candidate version's verdict instead of a result; games of a regression series
 (``arena.schedule.regression``) as a score in their series. Each kind of job (rated, smoke, regression)
-is one entry of ``KINDS``.
+is one entry of ``KINDS``. In a rated match the bots are told seat labels, not each other's names
+(``MatchConfig.anonymous``).
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ DEFAULT_IDLE_TIMEOUT = timedelta(seconds=60)
 DEFAULT_BLOCK = timedelta(seconds=2)
 
 T = TypeVar("T")
+
 
 @dataclasses.dataclass(frozen=True)
 class WorkerConfig:
@@ -344,7 +346,10 @@ async def play(
         replays.check_match_id(job.match_id)
     except replays.ReplayStoreError as exc:
         raise JobError(str(exc)) from None
-    config = MatchConfig(deadline=timedelta(milliseconds=job.deadline_ms), max_strikes=job.max_strikes)
+    # A rated match is anonymous: its bots are told seat labels, not each other's names (the record
+    # and the replay keep the names), so two bots of one person cannot find each other at a table.
+    deadline = timedelta(milliseconds=job.deadline_ms)
+    config = MatchConfig(deadline, job.max_strikes, anonymous=kind_of(job) == "rated")
     before = health.snapshot()
     result = await pool.play(
         engine, specs, unique_names(specs), job.seed, job.match_id, config, fresh=job.fresh_bots

@@ -5,12 +5,20 @@ Error naming the problem and a strike, and a seeded fallback (a random legal act
 match seed, step and seat) moves for it, so one slow or broken bot cannot stall the others and the
 game stays reproducible. At ``max_strikes`` strikes, or on a disconnect, the seat forfeits: it is
 ranked last and the fallback plays it to the end.
+
+An ``anonymous`` match (every rated match a worker plays: tournaments and ladders) tells the bots
+seat labels (``seat_labels``: "seat 0", "seat 1", ...) where it would name bots, in ``MatchStart``
+and in the ``MatchResult`` each seat is sent, so two bots of one person cannot find each other at a
+table by name; the record and the replay keep the bots' names. Its match id is told as a random label
+too (``told_id``): a tournament's match id names its group's place in the published plan, which
+gives the bots at the table away as surely as their names.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import secrets
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
@@ -76,6 +84,16 @@ class SeatState:
 class MatchConfig:
     deadline: timedelta = DEFAULT_DEADLINE  # per decision; zero: none (a bot stepped through by hand)
     max_strikes: int = DEFAULT_MAX_STRIKES
+    anonymous: bool = False  # bots are told seat labels, not each other's names (rated matches)
+
+
+def seat_labels(seats: int) -> list[str]:
+    """Returns what an anonymous match calls its seats when it talks to the bots.
+
+    >>> seat_labels(3)
+    ['seat 0', 'seat 1', 'seat 2']
+    """
+    return [f"seat {seat}" for seat in range(seats)]
 
 
 async def _receive(lease: Lease, until: float | None) -> Any:
@@ -111,6 +129,8 @@ class Match:
         self.seats = list(seats)
         self.seed = seed
         self.match_id = match_id
+        # the id the bots are told: a random label in an anonymous match (see the module docstring)
+        self.told_id = f"match-{secrets.token_hex(8)}" if config.anonymous else match_id
         self.config = config
         self.replay = replay
         self.on_step = on_step
@@ -120,7 +140,7 @@ class Match:
     async def run(self) -> MatchRecord:
         """Plays the match to the end; returns its record."""
         game = self.game
-        self._start([s.bot for s in self.seats])
+        self._start(self._told())
         if self.branch is None:
             driver = Driver(game, game.initial_state(len(self.seats), self.seed))
         else:
@@ -304,6 +324,12 @@ class Match:
 
     # -- start, steps, end ------------------------------------------------------------------------
 
+    def _told(self) -> list[str]:
+        """Returns the names the bots are told, by seat: seat labels in an anonymous match."""
+        if self.config.anonymous:
+            return seat_labels(len(self.seats))
+        return [s.bot for s in self.seats]
+
     def _start(self, names: list[str]) -> None:
         for seat in self.seats:
             if seat.lease is None or not seat.lease.connected:
@@ -316,7 +342,7 @@ class Match:
             seat.lease.send(
                 pb.RefereeMessage(
                     match_start=pb.MatchStart(
-                        match_id=self.match_id,
+                        match_id=self.told_id,
                         game=self.game.spec.name,
                         seat=seat.seat,
                         num_players=len(self.seats),
@@ -354,10 +380,13 @@ class Match:
         record = dataclasses.replace(record, absent=absent)
         if self.replay:
             self.replay.result(record)
+        told = self._told()
         result = pb.MatchResult(
-            match_id=self.match_id,
+            match_id=self.told_id,
             termination=record.termination,
-            players=[pb.PlayerResult(**dataclasses.asdict(p)) for p in record.players],
+            players=[
+                pb.PlayerResult(**{**dataclasses.asdict(p), "bot": told[p.seat]}) for p in record.players
+            ],
         )
         for seat in self.seats:
             if seat.lease is not None:

@@ -25,11 +25,11 @@ def deadline_from_ms(milliseconds: int) -> timedelta:
 class MatchInfo:
     """What a bot is told when a match starts."""
 
-    match_id: str
+    match_id: str  # in a rated match a random label, not the recorded id
     game: str
     seat: int
     num_players: int
-    players: tuple[str, ...]
+    players: tuple[str, ...]  # bot names by seat; in a rated match seat labels ("seat 0", "seat 1", ...)
     deadline: timedelta
     max_strikes: int
 

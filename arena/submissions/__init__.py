@@ -6,4 +6,5 @@
 - ``build``: a version's build command, run once per worker inside the sandbox and its limits.
 - ``smoke``: the match against ``random`` a candidate version plays before anyone else's bot.
 - ``owner_secrets``: owner secrets and tokens, stored only as salted scrypt hashes.
+- ``owners``: each bot's account, so one person's bots never share a rated table.
 """
