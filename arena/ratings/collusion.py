@@ -20,10 +20,13 @@ share a rated table: that is prevented, not detected):
   ``q`` the variance of the difference), so that a soft-player who always yields to its partner is
   judged against what it does against everybody else, not against ratings its own yielding bent.
   One-sided (A above B more often than predicted), an exact Poisson-binomial tail.
-- ``yields``: A's pairwise results against *every* other seat at the tables B shared (B's and the
-  others'), the number A lost against its expectation, one-sided: a soft-player that throws its game
-  when its partner sits at the table loses to everybody there, which shows even when it is so much
-  weaker than its partner that finishing below it is no surprise.
+- ``yields``: at each table B shared, how many seats finished above A (the others', B's included),
+  against the law Plackett-Luce gives that count with the fitted strengths of everyone at the table;
+  their sum over the tables, exact (a convolution), one-sided: a soft-player throwing its game when
+  its partner sits at the table finishes below everybody there, which shows even when it is far
+  weaker than its partner. Per table, not per pairwise result: a seat's results against the others of
+  one table go together (a poor deal loses to all of them), which counting them as independent trials
+  ignored; the honest pools of the bench flagged 2 in 50 that way, at a nominal 1%.
 - ``leak``: whether the think times of A's seats, at tables B shared, carry information about A's own
   hidden hand: a think time cannot be seen by a bot, so a bot whose waiting encodes its cards is
   signalling to someone who can time it (issue 36: 27 of 27 symbols passed that way). Think times are
@@ -72,9 +75,18 @@ from statistics import NormalDist
 from typing import Any, NamedTuple
 
 from arena.ratings.elo import Placement
-from arena.ratings.fit import ELO_PER_UNIT, Fit, fit
+from arena.ratings.fit import CENTER, ELO_PER_UNIT, Fit, fit
 from arena.ratings.pairs import table_of
-from arena.ratings.significance import correlation, explained, f_survival, holm, t_survival, upper_tail
+from arena.ratings.significance import (
+    correlation,
+    explained,
+    f_survival,
+    holm,
+    places_above,
+    sum_tail,
+    t_survival,
+    upper_tail,
+)
 
 FLAG_ALPHA = 0.01  # family-wise false-alarm rate per report (Holm)
 MIN_GAMES = 5  # pairwise results a results test needs
@@ -256,33 +268,36 @@ def results_findings(tables: Sequence[Table]) -> list[Finding]:
 
     above: dict[tuple[str, str], list[float]] = defaultdict(list)  # (A, B) -> P(A above B) per result
     above_wins: dict[tuple[str, str], int] = defaultdict(int)
-    beside: dict[tuple[str, str], list[float]] = defaultdict(list)  # (A, B) -> P(A loses) per result of A
-    beside_losses: dict[tuple[str, str], int] = defaultdict(int)  # at tables with B, against anybody
+    beside: dict[tuple[str, str], list[list[float]]] = defaultdict(list)  # (A, B) -> per table with B:
+    beside_losses: dict[tuple[str, str], int] = defaultdict(int)  # the law of the seats above A; their count
     shared: dict[tuple[str, str], set[str]] = defaultdict(set)
+    strength = {p: math.exp((r - CENTER) / ELO_PER_UNIT) for p, r in fitted.ratings.items()}
     for t in tables:
         groups = sorted({s.group for s in t.seats})
         for a in t.seats:
-            for b in t.seats:
-                if a.group == b.group or a.rank == b.rank:
-                    continue
-                p = chance(a.player, b.player)
-                above[(a.group, b.group)].append(p)
-                above_wins[(a.group, b.group)] += a.rank < b.rank
-                for partner in groups:  # a's result against b, at a table where partner sits too
-                    if partner != a.group:
-                        beside[(a.group, partner)].append(1.0 - p)
-                        beside_losses[(a.group, partner)] += a.rank > b.rank
+            rivals = [b for b in t.seats if b.group != a.group]
+            for b in rivals:
+                if a.rank != b.rank:
+                    above[(a.group, b.group)].append(chance(a.player, b.player))
+                    above_wins[(a.group, b.group)] += a.rank < b.rank
+            law = places_above(strength[a.player], [strength[b.player] for b in rivals])
+            for partner in groups:
+                if partner != a.group:
+                    beside[(a.group, partner)].append(law)
+                    beside_losses[(a.group, partner)] += sum(1 for b in rivals if b.rank < a.rank)
         for i, first in enumerate(groups):
             for second in groups[i + 1 :]:
                 shared[(first, second)].add(t.match_id)
     out = []
-    for test, trials, counts in (("above", above, above_wins), ("yields", beside, beside_losses)):
-        for (first, second), ps in sorted(trials.items()):
-            if len(ps) < MIN_GAMES:
-                continue
-            k = counts[(first, second)]
-            together = len(shared[_pair_key(first, second)])
-            out.append(Finding(test, first, second, together, len(ps), k, sum(ps), upper_tail(ps, k)))
+    for (first, second), ps in sorted(above.items()):
+        if len(ps) >= MIN_GAMES:
+            k, together = above_wins[(first, second)], len(shared[_pair_key(first, second)])
+            out.append(Finding("above", first, second, together, len(ps), k, sum(ps), upper_tail(ps, k)))
+    for (first, second), laws in sorted(beside.items()):
+        if len(laws) >= MIN_GAMES:
+            k, together = beside_losses[(first, second)], len(shared[_pair_key(first, second)])
+            mean = sum(j * q for law in laws for j, q in enumerate(law))
+            out.append(Finding("yields", first, second, together, len(laws), k, mean, sum_tail(laws, k)))
     return out
 
 

@@ -1,5 +1,6 @@
-"""P-values the collusion report needs, in pure Python: Holm's correction, the Poisson-binomial tail,
-Fisher's F and Student's t (through the regularized incomplete beta function), and least squares.
+"""P-values the collusion report needs, in pure Python: Holm's correction, the Poisson-binomial tail
+and the tail of any sum of independent small counts, a seat's place under Plackett-Luce, Fisher's F and
+Student's t (through the regularized incomplete beta function), and least squares.
 
 Design detail: arena depends on no numerical library (``arena.ratings.fit`` solves its own Newton
 steps), and these few functions are short: the incomplete beta by its continued fraction (modified
@@ -58,6 +59,62 @@ def upper_tail(probabilities: Sequence[float], k: int) -> float:
             nxt[j + 1] += mass * p
         dist = nxt
     return min(1.0, max(0.0, math.fsum(dist[k:])))
+
+
+def sum_tail(distributions: Sequence[Sequence[float]], k: int) -> float:
+    """Returns P(X >= k) for X the sum of independent variables, the i-th taking the value j with
+    probability ``distributions[i][j]``: exact (convolution) up to ``EXACT_TAIL_MAX`` variables,
+    normal beyond.
+
+    >>> round(sum_tail([[0.5, 0.5]] * 10, 9), 6), sum_tail([[0.0, 0.5, 0.5], [1.0]], 2)
+    (0.010742, 0.5)
+    """
+    if k <= 0:
+        return 1.0
+    if len(distributions) > EXACT_TAIL_MAX:
+        mean = sum(j * q for d in distributions for j, q in enumerate(d))
+        var = sum(
+            sum(j * j * q for j, q in enumerate(d)) - sum(j * q for j, q in enumerate(d)) ** 2
+            for d in distributions
+        )
+        return 1.0 - _NORMAL.cdf((k - 0.5 - mean) / math.sqrt(var)) if var > 0 else float(k <= mean)
+    dist = [1.0]  # dist[j] = P(the sum so far is j)
+    for d in distributions:
+        nxt = [0.0] * (len(dist) + len(d) - 1)
+        for j, mass in enumerate(dist):
+            if mass:
+                for v, q in enumerate(d):
+                    nxt[j + v] += mass * q
+        dist = nxt
+    return min(1.0, max(0.0, math.fsum(dist[k:])))
+
+
+def places_above(strength: float, others: Sequence[float]) -> list[float]:
+    """Returns ``P(j of the others finish above)`` for j = 0 .. len(others), under Plackett-Luce with
+    these positive strengths (a finishing order drawn best first, each place to one of those left
+    with probability proportional to its strength), by dynamic programming over the sets of others
+    placed first (``2^m m`` steps: m is at most 5 at a 6-seat table).
+
+    >>> [round(x, 4) for x in places_above(1.0, [1.0, 1.0])]
+    [0.3333, 0.3333, 0.3333]
+    """
+    m = len(others)
+    total = strength + sum(others)
+    first = [0.0] * (1 << m)  # first[S]: P(the first |S| places go to exactly the others in S)
+    first[0] = 1.0
+    weight = [0.0] * (1 << m)
+    out = [0.0] * (m + 1)
+    for subset in range(1 << m):
+        if subset:
+            low = subset & -subset
+            weight[subset] = weight[subset ^ low] + others[low.bit_length() - 1]
+            first[subset] = sum(
+                first[subset ^ (1 << i)] * others[i] / (total - weight[subset ^ (1 << i)])
+                for i in range(m)
+                if subset >> i & 1
+            )
+        out[bin(subset).count("1")] += first[subset] * strength / (total - weight[subset])
+    return out
 
 
 def explained(y: Sequence[float], columns: Sequence[Sequence[float]]) -> float:
