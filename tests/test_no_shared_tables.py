@@ -266,6 +266,43 @@ def test_a_ladder_that_cannot_keep_one_persons_bots_apart_is_refused_before_anyt
     }
 
 
+def test_the_server_refuses_them_too_and_plays_the_rest(client: Any, redis_url: str, tmp_path: Path) -> None:
+    """Through ``arena server``'s API (in process): the organiser's tournament and ladder that would seat
+    ann's bots together are refused with 422 and the one line, nothing stored; the tournament that can
+    avoid it leaves out ann's pair and queues the rest."""
+    from starlette.testclient import TestClient
+
+    from leaderboard.api.auth import OrganiserToken
+    from leaderboard.app import ServerConfig, server_app
+
+    token = "organiser-token-0123456789abcdef"
+    (tmp_path / "organiser").write_text(token + "\n")
+    for name, account in (("ann-1", "ann"), ("ann-2", "ann"), ("bob-1", "bob")):
+        belongs(client, name, account)
+    config = ServerConfig(write_burst=1000, organiser=OrganiserToken.from_file(tmp_path / "organiser"))
+    bearer = {"Authorization": f"Bearer {token}"}
+    body = {"game": "ninjan", "bots": ["ann-1", "ann-2", "bob-1"], "players": 3, "seed": 1}
+    with TestClient(server_app(redis_url, config, client)) as api:
+        for path in ("/api/v1/tournaments", "/api/v1/ladders"):
+            before = every_key(client)
+            answer = api.post(path, json=body, headers=bearer)
+            assert answer.status_code == 422, answer.text
+            assert answer.json()["error"].startswith(f"{RULE}: ann-1 and ann-2 share account ann"), (
+                answer.text
+            )
+            assert every_key(client) == before
+        answer = api.post("/api/v1/tournaments", json={**body, "players": 2}, headers=bearer)
+        assert answer.status_code == 201, answer.text
+        assert answer.json()["matches"] == 4  # ann-1 and ann-2 each meet bob-1, in both seats
+    queued = [load_job(client, entry["match_id"])[0] for _, entry in client.xrange(keys.JOBS_STREAM)]
+    assert sorted(sorted(job.bots) for job in queued if job is not None) == [
+        ["ann-1", "bob-1"],
+        ["ann-1", "bob-1"],
+        ["ann-2", "bob-1"],
+        ["ann-2", "bob-1"],
+    ]
+
+
 # -- end to end: the CLI, real workers, the real sandbox --------------------------------------------------
 
 
