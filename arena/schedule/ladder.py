@@ -166,12 +166,13 @@ class Ladder:
     def check_tables(self, owner_of: dict[str, str | None], bots: Sequence[str]) -> None:
         """Raises LadderError when ``bots``' accounts cannot fill a table of the ladder's size (one
         person's bots never share one)."""
-        left = tables(bots, owner_of)
+        left, shared = tables(bots, owner_of), sharing(bots, owner_of)
         if left < self.spec.players:
+            who = f"{described(shared)}, and the bots of" if shared else "the bots left are of"
             raise LadderError(
-                f"one person's bots never share a rated table: {described(sharing(bots, owner_of))}, and "
-                f"the bots of only {left} accounts (a built-in counts as one) cannot fill a table of "
-                f"{self.spec.players}; add bots of other accounts or built-in bots, or play fewer --players"
+                f"one person's bots never share a rated table: {who} only {left} accounts (a built-in "
+                f"counts as one), which cannot fill a table of {self.spec.players}; add bots of other "
+                "accounts or built-in bots, or play fewer --players"
             )
 
     def finished(self) -> int:
