@@ -266,23 +266,36 @@ def test_a_ladder_that_cannot_keep_one_persons_bots_apart_is_refused_before_anyt
     }
 
 
-def test_the_server_refuses_them_too_and_plays_the_rest(client: Any, redis_url: str, tmp_path: Path) -> None:
-    """Through ``arena server``'s API (in process): the organiser's tournament and ladder that would seat
-    ann's bots together are refused with 422 and the one line, nothing stored; the tournament that can
-    avoid it leaves out ann's pair and queues the rest."""
+ORGANISER = "organiser-token-0123456789abcdef"
+
+
+def server(client: Any, redis_url: str, tmp_path: Path, **options: Any) -> Any:
+    """Returns a test client of ``arena server``'s app (in process) over this test's Redis, with the
+    organiser token (use it with ``with``)."""
     from starlette.testclient import TestClient
 
     from leaderboard.api.auth import OrganiserToken
     from leaderboard.app import ServerConfig, server_app
 
-    token = "organiser-token-0123456789abcdef"
-    (tmp_path / "organiser").write_text(token + "\n")
+    (tmp_path / "organiser").write_text(ORGANISER + "\n")
+    organiser = OrganiserToken.from_file(tmp_path / "organiser")
+    return TestClient(
+        server_app(redis_url, ServerConfig(write_burst=1000, organiser=organiser, **options), client)
+    )
+
+
+def test_the_server_refuses_them_too_and_plays_the_rest(
+    client: Any, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through ``arena server``'s API (in process): the organiser's tournament and ladder that would seat
+    ann's bots together are refused with 422 and the one line, nothing stored; the tournament that can
+    avoid it leaves out ann's pair and queues the rest."""
+    monkeypatch.setenv("ARENA_SEED_KEY", SEED_KEY_ENV["ARENA_SEED_KEY"])
     for name, account in (("ann-1", "ann"), ("ann-2", "ann"), ("bob-1", "bob")):
         belongs(client, name, account)
-    config = ServerConfig(write_burst=1000, organiser=OrganiserToken.from_file(tmp_path / "organiser"))
-    bearer = {"Authorization": f"Bearer {token}"}
+    bearer = {"Authorization": f"Bearer {ORGANISER}"}
     body = {"game": "ninjan", "bots": ["ann-1", "ann-2", "bob-1"], "players": 3, "seed": 1}
-    with TestClient(server_app(redis_url, config, client)) as api:
+    with server(client, redis_url, tmp_path) as api:
         for path in ("/api/v1/tournaments", "/api/v1/ladders"):
             before = every_key(client)
             answer = api.post(path, json=body, headers=bearer)
