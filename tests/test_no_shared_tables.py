@@ -331,6 +331,12 @@ def three_accounts(client: Any, tmp_path: Path) -> dict[str, str | None]:
     return owners(client, names)
 
 
+NEVER_MEET = (
+    "arena: ann-teller and ann-greedy share account ann; bob-greedy and bob-random share account bob: "
+    "they never meet (one person's bots never share a rated table)"
+)
+
+
 def recorded(client: Any) -> list[dict]:
     """Returns every recorded match's placements (the game's whole list: the Redis is this test's)."""
     return list(store.iter_results(client, "ninjan"))
@@ -389,6 +395,7 @@ def test_a_tournament_of_three_accounts_never_seats_one_persons_bots_together_an
         "--deadline-ms", "10000", "--redis", redis_url, env=env, timeout=600,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
+    assert NEVER_MEET in proc.stderr.splitlines(), "the organiser is told whose groups are left out"
     matches = recorded(client)
     # 3 of the 4 accounts (ann, bob, cat, the built-in) at each table: 2*2*1 + 2*2*1 + 2*1*1 + 2*1*1
     # groups, each in its 3 rotations
@@ -426,6 +433,7 @@ def test_a_ladder_of_three_accounts_never_seats_one_persons_bots_together_and_te
         "--workers", "1", "--deadline-ms", "10000", "--redis", redis_url, env=env, timeout=600,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
+    assert NEVER_MEET in proc.stderr.splitlines()
     matches = recorded(client)
     assert len(matches) == 15 and all("-ladder-" in m["match_id"] for m in matches)
     check_apart(matches, owner_of)

@@ -50,6 +50,7 @@ from arena.schedule.ladder import Ladder, LadderError, LadderSpec, make_spec, ru
 from arena.seeds import platform_key
 from arena.storage import fits
 from arena.submissions import registry
+from arena.submissions.owners import never_meet, owners, sharing
 
 EXIT_INTERRUPTED = 130
 app = typer.Typer()
@@ -139,6 +140,8 @@ def ladder_command(
     client = connect(url)
     ladder = Ladder(client, spec, platform_key(), lambda bot: registry.resolve(client, spec.game, bot))
     retrying(url, lambda: _check_bots(ladder), say)
+    if shared := sharing(spec.bots, retrying(url, lambda: owners(client, spec.bots), say)):
+        say(f"arena: {printable(never_meet(shared))}")
     if not chosen:
         say(f"arena: seed {seed} (run the same command with --seed {seed} to resume this ladder)")
     say(f"arena: ladder {ladder.id}: {spec.game}, {', '.join(spec.bots)} on {shown_url(url)}")

@@ -64,6 +64,7 @@ from arena.queue.worker import Worker, WorkerConfig
 from arena.schedule import tournaments
 from arena.schedule.plan import FORMATS, TournamentSpec
 from arena.storage import fits
+from arena.submissions.owners import never_meet, sharing
 
 POLL_SECONDS = 1.0  # between two reads of a tournament's progress from a server
 
@@ -185,6 +186,8 @@ def tournament_command(
     spec = _with_versions(spec, url)
     if not chosen:
         say(f"arena: seed {seed} (run the same command with --seed {seed} to resume this tournament)")
+    if shared := sharing(spec.bots, spec.owner_of):
+        say(f"arena: {printable(never_meet(shared))}")
     count = os.cpu_count() or 1 if workers is None else workers
     if count:
         worker_limits(no_sandbox, announce=False)  # fail before enqueueing: bots can't run

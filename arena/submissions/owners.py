@@ -90,3 +90,12 @@ def described(shared: Mapping[str, Sequence[str]], most: int = 3) -> str:
         parts.append(f"{listed} share account {account[:40]}")
     more = f"; and {len(shared) - most} more accounts" if len(shared) > most else ""
     return "; ".join(parts) + more
+
+
+def never_meet(shared: Mapping[str, Sequence[str]]) -> str:
+    """Returns the line that tells an organiser which bots of their tournament or ladder never meet.
+
+    >>> never_meet({"ann": ["a1", "a2"]})
+    "a1 and a2 share account ann: they never meet (one person's bots never share a rated table)"
+    """
+    return f"{described(shared)}: they never meet (one person's bots never share a rated table)"
