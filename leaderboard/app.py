@@ -2,8 +2,8 @@
 
 ``create_app(source, server)`` builds it for every command that serves the web:
 
-- ``arena server`` (``server_app``): the platform's door, over Redis, with the write API (bots,
-  tournaments, ladders) behind credentials and a rate limit; public replays show no bot's output.
+- ``arena server`` (``server_app``): the platform's door, over Redis, with the write API (accounts,
+  bots, tournaments, ladders) behind credentials and a rate limit; public replays show no bot's output.
 - ``arena leaderboard web`` and ``arena screenshots`` (``leaderboard_app``): this machine's own
   leaderboard over its Redis: the pages and every read, no write.
 - ``arena view`` (``view_app``): the replay pages of replay files on this machine
@@ -39,8 +39,9 @@ from starlette.types import ASGIApp
 
 from arena.games import GAMES, folder_of
 from arena.schedule.ladder_runner import LadderRunner
+from arena.submissions.accounts import Quotas
 from arena.submissions.archives import ArchiveLimits
-from leaderboard.api import bots, collusion, ladders, reads, redirects, tournaments
+from leaderboard.api import accounts, bots, collusion, ladders, reads, redirects, tournaments
 from leaderboard.api.auth import Authenticator, OrganiserToken
 from leaderboard.api.ratelimit import RateLimitMiddleware, TokenBucket
 from leaderboard.http import (
@@ -66,7 +67,8 @@ class ServerConfig:
     largest JSON body, how long a body may take to arrive, how many uploads are read at once, the write
     rate per client address, the failed authentications allowed per client address and per credential
     (a bot's name, the organiser token), how many secrets are hashed at once (``leaderboard.api.auth``),
-    and the organiser token's hash. Raises ValueError for archive limits over the workers'
+    the organiser token's hash, and the accounts: approval, whether new bots need one, creations per
+    client address an hour, and the quotas of each. Raises ValueError for archive limits over the workers'
     (``check_limits``) and for limits that allow nothing."""
 
     archive_limits: ArchiveLimits = dataclasses.field(default_factory=ArchiveLimits)
@@ -79,11 +81,22 @@ class ServerConfig:
     auth_failure_burst: int = 10
     secret_checks: int = 2  # scrypt checks running at once; one more is a 503 at once
     organiser: OrganiserToken = dataclasses.field(default_factory=lambda: OrganiserToken(None))
+    approve_accounts: bool = False  # a new account is pending until the organiser approves it
+    require_accounts: bool = False  # new bots only from an account's token (implied by approval)
+    accounts_per_hour: int = 5  # accounts one client address may create an hour (its burst too)
+    quotas: Quotas = dataclasses.field(default_factory=Quotas)  # per account (arena.submissions.accounts)
+
+    @property
+    def accounts_only(self) -> bool:
+        """Returns whether a new bot needs an account's token (no bot of its own account)."""
+        return self.require_accounts or self.approve_accounts
 
     def __post_init__(self) -> None:
         check_limits(self.archive_limits)
         if self.body_seconds <= 0:
             raise ValueError("the body time limit must be positive")
+        if self.accounts_per_hour < 1:
+            raise ValueError("the server must allow at least one account creation an hour")
         if self.auth_failures_per_minute <= 0 or self.auth_failure_burst < 1 or self.secret_checks < 1:
             raise ValueError(
                 "the authentication limits need a positive failure rate, a burst and a secret check of "
@@ -171,6 +184,11 @@ def routes(source: Source, writes: bool) -> list[BaseRoute]:
         api += [
             ("/bots/{name}", bots.submit_bot, "POST"),
             ("/bots/{name}", bots.remove_bot, "DELETE"),
+            ("/account", accounts.show_own, "GET"),
+            ("/accounts", accounts.list_accounts, "GET"),
+            ("/accounts/{name}", accounts.create_account, "POST"),
+            ("/accounts/{name}/approve", accounts.approve_account, "POST"),
+            ("/accounts/{name}/disable", accounts.disable_account, "POST"),
             ("/tournaments", tournaments.create_tournament, "POST"),
             ("/ladders", ladders.list_ladders, "GET"),
             ("/ladders", ladders.start_ladder, "POST"),
@@ -221,6 +239,7 @@ def create_app(source: Source, server: ServerConfig | None = None) -> Starlette:
     app.state.uploads = UploadSlots(config.uploads, config.body_seconds)
     failures = TokenBucket(config.auth_failures_per_minute, config.auth_failure_burst)
     app.state.auth = Authenticator(config.organiser, failures, config.secret_checks)
+    app.state.account_creations = TokenBucket(config.accounts_per_hour / 60, config.accounts_per_hour)
     if writes:
         assert isinstance(source, RedisSource)
         app.state.ladders = LadderRunner(source.redis, source.url)

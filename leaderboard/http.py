@@ -4,8 +4,9 @@ of every answer, request bodies read under a limit, bearer credentials, query pa
 Every error, of every route (pages, API, static files) and of every cause, is ``ApiError`` or becomes
 one answer of the same shape, ``{"error": "one line saying what to do"}`` with its status: 400 a
 malformed request, 401 a missing credential, 403 a wrong one, 404 nothing there, 405 a method the path
-does not take, 408 a body that came too slowly, 413 a body over its limit, 422 a submission,
-tournament or replay file refused, 429 too many writes or failed authentications, 500 a failure of
+does not take, 408 a body that came too slowly, 409 an account name taken, 413 a body over its limit,
+422 a submission, tournament or replay file refused, 429 too many writes, account creations or failed
+authentications, or an account's quota, 500 a failure of
 the server's own code (its traceback goes to the server's log, never to the client), 503 Redis
 unreachable or every upload or secret-check slot taken (with ``Retry-After``).
 

@@ -87,7 +87,7 @@ WRONG_SECRET = "x" * 43  # shaped as an owner secret, so it is checked (and fail
 #   path (of a match log in arena view): the test's temporary folder.
 # A ladder's counts in the answer of the POST that starts it are normalised too (``LADDER_COUNTS``):
 # its thread may have scheduled its first match before the answer is made, or not.
-TIMES = {"created", "updated", "recorded_at", "time"}
+TIMES = {"created", "updated", "recorded_at", "time", "changed"}
 LADDER_COUNTS = ("total", "queued")
 
 
@@ -96,7 +96,7 @@ def normalise(value: Any, tmp: str = "") -> Any:
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
-            if key == "secret" and isinstance(item, str):
+            if key in ("secret", "token") and isinstance(item, str):
                 out[key] = "<secret>"
             elif key in TIMES and item is not None:
                 out[key] = "<time>"
@@ -590,6 +590,16 @@ def test_writes(state: State) -> None:
     write(state, api, "write bots remove", "DELETE", "/api/v1/bots/bob", auth=state.values["bob"])
     write(state, api, "write bots remove again", "DELETE", "/api/v1/bots/bob", auth=state.values["bob"])
     write(state, api, "write bots after removal", "GET", "/api/v1/bots")
+    made = write(state, api, "write accounts create", "POST", "/api/v1/accounts/dora")
+    write(state, api, "write accounts create taken", "POST", "/api/v1/accounts/dora")
+    write(state, api, "write accounts create bad name", "POST", "/api/v1/accounts/Dora!")
+    write(state, api, "write accounts own", "GET", "/api/v1/account", auth=made.json()["token"])
+    write(state, api, "write accounts own no token", "GET", "/api/v1/account")
+    write(state, api, "write accounts list no token", "GET", "/api/v1/accounts")
+    write(state, api, "write accounts disable", "POST", "/api/v1/accounts/dora/disable", auth=TOKEN)
+    write(state, api, "write accounts approve", "POST", "/api/v1/accounts/dora/approve", auth=TOKEN)
+    write(state, api, "write accounts approve nobody", "POST", "/api/v1/accounts/nobody/approve", auth=TOKEN)
+    write(state, api, "write accounts list", "GET", "/api/v1/accounts", auth=TOKEN)
     for case, request, got in state.written:
         check(case, request, got)
 

@@ -57,8 +57,18 @@ def web(client: Any, redis_url: str, tmp_path: Path) -> Iterator[TestClient]:
 
 @pytest.fixture
 def patient_server(redis_url: str, tmp_path: Path) -> Iterator[str]:
-    """Returns the address of a real server that waits 10 minutes for a body, two uploads at once."""
-    options = ("--upload-seconds", "600", "--max-uploads", "2", "--write-burst", "1000")
+    """Returns the address of a real server that waits 10 minutes for a body, two uploads at once (and
+    no quota of uploads per account: every upload here is to one name, one account)."""
+    options = (
+        "--upload-seconds",
+        "600",
+        "--max-uploads",
+        "2",
+        "--write-burst",
+        "1000",
+        "--uploads-per-account",
+        "0",
+    )
     with running_server(redis_url, tmp_path, *options) as address:
         yield address
 

@@ -4,12 +4,12 @@
 exit 2.
 
 With ``--server URL`` (or ``$ARENA_SERVER``) every command talks to that ``arena server`` only, through
-``arena.client``: the folder is packed here and uploaded, and the server checks the owner secret, the
-archive and the entry before it stores anything; the version a submission prints is the one it
-stored (on a server, the candidate that plays its smoke match first). Without it they work on the
-private Redis of this machine, as a single-machine platform, and ``submit`` says in one line that
-the bot stays there (``LOCAL_NOTICE``). Every hint names a command that runs as printed: with a
-server, its URL is in it.
+``arena.client``: the folder is packed here and uploaded, and the server checks the credential (your account
+token, from ``$ARENA_ACCOUNT_TOKEN`` or ``--account-token-file``, or a bot's owner secret), the account's
+quotas, the archive and the entry before it stores anything; the version a submission prints is the one it
+stored (on a server, the candidate that plays its smoke match first). Without it they work on the private
+Redis of this machine, as a single-machine platform, and ``submit`` says in one line that the bot stays there
+(``LOCAL_NOTICE``). Every hint names a command that runs as printed: with a server, its URL is in it.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ import redis
 import typer
 
 from arena.cli.builtin import builtin_command
-from arena.cli.connections import ENV_BOT_SECRET, command, on_redis, remote
+from arena.cli.connections import ENV_ACCOUNT_TOKEN, ENV_BOT_SECRET, account_token, command, on_redis, remote
 from arena.cli.errors import CliError
 from arena.cli.groups import group
-from arena.cli.options import JsonOption, RedisOption, ServerOption
+from arena.cli.options import AccountTokenFileOption, JsonOption, RedisOption, ServerOption
 from arena.client import ENV_SERVER
 from arena.console import printable, say
 from arena.schedule import regression
@@ -42,8 +42,9 @@ SecretOption = Annotated[
     str | None,
     typer.Option(
         envvar=ENV_BOT_SECRET,
-        show_default="none, a new bot gets one",
-        help="The owner secret printed when the bot was submitted.",
+        show_default="none, a new bot gets one (or belongs to your account)",
+        help="The owner secret printed when the bot was submitted without an account (a bot of your "
+        f"account takes your account token instead: ${ENV_ACCOUNT_TOKEN} or --account-token-file).",
     ),
 ]
 
@@ -128,8 +129,11 @@ def submit_command(
     as_json: JsonOption = False,
     server_: ServerOption = None,
     redis_: RedisOption = None,
+    account_token_file: AccountTokenFileOption = None,
 ) -> None:
-    """Submit a bot (a folder with an entry command, or a built-in bot), or a new version of one."""
+    """Submit a bot (a folder with an entry command, or a built-in bot), or a new version of one. On a
+    server, with your account token ($ARENA_ACCOUNT_TOKEN or --account-token-file) the bot is your
+    account's."""
     game_list = [g.strip() for g in games.split(",") if g.strip()]
     try:
         wanted = regression.parse_request(test_against, sprt)
@@ -137,13 +141,16 @@ def submit_command(
         raise CliError(str(exc)) from None
     if server_:
         tested = {"test_against": test_against, "sprt": sprt} if wanted else {}
-        answer = submit_remote(server_, name, game_list, dir_, entry, build, builtin, secret, tested)
+        token = secret or account_token(account_token_file)
+        answer = submit_remote(server_, name, game_list, dir_, entry, build, builtin, token, tested)
         submission, new_secret, smoke_state = (
             from_json(answer["bot"]),
             answer.get("secret"),
             answer["bot"].get("smoke"),
         )
         series = answer["bot"].get("regression")
+        created = bool(answer.get("registered", new_secret))
+        account = str(answer.get("account") or "")
     else:
         submission, new_secret = call(
             redis_,
@@ -153,13 +160,16 @@ def submit_command(
         )
         smoke_state = None
         series = wanted and call(redis_, lambda c: regression.status(c, submission.version))
+        created, account = new_secret is not None, ""
     if not server_:
         say(LOCAL_NOTICE.format(name=printable(name)))
     if as_json:
         extra = {"secret": new_secret, "smoke": smoke_state, "regression": series}
         typer.echo(json.dumps({**submission.to_json(), **extra}))
         return
-    typer.echo(f"{'submitted' if new_secret else 'updated'} {describe(submission)}")
+    typer.echo(f"{'submitted' if created else 'updated'} {describe(submission)}")
+    if created and account and not new_secret:
+        typer.echo(f"it is account {printable(account)}'s: your account token updates and removes it")
     if submission.candidate:
         typer.echo(
             f"it plays a smoke match against random first, and becomes the version tournaments use if it "
@@ -255,14 +265,16 @@ def show_command(
     secret: SecretOption = None,
     server_: ServerOption = None,
     redis_: RedisOption = None,
+    account_token_file: AccountTokenFileOption = None,
 ) -> None:
     """Show one submitted bot: games, kind, version, entry command, sizes, every version, smoke match
-    (with --server, its log's tail only with the owner --secret)."""
+    (with --server, its log's tail only to its owner: the account token, or the bot's --secret)."""
     found: Submission | None
     if server_:
         path = f"/api/v1/bots/{quote(name, safe='')}"
         missing = f"no submitted bot {name!r} on {server_}: see {command('bots', 'list', server=server_)}"
-        answer = remote(server_, lambda c: c.call("GET", path, token=secret), missing)
+        token = secret or account_token(account_token_file)
+        answer = remote(server_, lambda c: c.call("GET", path, token=token), missing)
         found, smoke_state, series = from_json(answer), answer.get("smoke"), answer.get("regression")
     else:
         loaded, smoke_state = call(redis_, lambda c: load_with_smoke(c, name))
@@ -288,15 +300,25 @@ def remove_command(
     secret: SecretOption = None,
     server_: ServerOption = None,
     redis_: RedisOption = None,
+    account_token_file: AccountTokenFileOption = None,
 ) -> None:
-    """Remove a submitted bot (needs its owner secret); its results stay on the leaderboard."""
-    if secret is None:
-        raise CliError(f"removing {name} needs its owner secret: set ${ENV_BOT_SECRET} (or pass --secret)")
+    """Remove a submitted bot (needs its account's token, or its owner secret); its results stay on the
+    leaderboard."""
     if server_:
+        token = secret or account_token(account_token_file)
+        if token is None:
+            raise CliError(
+                f"removing {name} needs your account token (${ENV_ACCOUNT_TOKEN} or --account-token-file) "
+                f"or, for a bot submitted without an account, its owner secret (${ENV_BOT_SECRET})"
+            )
         path = f"/api/v1/bots/{quote(name, safe='')}"
         missing = f"no submitted bot {name!r} on {server_}: see {command('bots', 'list', server=server_)}"
-        gone = remote(server_, lambda c: c.call("DELETE", path, token=secret), missing)["versions_deleted"]
+        gone = remote(server_, lambda c: c.call("DELETE", path, token=token), missing)["versions_deleted"]
     else:
+        if secret is None:
+            raise CliError(
+                f"removing {name} needs its owner secret: set ${ENV_BOT_SECRET} (or pass --secret)"
+            )
         gone = call(redis_, lambda c: registry.remove(c, name, secret))
     typer.echo(f"removed {printable(name)} ({gone} stored versions deleted)")
 
@@ -317,7 +339,9 @@ def format_smoke(state: dict) -> list[str]:
     tail = state.get("log") or ""
     if state.get("log_hidden"):  # a server shows a bot's output to its owner alone
         hidden = printable(str(state["log_hidden"]))
-        lines.append(f"log tail: hidden ({hidden}: set ${ENV_BOT_SECRET}, or pass --secret)")
+        lines.append(
+            f"log tail: hidden ({hidden}: set ${ENV_ACCOUNT_TOKEN}, or ${ENV_BOT_SECRET}, or pass --secret)"
+        )
     if tail:
         lines.append("log tail:")
         lines += [f"  {printable(line)}" for line in str(tail).splitlines()]

@@ -31,6 +31,8 @@ T = TypeVar("T")
 
 REDIS_SCHEMES = ("redis", "rediss", "unix")
 ENV_BOT_SECRET = "ARENA_BOT_SECRET"  # a bot's owner secret (``arena bots``, ``arena logs --server``)
+ENV_ACCOUNT_TOKEN = "ARENA_ACCOUNT_TOKEN"  # an account's token (``arena account``, ``bots``, ``logs``)
+ENV_ACCOUNT_TOKEN_FILE = "ARENA_ACCOUNT_TOKEN_FILE"  # ... or the file holding it (--account-token-file)
 
 
 def redis_url(option: str | None) -> str:
@@ -127,6 +129,42 @@ def owner_secret(file: Path | None) -> str:
             f"in ${ENV_BOT_SECRET} or in a file given to --secret-file"
         )
     return found
+
+
+def account_token(file: Path | None) -> str | None:
+    """Returns the account token from the file given to ``--account-token-file`` (or named by
+    ``$ARENA_ACCOUNT_TOKEN_FILE``), else ``$ARENA_ACCOUNT_TOKEN``, None without either (never from the
+    command line, which every user of the machine can read); raises CliError for an unreadable or
+    empty file."""
+    if file is not None:
+        try:
+            found = file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CliError(f"cannot read --account-token-file {file}: {exc}") from None
+        if not found:
+            raise CliError(
+                f"--account-token-file {file} is empty: it holds the token 'arena account create' printed"
+            )
+        return found
+    return os.environ.get(ENV_ACCOUNT_TOKEN, "").strip() or None
+
+
+def bot_credential(secret_file: Path | None, account_file: Path | None) -> str:
+    """Returns the credential that reads one's own bot's output: the owner secret in ``--secret-file``,
+    else the account token (``account_token``), else ``$ARENA_BOT_SECRET``; raises CliError without
+    any."""
+    if secret_file is not None:
+        return owner_secret(secret_file)
+    token = account_token(account_file)
+    if token is not None:
+        return token
+    if not os.environ.get(ENV_BOT_SECRET, "").strip():
+        raise CliError(
+            f"a bot's output is its owner's: put your account token in ${ENV_ACCOUNT_TOKEN} (or a file "
+            f"given to --account-token-file), or a bot's owner secret in ${ENV_BOT_SECRET} (or a file "
+            "given to --secret-file)"
+        )
+    return owner_secret(None)
 
 
 def organiser_token(path: Path | None) -> str:

@@ -5,12 +5,13 @@ each seat's think times against the deadline.
 for ``NAME.jsonl``. This command reads it, given the replay or the log itself. Everything a bot wrote
 is printed escaped (``console.printable``): a bot's text never drives the terminal.
 
-With ``--server URL`` (or ``$ARENA_SERVER``) a match id is read from that server instead: a bot's output
-there is its owner's alone (docs/security.md), so the command reads the seats of one bot (``--bot``, or
-``--seat``) with that bot's owner secret, from ``$ARENA_BOT_SECRET`` or ``--secret-file`` (never the
-command line), through ``GET /api/v1/matches/ID/log/SEAT``; the seats' bots come from the match's public
-result and, with ``--think``, the think times from its public replay. The server's answers become a
-``MatchLog`` printed by the same code as a local one.
+With ``--server URL`` (or ``$ARENA_SERVER``) a match id is read from that server instead: a bot's output there
+is its owner's alone (docs/security.md), so the command reads the seats of one bot (``--bot``, or ``--seat``)
+with its owner's credential: the account token, from ``$ARENA_ACCOUNT_TOKEN`` or ``--account-token-file``, or
+a bot's owner secret, from ``$ARENA_BOT_SECRET`` or ``--secret-file`` (never the command line), through ``GET
+/api/v1/matches/ID/log/SEAT``; the seats' bots come from the match's public result and, with ``--think``, the
+think times from its public replay. The server's answers become a ``MatchLog`` printed by the same code as a
+local one.
 """
 
 from __future__ import annotations
@@ -24,9 +25,18 @@ from urllib.parse import quote
 
 import typer
 
-from arena.cli.connections import ENV_BOT_SECRET, command, on_redis, owner_secret, remote, server, server_only
+from arena.cli.connections import (
+    ENV_ACCOUNT_TOKEN,
+    ENV_BOT_SECRET,
+    bot_credential,
+    command,
+    on_redis,
+    remote,
+    server,
+    server_only,
+)
 from arena.cli.errors import CliError
-from arena.cli.options import RedisOption, ServerOption
+from arena.cli.options import AccountTokenFileOption, RedisOption, ServerOption
 from arena.client import ServerError
 from arena.console import printable
 from arena.referee.botlog import (
@@ -84,16 +94,19 @@ def logs_command(
             "--secret-file",
             envvar="ARENA_BOT_SECRET_FILE",
             show_default=f"${ENV_BOT_SECRET}",
-            help="With --server: a file holding your bot's owner secret (a bot's output is its owner's).",
+            help="With --server: a file holding your bot's owner secret (a bot's output is its owner's); "
+            "a bot of your account takes your account token instead.",
         ),
     ] = None,
+    account_token_file: AccountTokenFileOption = None,
 ) -> None:
     """Print what the bots of a match wrote (stdout and stderr), each line stamped with the decision
     step during which it was written ('start': before the seat's first decision). With --server, the
-    output of your own bot (--bot NAME, its owner secret in $ARENA_BOT_SECRET or --secret-file)."""
+    output of your own bot (--bot NAME, with your account token in $ARENA_ACCOUNT_TOKEN or
+    --account-token-file, or the bot's owner secret in $ARENA_BOT_SECRET or --secret-file)."""
     server_only(server_, redis=redis)
     if server_ and not is_file(match):
-        log = server_log(server_, match, seat, bot, secret_file, think)
+        log = server_log(server_, match, seat, bot, (secret_file, account_token_file), think)
     else:
         log = load_log(match, redis)
     seats = chosen_seats(log, seat, bot)
@@ -183,9 +196,15 @@ def load_log(match: str, redis: str | None) -> MatchLog:
 
 
 def server_log(
-    url: str, match: str, seat: int | None, bot: str | None, secret_file: Path | None, think: bool
+    url: str,
+    match: str,
+    seat: int | None,
+    bot: str | None,
+    files: tuple[Path | None, Path | None],
+    think: bool,
 ) -> MatchLog:
-    """Returns the part of a server's match ``match`` that the owner secret may read: the lines of the
+    """Returns the part of a server's match ``match`` that the owner's credential may read (``files``:
+    ``--secret-file`` and ``--account-token-file``, see ``bot_credential``): the lines of the
     seats of ``bot`` (or of ``seat``), the match's players and, with ``think``, every seat's think times
     (public); raises CliError for a refusal, saying why in one line."""
     path = f"/api/v1/matches/{quote(match, safe='')}"
@@ -202,10 +221,11 @@ def server_log(
         example = command("logs", match, "--bot", public.bot(0), server=url)
         raise CliError(
             f"a bot's output is its owner's: name your bot, e.g. {example} (seats: {seat_list(public)}), "
-            f"with its owner secret in ${ENV_BOT_SECRET} or --secret-file"
+            f"with your account token in ${ENV_ACCOUNT_TOKEN} (or the bot's owner secret in "
+            f"${ENV_BOT_SECRET})"
         )
     seats = chosen_seats(public, seat, bot) or []
-    secret = owner_secret(secret_file)
+    secret = bot_credential(*files)
     lines: list[tuple[int, Line]] = []
     cuts = []
     for where in seats:

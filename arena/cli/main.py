@@ -3,7 +3,8 @@
 
 A module per command group holds a module-level typer app: ``arena.cli.match`` (``arena match``),
 ``replay``, ``tournament`` (tournaments, workers), ``logs``, ``view``, ``ladder``, ``leaderboard``
-(the table, results, the web page, screenshots), ``bots`` (``arena bots ...``), ``server`` and
+(the table, results, the web page, screenshots), ``bots`` (``arena bots ...``), ``accounts``
+(``arena account ...``), ``server`` and
 ``storage`` (``arena storage ...``). The options several of them take are ``arena.cli.options``.
 """
 
@@ -15,6 +16,7 @@ from typing import Annotated
 import typer
 
 import arena
+from arena.cli import accounts as cli_accounts
 from arena.cli import bots as cli_bots
 from arena.cli import collusion as cli_collusion
 from arena.cli import ladder as cli_ladder
@@ -82,6 +84,7 @@ app.add_typer(cli_view.app)
 app.add_typer(cli_ladder.app)
 app.add_typer(cli_leaderboard.app)
 app.add_typer(cli_bots.app, name="bots")
+app.add_typer(cli_accounts.app, name="account")
 app.add_typer(cli_server.app)
 app.add_typer(cli_storage.app, name="storage")
 app.add_typer(cli_collusion.app)

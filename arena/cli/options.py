@@ -67,6 +67,16 @@ OrganiserTokenOption = Annotated[
         help="With --server: file holding the organiser token the server was started with.",
     ),
 ]
+AccountTokenFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--account-token-file",
+        envvar="ARENA_ACCOUNT_TOKEN_FILE",
+        show_default="$ARENA_ACCOUNT_TOKEN",
+        help="With --server: file holding your account token ('arena account create' printed it); never "
+        "the token itself on the command line.",
+    ),
+]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 NoSandboxOption = Annotated[
     bool,

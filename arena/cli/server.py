@@ -20,6 +20,7 @@ from arena.cli.options import RedisUrlFileOption
 from arena.cli.workers import check_seed_key
 from arena.console import say
 from arena.queue.connection import shown_url
+from arena.submissions.accounts import Quotas
 from arena.submissions.archives import ArchiveLimits
 
 MiB = 2**20
@@ -77,8 +78,47 @@ def server_command(
             min=1, max=64, help="Secrets hashed (scrypt) at once; past it, 503 with Retry-After at once."
         ),
     ] = 2,
+    approve_accounts: Annotated[
+        bool,
+        typer.Option(
+            "--approve-accounts",
+            help="A new account is pending, and submits nothing, until the organiser runs 'arena account "
+            "approve NAME'; implies --require-accounts.",
+        ),
+    ] = False,
+    require_accounts: Annotated[
+        bool,
+        typer.Option(
+            "--require-accounts",
+            help="New bots only from an account's token; without it a new bot may also come without "
+            "one, as its own account bot:NAME with an owner secret.",
+        ),
+    ] = False,
+    accounts_per_hour: Annotated[
+        int, typer.Option(min=1, help="Accounts one client address may create an hour (all at once too).")
+    ] = 5,
+    bots_per_game: Annotated[
+        int, typer.Option(min=0, help="Quota: an account's bots playing one game (0: no limit).")
+    ] = 3,
+    submissions_per_hour: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Quota: an account's stored submissions (new bots and versions) in the "
+            "last hour (0: no limit).",
+        ),
+    ] = 20,
+    uploads_per_account: Annotated[
+        int, typer.Option(min=0, help="Quota: an account's uploads read at once (0: no limit).")
+    ] = 2,
+    series_per_account: Annotated[
+        int,
+        typer.Option(
+            min=0, help="Quota: an account's regression series waiting or running at once (0: no limit)."
+        ),
+    ] = 2,
 ) -> None:
-    """Serve the platform's API (bots, tournaments, results) and its leaderboard, until stopped."""
+    """Serve the platform's API (accounts, bots, tournaments, results) and its leaderboard, until stopped."""
     import uvicorn
 
     from leaderboard.api.auth import OrganiserToken
@@ -102,10 +142,16 @@ def server_command(
             auth_failure_burst=auth_failure_burst,
             secret_checks=secret_checks,
             organiser=organiser,
+            approve_accounts=approve_accounts,
+            require_accounts=require_accounts,
+            accounts_per_hour=accounts_per_hour,
+            quotas=Quotas(bots_per_game, submissions_per_hour, uploads_per_account, series_per_account),
         )
     except ValueError as exc:
         raise CliError(str(exc)) from None
     takes = "takes tournaments" if organiser.stored else "takes no tournaments (no --organiser-token-file)"
+    if config.accounts_only:
+        takes += "; new bots from accounts only" + (", approved by the organiser" if approve_accounts else "")
     say(f"arena: server on http://{host}:{port}/ over {shown_url(url)}; {takes} (Ctrl-C stops it)")
     # proxy_headers off: a client address is the TCP peer, never a header a client can write
     uvicorn.run(server_app(url, config), host=host, port=port, log_level="warning", proxy_headers=False)

@@ -23,6 +23,7 @@ TOURNAMENTS_SET = PREFIX + "tournaments"  # sorted set of tournament ids, scored
 BOTS_SET = PREFIX + "bots"  # names of the submitted bots
 MIGRATIONS = PREFIX + "migrations"  # hash of one-time migrations done: name -> time (arena.storage.migrate)
 LADDERS = PREFIX + "ladders"  # hash of the ladders a server runs: id -> JSON (arena.schedule.ladder_runner)
+ACCOUNTS_SET = PREFIX + "accounts"  # names of the participants' accounts (arena.submissions.accounts)
 
 
 def job(match_id: str) -> str:
@@ -98,6 +99,36 @@ def tournament_pairs(tournament_id: str) -> str:
 def bot(name: str) -> str:
     """Returns the key of a submitted bot's hash: games, kind, current version, secret hash, times."""
     return f"{PREFIX}bot:{name}"
+
+
+def account(name: str) -> str:
+    """Returns the key of an account's hash (``arena.submissions.accounts``): state (pending, active,
+    disabled), token_hash (scrypt; none for a bot's own account ``bot:NAME``), created, changed."""
+    return f"{PREFIX}account:{name}"
+
+
+def account_bots(name: str) -> str:
+    """Returns the key of the set of the bots an account submitted (each bot's hash names its account
+    in its ``account`` field; a bot without one is its own account, ``bot:NAME``)."""
+    return f"{PREFIX}account-bots:{name}"
+
+
+def account_submissions(name: str) -> str:
+    """Returns the key of an account's sorted set of its recent submissions, scored by their time:
+    the quota of submissions per hour counts the last hour's."""
+    return f"{PREFIX}account-submissions:{name}"
+
+
+def account_uploads(name: str) -> str:
+    """Returns the key of an account's sorted set of the uploads the server is reading for it, each
+    scored by the time by which it ends at the latest (a server that died mid-upload frees its slot)."""
+    return f"{PREFIX}account-uploads:{name}"
+
+
+def account_lock(name: str) -> str:
+    """Returns the key of the lock one submission of an account holds while its quotas are checked and
+    it is stored: two uploads of one account cannot both pass a quota."""
+    return f"{PREFIX}account-lock:{name}"
 
 
 def session(digest: str) -> str:

@@ -54,6 +54,7 @@ from arena.ratings.fit import Fit, fit
 from arena.ratings.pairing import RANDOM_SHARE, Choice, choose_group
 from arena.ratings.pairs import PairTable, player_id
 from arena.seeds import keyed_seed
+from arena.submissions.accounts import schedulable
 from arena.submissions.archives import SubmissionError
 from arena.submissions.owners import described, owners, sharing, tables
 from arena.wire_limits import DEADLINE_MS_MAX, MAX_STRIKES_MAX
@@ -193,7 +194,8 @@ class Ladder:
         if room <= 0:
             return 0
         try:
-            versions = {bot: self.resolve(bot) for bot in self.spec.bots}
+            playing = schedulable(self.client, self.spec.bots, self.spec.players)  # disabled accounts leave
+            versions = {bot: self.resolve(bot) for bot in playing}
         except SubmissionError as exc:  # a bot removed while the ladder runs
             raise LadderError(f"{exc}: the ladder cannot go on without it") from None
         self.owner_of = owners(self.client, self.spec.bots)

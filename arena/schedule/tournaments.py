@@ -25,6 +25,7 @@ from arena.schedule.plan import TournamentSpec
 from arena.seeds import platform_key
 from arena.storage import fits, retention
 from arena.submissions import registry
+from arena.submissions.accounts import refuse_disabled
 from arena.submissions.owners import owners
 
 RESULTS_PAGE_MAX = 500  # results returned by one page at most
@@ -76,6 +77,7 @@ def with_versions(client: redis.Redis, spec: TournamentSpec) -> TournamentSpec:
     builtin = builtin_bots(spec.game)
     versions: dict[str, str] = {}
     try:
+        refuse_disabled(client, spec.bots)  # a disabled account's bots enter no new tournament
         for bot in sorted(spec.bots, key=lambda b: b in builtin):
             versions[bot] = registry.resolve(client, spec.game, bot)
     except registry.SubmissionError as exc:

@@ -8,10 +8,10 @@ immutable *version*, named by the hash of that content; a worker fetches a versi
 against its hash, unpacks it read-only into ``$XDG_STATE_HOME/arena/bots/<version>`` and reuses it
 from then on. Commands are kept as argv lists and run without a shell, in the unpacked folder.
 
-The submitter gets an owner secret, printed once; only a salted scrypt hash of it is stored, and
-updating or removing the bot needs the secret. A version may be stored as the bot's ``candidate``
-rather than its active ``version`` (the server's path: it becomes active once its smoke match passes);
-tournaments play active versions only.
+The submitter gets an owner secret, printed once (only its scrypt hash is stored), which updating or
+removing the bot needs; a bot of an account (its ``account`` field, ``arena.submissions.accounts``) has
+none: only its account may. A version may be stored as the bot's ``candidate``, not its active
+``version`` (the server's path: active once its smoke match passes); tournaments play active versions.
 
 Design detail, names and history: each registration of a name draws a random *nonce*, kept in the
 bot's hash and in each of its version records and mixed into the version hash. Ratings are keyed by
@@ -48,6 +48,7 @@ from arena.queue.connection import hash_fields, maybe_text_list, text_hash, text
 from arena.ratings.pairs import player_id
 from arena.referee.processes import BotSpec, builtin_spec
 from arena.referee.sandbox import declared_variables
+from arena.submissions.accounts import owned
 from arena.submissions.archives import (
     ArchiveError,
     ArchiveLimits,
@@ -285,14 +286,16 @@ def submit(
     build: str | None = None,
     limits: ArchiveLimits = LIMITS,
     activate: bool = True,
+    account: str | None = None,
 ) -> tuple[Submission, str | None]:
     """Stores a new bot or a new version of one; returns it and its new owner secret (None on update).
 
     The code is a ``directory`` (packed here) or an uploaded ``archive`` (the server's path), either
     checked against ``limits`` with its ``entry`` and optional ``build`` command; or a ``builtin``.
-    Updating needs the ``secret`` printed when the bot was first submitted. With ``activate=False``
-    the version is stored as the bot's ``candidate`` only: its active version (none for a new bot)
-    stays until the candidate passes its smoke match (``arena.submissions.smoke`` activates it).
+    Updating needs the ``secret`` printed when the bot was first submitted; with ``account`` (whose
+    token the server checked) a new bot is that account's, has no secret, and only it may update it.
+    With ``activate=False`` the version is stored as the bot's ``candidate`` only: its active version
+    (none for a new bot) stays until the candidate passes its smoke match (``arena.submissions.smoke``).
     """
     validate_name(name)
     game_names = _games(games)
@@ -304,7 +307,7 @@ def submit(
             try:
                 pipe.watch(keys.bot(name))
                 existing = text_hash(pipe.hgetall(keys.bot(name)))
-                new_secret = _authorize(name, existing, secret)
+                new_secret = _authorize(name, existing, secret, account)
                 nonce = existing.get("nonce", "") if existing else secrets.token_hex(8)
                 record = checked.record(nonce)
                 fields = {
@@ -313,7 +316,8 @@ def submit(
                     "created": existing.get("created", now),
                 }
                 fields |= {"nonce": nonce} if nonce else {}
-                fields |= {"secret_hash": _renewed_secret(existing, new_secret or secret or "")}
+                mine = _renewed_secret(existing, new_secret or secret or "") if account is None else ""
+                fields |= {"account": account} if account is not None else {"secret_hash": mine}
                 fields |= {"version" if activate else "candidate": record["version"]}
                 pipe.multi()
                 pipe.hset(keys.bot_version(record["version"]), mapping=hash_fields(record))
@@ -321,6 +325,8 @@ def submit(
                 pipe.hdel(keys.bot(name), "secret_sha256", *(["candidate"] if activate else []))
                 pipe.hset(keys.bot(name), mapping=hash_fields(fields))
                 pipe.sadd(keys.BOTS_SET, name)
+                if account is not None:
+                    pipe.sadd(keys.account_bots(account), name)
                 pipe.execute()
                 break
             except redis.WatchError:
@@ -330,10 +336,12 @@ def submit(
     return found, new_secret
 
 
-def _authorize(name: str, existing: dict[str, str], secret: str | None) -> str | None:
-    """Returns a fresh secret for a new bot; for an existing one checks ``secret`` and returns None."""
+def _authorize(name: str, existing: dict[str, str], secret: str | None, account: str | None) -> str | None:
+    """Returns a new bot's fresh secret (none for an account's); checks an existing bot's credential."""
     if not existing:
-        return secrets.token_urlsafe(32)
+        return None if account is not None else secrets.token_urlsafe(32)
+    if owned(name, existing, account):
+        return None
     if secret is None:
         raise SubmissionError(f"bot {name} exists: pass its owner secret with --secret to update it")
     if not verify_secret(_stored_secret(existing), secret):
@@ -380,7 +388,7 @@ def list_all(client: redis.Redis, game: str | None = None) -> list[Submission]:
     return [s for s in found if s is not None and (game is None or game in s.games)]
 
 
-def remove(client: redis.Redis, name: str, secret: str) -> int:
+def remove(client: redis.Redis, name: str, secret: str, account: str | None = None) -> int:
     """Removes a bot and those of its versions no other bot uses; returns how many versions went.
 
     Its name's history is retired: the bot leaves each game's latest-version table and loses its list
@@ -389,26 +397,26 @@ def remove(client: redis.Redis, name: str, secret: str) -> int:
     so a bot registered again under the name starts with no rating and no record (module docstring).
     A queued match that still names a removed version is played with that seat forfeiting (its log
     says why; see ``worker.seat_specs``), rather than playing some other code under the bot's name or
-    voiding the match.
+    voiding the match. A bot of an ``account`` is removed for it, any other bot with its ``secret``.
     """
     with client.pipeline() as pipe:
         while True:
             try:
                 pipe.watch(keys.bot(name), keys.bot_versions(name))
-                gone = _remove_watched(pipe, name, secret)
+                gone = _remove_watched(pipe, name, secret, account)
                 pipe.execute()
                 return len(gone)
             except redis.WatchError:  # a version submitted meanwhile: check and remove again
                 continue
 
 
-def _remove_watched(pipe: redis.client.Pipeline, name: str, secret: str) -> list[str]:
-    """Checks the secret and queues the removal of bot ``name`` on a watching ``pipe`` (see
-    ``remove``); returns the versions that go with it."""
+def _remove_watched(pipe: redis.client.Pipeline, name: str, secret: str, account: str | None) -> list[str]:
+    """Checks the secret (or the account) and queues the removal of bot ``name`` on a watching ``pipe``
+    (see ``remove``); returns the versions that go with it."""
     fields = text_hash(pipe.hgetall(keys.bot(name)))
     if not fields:
         raise SubmissionError(f"no submitted bot {shown_name(name)!r}: see 'arena bots list'")
-    if not verify_secret(_stored_secret(fields), secret):
+    if not owned(name, fields, account) and not verify_secret(_stored_secret(fields), secret):
         raise SubmissionError(f"wrong owner secret for bot {name}")
     mine = text_set(pipe.smembers(keys.bot_versions(name)))
     others: set[str] = set()
@@ -418,6 +426,8 @@ def _remove_watched(pipe: redis.client.Pipeline, name: str, secret: str) -> list
     pipe.multi()
     pipe.delete(keys.bot(name), keys.bot_versions(name), *(keys.bot_version(v) for v in gone))
     pipe.srem(keys.BOTS_SET, name)
+    if fields.get("account"):
+        pipe.srem(keys.account_bots(fields["account"]), name)
     for game in sorted(GAMES):  # every game: it may have played one it no longer lists
         pipe.hdel(keys.played_versions(game), name)
         pipe.delete(keys.bot_matches(game, name))

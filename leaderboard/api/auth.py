@@ -1,9 +1,11 @@
-"""Who may do what: the organiser token guards starting tournaments and ladders, a bot's owner secret guards
-updating and removing it and reading its output; reading the rest is open to all.
+"""Who may do what: the organiser token guards starting tournaments and ladders and approving and
+disabling accounts; an account's token guards submitting, updating and removing its bots and reading
+their output (a bot submitted with an owner secret, its own account ``bot:NAME``, that secret);
+reading the rest is open to all.
 
-Both credentials are kept only as salted scrypt hashes (``hash_secret``): the organiser
+Every credential is kept only as a salted scrypt hash (``hash_secret``): the organiser
 token is hashed as soon as its file is read, and the plain token is never kept in memory past that;
-an owner secret is hashed when the bot is first stored and shown to its owner once. A request's token
+an account token or an owner secret is hashed when it is made and shown to its owner once. A request's token
 is checked with ``verify_secret``, which compares in constant time.
 
 Design detail: a scrypt check costs tens of milliseconds of a core and 16 MiB, so wrong tokens must not
@@ -11,7 +13,8 @@ buy them freely (issue 33: 16 connections sending wrong tokens made every read 2
 A check takes these steps, cheapest first, and hashes only past all of them:
 
 1. shape: a token no generated credential can be (an owner secret is ``token_urlsafe(32)``, an
-   organiser token one printable word of 16 to 1024 characters) is a 403 at once, counted nowhere;
+   account token ``account.NAME.`` and one, an organiser token one printable word of 16 to 1024
+   characters) is a 403 at once, counted nowhere;
 2. cache: a token verified against the same stored hash within ``VERIFIED_SECONDS`` passes at once
    (``VerifiedCache``: keyed digests under a key drawn when the process starts, never a token; an
    entry passes only against the stored hash it was verified with, so a bot registered again, whose
@@ -48,8 +51,8 @@ import redis
 from starlette.requests import Request
 
 from arena.queue import keys
-from arena.queue.connection import maybe_text_list
-from arena.submissions import owner_secrets
+from arena.queue.connection import maybe_text, maybe_text_list
+from arena.submissions import accounts, owner_secrets
 from arena.submissions.owner_secrets import could_be_owner_secret, hash_secret
 from leaderboard.api.ratelimit import TokenBucket, client_key
 from leaderboard.http import ApiError, off_loop
@@ -261,24 +264,64 @@ class Authenticator:
         )
 
     async def owner(self, client: redis.Redis, name: str, token: str | None, address: str) -> bool:
-        """Returns True if bot ``name`` exists and ``token`` is its owner's secret, False if no such bot
-        exists; raises 401 (no secret given), 403 (a wrong one), 429 or 503 (``verify``) for an
-        existing bot, and 429 or 503 for any name when the address has no failure or no slot left."""
+        """Returns True if bot ``name`` exists and ``token`` is its credential (``bot_owner``), False if no
+        such bot exists; raises as ``bot_owner`` does."""
+        return await self.bot_owner(client, name, token, address) is not None
+
+    async def bot_owner(self, client: redis.Redis, name: str, token: str | None, address: str) -> str | None:
+        """Returns the account of bot ``name`` if ``token`` is its credential: the token of the bot's
+        account, or for a bot of its own account (``bot:NAME``: submitted with an owner secret) that
+        secret; returns None if no such bot exists. Raises 401 (no token given), 403 (a wrong one, or
+        a credential of another kind), 429 or 503 (``verify``) for an existing bot, and 429 or 503 for
+        any name when the address has no failure or no slot left."""
+        claimed = None if token is None else accounts.token_account(token)
         shaped = token is not None and could_be_owner_secret(token)
-        if shaped:
+        if claimed is not None:
+            self.precheck("account", claimed, str(token), address)
+        elif shaped:
             self.precheck("bot", name, str(token), address)
-        stored_fields = await off_loop(client.hmget, keys.bot(name), ["secret_hash", "secret_sha256"])
-        fields = maybe_text_list(stored_fields)
-        if fields == [None, None]:
-            return False
-        stored = fields[0] or fields[1] or ""  # scrypt, or the legacy SHA-256 of bots stored before it
+        names = ["secret_hash", "secret_sha256", "account", "games"]
+        secret_hash, sha256, account, games = maybe_text_list(
+            await off_loop(client.hmget, keys.bot(name), names)
+        )
+        if games is None and secret_hash is None and sha256 is None:
+            return None
+        if token is None:
+            what = "its account's token" if account else "its owner secret"
+            raise ApiError(401, f"bot {name} exists: send {what} as a bearer token to change it", CHALLENGE)
+        if account:
+            if claimed != account:
+                raise ApiError(403, f"bot {name} belongs to an account: send that account's token")
+            stored = await off_loop(client.hget, keys.account(account), "token_hash")
+            if not await self.verify("account", account, maybe_text(stored) or "", str(token), address):
+                raise ApiError(403, f"wrong account token for bot {name}")
+            return account
+        if claimed is not None:
+            raise ApiError(
+                403, f"bot {name} was submitted with an owner secret, not by an account: send that secret"
+            )
+        stored = secret_hash or sha256 or ""  # scrypt, or the legacy SHA-256 of bots stored before it
+        if not (shaped and await self.verify("bot", name, stored, str(token), address)):
+            raise ApiError(403, f"wrong owner secret for bot {name}")
+        return accounts.LEGACY_PREFIX + name
+
+    async def account(self, client: redis.Redis, token: str | None, address: str) -> str:
+        """Returns the name of the account whose token ``token`` is (whatever its state); raises 401
+        (none given), 403 (not an account token, or a wrong one), 429 or 503 (``verify``)."""
         if token is None:
             raise ApiError(
-                401, f"bot {name} exists: send its owner secret as a bearer token to change it", CHALLENGE
+                401,
+                "send your account token as a bearer token ('arena account create NAME' makes one)",
+                CHALLENGE,
             )
-        if not (shaped and await self.verify("bot", name, stored, token, address)):
-            raise ApiError(403, f"wrong owner secret for bot {name}")
-        return True
+        claimed = accounts.token_account(token)
+        if claimed is None:
+            raise ApiError(403, "not an account token: an account token starts with 'account.NAME.'")
+        self.precheck("account", claimed, token, address)
+        stored = maybe_text(await off_loop(client.hget, keys.account(claimed), "token_hash"))
+        if not await self.verify("account", claimed, stored or "", token, address):
+            raise ApiError(403, f"wrong account token for account {claimed}")
+        return claimed
 
     async def organiser(self, token: str | None, address: str) -> None:
         """Returns if ``token`` is the organiser's; raises 401 (none given), 403 (wrong, or no token
@@ -300,8 +343,8 @@ class Authenticator:
 
 
 def described(kind: str, name: str) -> str:
-    """Returns how an error names a credential: "bot NAME" or "the organiser token"."""
-    return f"bot {name}" if kind == "bot" else "the organiser token"
+    """Returns how an error names a credential: "bot NAME", "account NAME" or "the organiser token"."""
+    return f"{kind} {name}" if kind in ("bot", "account") else "the organiser token"
 
 
 class Credentials:
@@ -313,6 +356,14 @@ class Credentials:
     async def owner(self, client: Any, name: str, token: str | None) -> bool:
         """``Authenticator.owner`` for this request's client."""
         return await self.auth.owner(client, name, token, self.address)
+
+    async def bot_owner(self, client: Any, name: str, token: str | None) -> str | None:
+        """``Authenticator.bot_owner`` for this request's client."""
+        return await self.auth.bot_owner(client, name, token, self.address)
+
+    async def account(self, client: Any, token: str | None) -> str:
+        """``Authenticator.account`` for this request's client."""
+        return await self.auth.account(client, token, self.address)
 
     async def organiser(self, token: str | None) -> None:
         """``Authenticator.organiser`` for this request's client."""

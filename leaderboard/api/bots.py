@@ -2,8 +2,12 @@
 
 ``POST /api/v1/bots/{name}?games=a,b&entry=CMD[&build=CMD]`` takes the bot's packed folder (a tar.gz,
 ``arena.submissions.registry.pack``) as the raw request body, streamed; ``&builtin=BOT`` with no body
-registers a built-in bot under the name. A new name answers 201 with its owner secret, shown only
-then; a new version of an existing bot needs that secret as ``Authorization: Bearer``. A new version
+registers a built-in bot under the name. With an account's token as ``Authorization: Bearer`` a new
+name becomes that account's bot (``arena.submissions.accounts``), and only that token updates or
+removes it; without one (unless the server takes new bots from accounts only) a new name answers 201
+with its owner secret, shown only then, and a new version needs that secret. Every submission is
+counted against its account's quotas (uploads in flight while its body arrives, then bots per game,
+submissions per hour and regression series while it is stored), and a refusal stores nothing. A new version
 of a folder bot plays a smoke match against ``random`` and becomes the one tournaments use only if it
 passes; ``GET /api/v1/bots/{name}`` shows how that went (status, reason, and to the owner alone, with
 the secret as ``Authorization: Bearer``, the tail of the bot's log: a bot's output is its owner's).
@@ -23,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from arena.schedule import regression
-from arena.submissions import registry, smoke
+from arena.submissions import accounts, registry, smoke
 from arena.submissions.archives import ArchiveError
 from leaderboard.api.auth import credentials
 from leaderboard.http import ApiError, bearer, declared_length, off_loop, read_body
@@ -49,7 +53,10 @@ def refused(exc: Exception) -> ApiError:
     return ApiError(422, str(exc))
 
 
-LOG_HIDDEN = "the log is its owner's: show the bot with its owner secret ('Authorization: Bearer SECRET')"
+LOG_HIDDEN = (
+    "the log is its owner's: show the bot with its account's token, or its owner secret "
+    "('Authorization: Bearer TOKEN')"
+)
 
 
 def bot_json(client: Any, found: registry.Submission, owner: bool) -> dict[str, Any]:
@@ -100,6 +107,33 @@ def submit_parameters(request: Request) -> dict[str, Any]:
     return {"games": games, "entry": query.get("entry"), "build": query.get("build"), "builtin": builtin}
 
 
+async def submitter(request: Request, name: str, token: str | None) -> tuple[str, bool]:
+    """Returns the account a submission to bot ``name`` is made for, and whether the bot exists: an
+    existing bot's account (its credential checked), the account of an account token for a new bot,
+    or for a new bot without one its own account ``bot:NAME`` (an owner secret is made for it), unless
+    the server takes new bots from accounts only (401)."""
+    app, check = state(request), credentials(request)
+    account = await check.bot_owner(app.client, name, token)
+    if account is not None:
+        return account, True
+    if token is not None and accounts.token_account(token) is not None:
+        return await check.account(app.client, token), False
+    if app.config.accounts_only:
+        raise ApiError(
+            401,
+            "this server takes new bots from accounts only: make one with 'arena account create NAME' and "
+            "send its token as a bearer token ($ARENA_ACCOUNT_TOKEN)",
+            {"WWW-Authenticate": "Bearer"},
+        )
+    return accounts.LEGACY_PREFIX + name, False
+
+
+def quota_refused(exc: accounts.AccountError) -> ApiError:
+    """Returns the error of an account that may not submit, or of a quota (its status, Retry-After)."""
+    headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
+    return ApiError(exc.status, str(exc), headers)
+
+
 async def submit_bot(request: Request) -> Response:
     """``POST /api/v1/bots/{name}``: stores a new bot (201, with its secret) or a new version (200)."""
     name, app = bot_name(request), state(request)
@@ -107,9 +141,23 @@ async def submit_bot(request: Request) -> Response:
     declared_length(request, limits.packed_bytes)
     params = submit_parameters(request)
     token = bearer(request)
-    exists = await credentials(request).owner(app.client, name, token)
-    async with app.uploads.hold():  # 503 when the server reads enough uploads already
-        archive = await read_body(request, limits.packed_bytes)
+    account, exists = await submitter(request, name, token)
+    own = accounts.is_own(account)
+    quotas = app.config.quotas
+    try:
+        await off_loop(accounts.check_state, app.client, account)  # before the body: again when stored
+    except accounts.AccountError as exc:
+        raise quota_refused(exc) from None
+    async with app.uploads.hold():  # 503 when the server reads enough uploads already (no Redis asked)
+        try:
+            seconds = app.config.body_seconds + 5
+            slot = await off_loop(accounts.begin_upload, app.client, account, quotas.uploads, seconds)
+        except accounts.AccountError as exc:
+            raise quota_refused(exc) from None
+        try:
+            archive = await read_body(request, limits.packed_bytes)
+        finally:
+            await off_loop(accounts.end_upload, app.client, account, slot)
     if (params["builtin"] is None) != bool(archive):
         raise ApiError(400, "send the bot's packed folder (tar.gz) as the body, or builtin= with no body")
 
@@ -118,41 +166,48 @@ async def submit_bot(request: Request) -> Response:
         query = request.query_params
         try:
             wanted = regression.parse_request(query.get("test_against"), query.get("sprt"))
-            found, secret = regression.submit_tested(
-                app.client,
-                name,
-                wanted,
-                lambda: registry.submit(
+            with accounts.admitted(app.client, account, name, games, quotas, tested=wanted is not None):
+                found, secret = regression.submit_tested(
                     app.client,
                     name,
-                    games,
-                    archive=archive or None,
-                    limits=limits,
-                    activate=params["builtin"] is not None,  # a built-in bot needs no smoke match
-                    secret=token if exists else None,
-                    **params,
-                ),
-            )
+                    wanted,
+                    lambda: registry.submit(
+                        app.client,
+                        name,
+                        games,
+                        archive=archive or None,
+                        limits=limits,
+                        activate=params["builtin"] is not None,  # a built-in bot needs no smoke match
+                        secret=token if exists and own else None,
+                        account=None if own else account,
+                        **params,
+                    ),
+                )
             if found.candidate:
                 smoke.request_smoke(app.client, name, found.candidate)
+        except accounts.AccountError as exc:
+            raise quota_refused(exc) from None
         except (registry.SubmissionError, ArchiveError) as exc:
             raise refused(exc) from None
-        return {"bot": bot_json(app.client, found, owner=True), "secret": secret}
+        bot = bot_json(app.client, found, owner=True)
+        return {"bot": bot, "secret": secret, "account": account, "registered": not exists}
 
     answer = await off_loop(store)
     return JSONResponse(answer, status_code=200 if exists else 201)
 
 
 async def remove_bot(request: Request) -> Response:
-    """``DELETE /api/v1/bots/{name}``: removes a bot (its owner secret as bearer token)."""
+    """``DELETE /api/v1/bots/{name}``: removes a bot (its account's token, or its owner secret)."""
     name, app = bot_name(request), state(request)
     token = bearer(request)
-    if not await credentials(request).owner(app.client, name, token):
+    account = await credentials(request).bot_owner(app.client, name, token)
+    if account is None:
         raise ApiError(404, f"no submitted bot {name!r}: see GET /api/v1/bots")
+    own = accounts.is_own(account)
 
     def remove() -> int:
         try:
-            return registry.remove(app.client, name, token or "")
+            return registry.remove(app.client, name, token or "", None if own else account)
         except registry.SubmissionError as exc:
             raise refused(exc) from None
 

@@ -1,7 +1,7 @@
 """The hosted competition for real: ``compose.yaml`` on a real Docker daemon, Redis, the server and
 workers in their containers, the bots in the real sandbox inside the workers.
 
-An organiser and three participants follow README's "Hosting a competition" as written: each of its
+An organiser and four participants follow README's "Hosting a competition" as written: each of its
 runnable blocks is read from the README and run in bash (so the docs cannot drift from what works),
 with only the substitutions in ``SUBSTITUTIONS`` (this run's address and worker count), each of
 which must still be found in the README. Everything goes through the server with the CLI from the
@@ -31,7 +31,8 @@ from tests.conftest import REPO
 RUN = Path(os.environ.get("ARENA_COMPOSE_RUN", "/nonexistent"))
 DOCKER = "/usr/bin/docker"
 PROJECT = f"arena-ci-{os.getpid()}"
-BOTS = {"alice": "python", "bob": "node", "carol": "go", "dave": "c++"}  # README's participants, one per kit
+BOTS = {"alice": "python", "bob": "node", "carol": "go", "dave": "c++"}  # README's bots, one per kit
+ACCOUNTS = ("ann", "ben", "cleo", "dan")  # README's participants, an account each
 SMOKE_SECONDS = 600  # a first Go build on a cold worker included
 TOURNAMENT_SECONDS = 900
 
@@ -246,13 +247,14 @@ def smoke_done(stack: Stack, bot: str) -> dict | None:
 
 
 def test_participants_enter_a_bot_in_every_kit_language(stack: Stack, secrets_seen: dict[str, str]) -> None:
-    entering = readme_blocks("A participant: enter a bot")[0]
-    output = stack.bash(substituted(entering), timeout=1200)
-    found = dict(
-        re.findall(r"owner secret \(shown only now; needed to update or remove (\w+)\): (\S+)", output)
-    )
-    assert set(found) == set(BOTS), output
-    secrets_seen.update({f"owner secret of {bot}": secret for bot, secret in found.items()})
+    account, entering = readme_blocks("A participant: enter a bot")[:2]
+    output = stack.bash(substituted(account + entering), timeout=1200)
+    assert "state:    active" in output, output  # arena account show
+    assert set(re.findall(r"submitted (\w+) version", output)) == set(BOTS), output
+    for person in ACCOUNTS:  # each token went to a file of its own, readable by its owner only
+        token_file = stack.folder / f"{person}.token"
+        assert token_file.stat().st_mode & 0o077 == 0, oct(token_file.stat().st_mode)
+        secrets_seen[f"account token of {person}"] = token_file.read_text().strip()
     for bot in BOTS:
         shown = wait_for(f"{bot}'s smoke match", lambda bot=bot: smoke_done(stack, bot), SMOKE_SECONDS)
         assert shown["smoke"]["status"] == "passed", (bot, shown)
@@ -301,12 +303,10 @@ def test_hostile_builds_fail_with_their_reason_on_an_unprivileged_worker(stack: 
         assert listed.stdout.strip() in ("", "0"), listed.stdout
 
 
-def test_a_participant_updates_a_bot_with_the_secret_in_the_environment(
-    stack: Stack, secrets_seen: dict[str, str]
-) -> None:
+def test_a_participant_updates_a_bot_with_the_account_token_file_in_the_environment(stack: Stack) -> None:
     before = smoke_state(stack, "alice")["version"]
-    update = readme_blocks("A participant: enter a bot")[1]
-    output = stack.bash(substituted(update), ALICE_SECRET=secrets_seen["owner secret of alice"])
+    update = readme_blocks("A participant: enter a bot")[2]
+    output = stack.bash(substituted(update))
     assert "updated alice version" in output, output
 
     def new_active() -> dict | None:
@@ -355,7 +355,7 @@ def test_the_leaderboard_reads_over_http_and_in_chromium(stack: Stack) -> None:
 
 @pytest.fixture(scope="module")
 def secrets_seen() -> dict[str, str]:
-    """Every secret this run learns (the organiser's files, the owner secrets printed)."""
+    """Every secret this run learns (the organiser's files, the participants' account tokens)."""
     return {}
 
 
