@@ -41,7 +41,7 @@ from arena.games import GAMES, folder_of
 from arena.schedule.ladder_runner import LadderRunner
 from arena.submissions.accounts import Quotas
 from arena.submissions.archives import ArchiveLimits
-from leaderboard.api import accounts, bots, collusion, ladders, reads, redirects, tournaments
+from leaderboard.api import accounts, bots, collusion, ladders, participant, reads, redirects, tournaments
 from leaderboard.api.auth import Authenticator, OrganiserToken
 from leaderboard.api.ratelimit import RateLimitMiddleware, TokenBucket
 from leaderboard.http import (
@@ -194,6 +194,7 @@ def routes(source: Source, writes: bool) -> list[BaseRoute]:
             ("/ladders", ladders.start_ladder, "POST"),
             ("/ladders/{ladder_id}", ladders.stop_ladder, "DELETE"),
             ("/games/{game}/collusion", collusion.report, "GET"),
+            *participant.ROUTES,  # the participant's page: its session and the API through it
         ]
     anything = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
     return [
@@ -203,6 +204,7 @@ def routes(source: Source, writes: bool) -> list[BaseRoute]:
         Route("/static/viewers/{game}.js", game_viewer),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
         *(Route(path, page) for path in PAGES),
+        *(Route(path, participant.page) for path in participant.PAGES),
     ]
 
 

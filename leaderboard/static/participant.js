@@ -256,6 +256,9 @@ function uploadPanel(names, bot, onStored) {
   return h("div", { class: "panelbox" }, h("h2", {}, "Upload a new version"), form, result);
 }
 
+// The bots' owner views, asked at once: called after /api/v1/session/account, whose check of the
+// session's token the server remembers for a while, so these do not each hash it again (the server
+// hashes only a few secrets at once and refuses the rest with 503).
 async function ownBots(names) {
   return Promise.all(names.map((n) => call(`/api/v1/session/bots/${enc(n)}`)));
 }
