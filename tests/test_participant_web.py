@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import http.cookiejar
 import io
+import json
 import os
 import shutil
 import tarfile
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -41,6 +45,7 @@ from leaderboard.api.auth import OrganiserToken
 from leaderboard.app import ServerConfig, leaderboard_app, server_app
 from tests.conftest import replay_of_random_game
 from tests.test_api_contract import match_log
+from tests.test_attacks_server import running_server
 from tests.test_server import TOKEN, snapshot
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
@@ -338,6 +343,38 @@ def test_the_pages_are_a_shell_under_the_strict_policy(platform: Platform, redis
     local = TestClient(leaderboard_app(redis_url))  # this machine's own leaderboard takes no participants
     assert local.get("/api/v1/participation").status_code == 404
     assert local.get("/api/v1/session").status_code == 404
+
+
+def test_a_real_arena_server_serves_the_page_and_the_session(platform: Platform, tmp_path: Path) -> None:
+    """The same through ``arena server`` itself, over HTTP: its own archive limit (``--max-upload-mb``)."""
+    with running_server(platform.redis_url, tmp_path, "--max-upload-mb", "1") as address:
+        base = f"http://{address}"
+        jar = http.cookiejar.CookieJar()
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+
+        def call(method: str, path: str, body: bytes | None = None, **headers: str) -> tuple[int, Any]:
+            request = urllib.request.Request(base + path, data=body, method=method, headers=headers)
+            try:
+                with opener.open(request, timeout=30) as response:
+                    return response.status, json.loads(response.read() or b"null")
+            except urllib.error.HTTPError as refusal:
+                return refusal.code, json.loads(refusal.read())
+
+        with opener.open(base + "/participant", timeout=30) as page:
+            assert b"/static/participant.js" in page.read()
+        status, made = call("POST", "/api/v1/accounts/erin")
+        assert status == 201
+        assert call("GET", "/api/v1/session")[0] == 401
+        token = json.dumps({"token": made["token"]}).encode()
+        status, session = call("POST", "/api/v1/session", token, **{"Content-Type": "application/json"})
+        assert status == 200 and [c.name for c in jar] == [participant.COOKIE]
+        query = "?games=ninjan&entry=python%20bot.py"
+        csrf = {"X-CSRF-Token": session["csrf"], "Content-Type": "application/gzip"}
+        status, big = call("POST", "/api/v1/session/bots/erin-bot" + query, archive(2 * 2**20), **csrf)
+        assert status == 413 and f"at most {2**20} bytes" in big["error"]
+        status, stored = call("POST", "/api/v1/session/bots/erin-bot" + query, archive(), **csrf)
+        assert status == 201 and stored["account"] == "erin"
+        assert call("GET", "/api/v1/session/account")[1]["bots"] == ["erin-bot"]
 
 
 # -- in headless Chromium ---------------------------------------------------------------------------
