@@ -20,13 +20,11 @@ share a rated table: that is prevented, not detected):
   ``q`` the variance of the difference), so that a soft-player who always yields to its partner is
   judged against what it does against everybody else, not against ratings its own yielding bent.
   One-sided (A above B more often than predicted), an exact Poisson-binomial tail.
-- ``yields``: at each table B shared, how many seats finished above A (the others', B's included),
-  against the law Plackett-Luce gives that count with the fitted strengths of everyone at the table;
-  their sum over the tables, exact (a convolution), one-sided: a soft-player throwing its game when
-  its partner sits at the table finishes below everybody there, which shows even when it is far
-  weaker than its partner. Per table, not per pairwise result: a seat's results against the others of
-  one table go together (a poor deal loses to all of them), which counting them as independent trials
-  ignored; the honest pools of the bench flagged 2 in 50 that way, at a nominal 1%.
+- ``yields``: at each table B shared, how many seats finished above A, against the law Plackett-Luce
+  gives that count with the fitted strengths of everyone there; summed over the tables (an exact
+  convolution), one-sided: a soft-player that throws its game when its partner sits at the table
+  shows even when it is far weaker than its partner. Per table, not per pairwise result: a seat's
+  results at one table go together (a poor deal loses to everybody).
 - ``leak``: whether the think times of A's seats, at tables B shared, carry information about A's own
   hidden hand: a think time cannot be seen by a bot, so a bot whose waiting encodes its cards is
   signalling to someone who can time it (issue 36: 27 of 27 symbols passed that way). Think times are
@@ -56,11 +54,7 @@ normal and independent of the hidden numbers, which ranks within strata make the
 honest pools measure how nearly (their share with any flag). ``permutation_p`` gives the seeded
 permutation p-value of one leak test (within strata), to check a flagged pair by another route.
 
-What it does not see: an encoding uncorrelated with every hidden number given (say, the parity of a
-hand's values), a signal carried other than by time, a soft-player too rarely seated with its partner
-for its results to show, and two groups that are one person but never both at one table. Honest bots
-whose think times depend on their own cards (a search that takes longer with a strong hand) *will*
-show in ``leak``: a flag is a reason to look, not a verdict.
+What it does not see, and what a flag is not: docs/security.md, "Collusion".
 """
 
 from __future__ import annotations
