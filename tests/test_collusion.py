@@ -160,6 +160,8 @@ def test_cli_names_the_signalling_accounts_from_the_record(recorded: Any) -> Non
     assert "400 matches" in lines[0] and "Holm" in lines[0]
     assert lines[3].split()[:4] == ["1", "eve", "+", "mallory"] and lines[3].endswith("FLAG")
     assert "eve's think times carry its hidden hand at tables with mallory" in shown.stdout
+    latest = run_arena("collusion", "ninjan", "--redis", url, "--last", "50", "--json")
+    assert latest.returncode == 0 and json.loads(latest.stdout)["matches"] == 50, latest.stderr
 
 
 @needs_redis
@@ -190,6 +192,19 @@ def test_the_endpoint_is_the_organisers_only(recorded: Any, tmp_path: Path) -> N
         assert "/api/v1/games/" in web.get("/static/collusion.js").text
     done = run_arena("collusion", "ninjan", "--server", "http://127.0.0.1:9", "--json")
     assert done.returncode == 2 and "--organiser-token-file" in done.stderr
+    from leaderboard import browser
+
+    with browser.serving(app) as base:  # the CLI against a served app: what the endpoint answers
+        done = run_arena(
+            "collusion", "ninjan", "--server", base, "--organiser-token-file", str(token_file), "--json"
+        )
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == {**answer.json(), "pairs": json.loads(done.stdout)["pairs"]}
+        assert json.loads(done.stdout)["pairs"][:2] == answer.json()["pairs"]
+        wrong = tmp_path / "wrong"
+        wrong.write_text("organiser-" + "0" * 32)
+        done = run_arena("collusion", "ninjan", "--server", base, "--organiser-token-file", str(wrong))
+        assert done.returncode != 0 and "wrong organiser token" in done.stderr
 
 
 @needs_redis
