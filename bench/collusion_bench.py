@@ -1,7 +1,8 @@
 """The collusion report's power and false alarms: seeded pools of 3-seat Ninjan, honest and with one
 planted pair (issue 36, item 4).
 
-    python bench/collusion_bench.py          # 50 pools of each kind (the table in docs/security.md)
+    python bench/collusion_bench.py          # 50 pools of each kind, N = 2,000: the table in docs/security.md
+                                             # (6 minutes on 2 cores with the default --jobs 2)
     python bench/collusion_bench.py --pools 4 --matches 600 --bots 10   # a smoke run
     python bench/collusion_bench.py --jobs 2 --out /tmp/collusion.json
 

@@ -25,6 +25,7 @@ import redis
 
 from arena.games import get_game
 from arena.games.base import Game
+from arena.games.play import Driver
 from arena.queue import keys
 from arena.queue import store as queue_store
 from arena.queue.connection import maybe_text_list
@@ -90,8 +91,6 @@ def decisions_of(game: Game, replay_text: str | None, log_text: str | None) -> t
         with contextlib.suppress(ReplayError, KeyError, ValueError, TypeError):
             lines = parse_lines(replay_text)
             header, replayed = opening(lines)
-            from arena.games.play import Driver
-
             driver = Driver(replayed, replayed.initial_state(len(header["players"]), header["seed"]))
             state = driver.state
             for step in recorded_steps(replayed, driver, lines, check_actions=False):
