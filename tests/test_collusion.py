@@ -244,3 +244,30 @@ def test_an_empty_record_says_so() -> None:
     report = {"game": "ninjan", **collusion.analyse([]).to_json()}
     assert report["pairs"] == [] and report["tests"] == 0 and report["flagged"] == 0
     assert format_report(report).endswith("no two accounts or bots have shared a table yet")
+
+
+def test_the_table_escapes_names() -> None:
+    """An account or bot name is shown, never obeyed, by the organiser's terminal."""
+    from arena.cli.collusion import format_report
+
+    finding = {"test": "leak", "first": "a\x1b[2J", "second": "b", "tables": 3, "n": 30, "observed": 0.5}
+    finding |= {"expected": 0.1, "p": 1e-9, "p_holm": 1e-9, "flagged": True}
+    pair = {
+        "rank": 1,
+        "groups": ["a\x1b[2J", "b"],
+        "p": 1e-9,
+        "p_holm": 1e-9,
+        "flagged": True,
+        "findings": [finding],
+    }
+    report = {
+        "game": "ninjan",
+        "matches": 1,
+        "groups": 2,
+        "tests": 1,
+        "alpha": 0.01,
+        "flagged": 1,
+        "pairs": [pair],
+    }
+    shown = format_report(report)
+    assert "\x1b" not in shown and "a\\x1b[2J + b" in shown and "a\\x1b[2J's think times" in shown

@@ -104,7 +104,7 @@ def format_report(report: dict[str, Any]) -> str:
             )
         )
         if pair["flagged"]:
-            notes.append(f"  {pair['rank']}: " + WHAT[best["test"]].format(**best))
+            notes.append(f"  {pair['rank']}: " + printable(WHAT[best["test"]].format(**best)))
     if len(rows) == 1:
         return head + "\nno two accounts or bots have shared a table yet"
     widths = [max(len(printable(r[i])) for r in rows) for i in range(len(rows[0]))]
