@@ -55,9 +55,9 @@ from arena.queue.connection import maybe_text_list, members, text_hash, text_set
 from arena.queue.jobs import run_script
 from arena.submissions.archives import SubmissionError, shown_name
 from arena.submissions.owner_secrets import could_be_owner_secret, hash_secret
+from arena.submissions.owners import ACCOUNT_FIELD, LEGACY_PREFIX, owners
 
 PENDING, ACTIVE, DISABLED = "pending", "active", "disabled"
-LEGACY_PREFIX = "bot:"  # a bot without an ``account`` field is the account ``bot:NAME``
 TOKEN_PREFIX = "account"  # an account token is ``account.NAME.SECRET``
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")  # as a bot's name: no ':' and no '.'
 HOUR = 3600.0
@@ -124,7 +124,7 @@ def validate_name(name: str) -> str:
 def account_of(bot: str, fields: Mapping[str, str]) -> str:
     """Returns the account of bot ``bot`` whose stored hash is ``fields``: its ``account`` field, or
     ``bot:NAME`` for a bot without one (its own account, its credential the owner secret)."""
-    return fields.get("account") or LEGACY_PREFIX + bot
+    return fields.get(ACCOUNT_FIELD) or LEGACY_PREFIX + bot
 
 
 def is_own(account: str) -> bool:
@@ -273,21 +273,16 @@ def check_state(client: redis.Redis, account: str) -> None:
 def disabled_bots(client: redis.Redis, bots: Iterable[str]) -> dict[str, str]:
     """Returns the bots of ``bots`` whose account is disabled, each with its account (two round trips;
     a built-in or unknown name is nobody's, never disabled)."""
-    names = list(dict.fromkeys(bots))
-    if not names:
+    owner_of = {bot: owner for bot, owner in owners(client, bots).items() if owner is not None}
+    if not owner_of:
         return {}
     with client.pipeline(transaction=False) as pipe:
-        for bot in names:
-            pipe.hget(keys.bot(bot), "account")
-        owners = [
-            account_of(bot, {"account": a} if a else {})
-            for bot, a in zip(names, maybe_text_list(pipe.execute()), strict=True)
-        ]
-    with client.pipeline(transaction=False) as pipe:
-        for owner in owners:
+        for owner in owner_of.values():
             pipe.hget(keys.account(owner), "state")
         states = maybe_text_list(pipe.execute())
-    return {bot: owner for bot, owner, state in zip(names, owners, states, strict=True) if state == DISABLED}
+    return {
+        bot: owner for (bot, owner), state in zip(owner_of.items(), states, strict=True) if state == DISABLED
+    }
 
 
 def schedulable(client: redis.Redis, bots: Sequence[str], at_least: int = 0) -> list[str]:
