@@ -17,6 +17,7 @@ import itertools
 import random
 import shutil
 from collections.abc import Mapping
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -451,3 +452,50 @@ def test_a_local_match_is_not_rated_and_tells_the_names(tmp_path: Path) -> None:
     assert [r["at"] for r in told] == ["start", "result"]
     assert all(r["players"] == ["teller", "random"] for r in told), told
     assert told[0]["match_id"] == json_lines(proc.stdout)[0]["match_id"], "and the match's own id"
+
+
+@pytest.mark.e2e
+def test_through_the_accounts_api_a_tournament_and_a_ladder_keep_each_accounts_bots_apart(
+    client: Any, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three participants make accounts and enter bots with their account tokens through the server's
+    API; the organiser starts a tournament and a ladder there; a real worker plays them. Every
+    recorded match seats at most one bot of each account."""
+    from arena.queue.worker import Worker, WorkerConfig
+
+    monkeypatch.setenv("ARENA_SEED_KEY", SEED_KEY_ENV["ARENA_SEED_KEY"])
+    organiser = {"Authorization": f"Bearer {ORGANISER}"}
+    entered = {"ann-1": "ann", "ann-2": "ann", "bob-1": "bob", "bob-2": "bob", "cat-1": "cat"}
+    bots = [*entered, "random"]
+    worker = Worker(client, WorkerConfig(redis_url, block=timedelta(milliseconds=200)), say=lambda _: None)
+    with server(client, redis_url, tmp_path, accounts_per_hour=100) as api:
+        tokens = {}
+        for account in ("ann", "bob", "cat"):
+            made = api.post(f"/api/v1/accounts/{account}")
+            assert made.status_code == 201, made.text
+            tokens[account] = made.json()["token"]
+        for n, (bot, account) in enumerate(entered.items()):
+            builtin = ("greedy", "random")[n % 2]
+            bearer = {"Authorization": f"Bearer {tokens[account]}"}
+            answer = api.post(
+                f"/api/v1/bots/{bot}", params={"games": "ninjan", "builtin": builtin}, headers=bearer
+            )
+            assert answer.status_code == 201, answer.text
+        assert owners(client, bots) == {**entered, "random": None}, (
+            "the account API stores each bot's account"
+        )
+        body = {"game": "ninjan", "bots": bots, "players": 3, "seed": 3}
+        created = api.post("/api/v1/tournaments", json=body, headers=organiser)
+        assert created.status_code == 201 and created.json()["matches"] == 12 * 3, created.text
+        started = api.post("/api/v1/ladders", json={**body, "ahead": 2}, headers=organiser)
+        assert started.status_code == 201, started.text
+        ladder = started.json()["id"]
+        assert worker.run(max_jobs=36 + 10) == 46  # the tournament and ten of the ladder's, in any order
+        stopped = api.delete(f"/api/v1/ladders/{ladder}", headers=organiser)
+        assert stopped.status_code == 200, stopped.text
+    worker.run(burst=True)  # the ladder's matches still queued when it stopped
+    matches = recorded(client)
+    from_ladder = [m for m in matches if m["match_id"].startswith(ladder)]
+    assert len(matches) - len(from_ladder) == 36 and len(from_ladder) >= 10
+    assert int(client.hget(keys.tournament(ladder), "total")) == len(from_ladder)
+    check_apart(matches, {**entered, "random": None})
