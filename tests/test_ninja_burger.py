@@ -16,8 +16,8 @@ import pytest
 from arena.bots.common import RandomBot
 from arena.games import get_game
 from arena.games.base import IllegalActionError
-from arena.games.ninja_burger.bots.ninja import NinjaBot, cdf
 from arena.games.ninja_burger.bots import BOTS
+from arena.games.ninja_burger.bots.ninja import NinjaBot, cdf
 from arena.games.ninja_burger.engine import (
     GAME,
     ROUND_CAP,
