@@ -155,7 +155,7 @@ def test_arena_bots_builtin_lists_each_bot_what_it_is_and_the_command() -> None:
     ("args", "message"),
     [
         (["chess"], "unknown game 'chess'; valid games:"),
-        (["ninjan", "--players", "4"], "ninjan.json holds no 4-player table: it has 2"),
+        (["ninjan", "--players", "4"], "arena/games/ninjan/ladder.json holds no 4-player table: it has 2"),
     ],
 )
 def test_arena_bots_builtin_refuses_in_one_line(args: list[str], message: str) -> None:
@@ -165,12 +165,12 @@ def test_arena_bots_builtin_refuses_in_one_line(args: list[str], message: str) -
 
 
 def test_a_missing_or_broken_ladder_file_names_the_bench_command(monkeypatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(ladder, "LADDERS", tmp_path)
+    monkeypatch.setattr(ladder, "ladder_path", lambda game: tmp_path / "ladder.json")
     with pytest.raises(
         LadderError, match=r"no stored ladder for ninjan: run 'python bench/builtin_ladder.py ninjan'"
     ):
         load("ninjan")
-    (tmp_path / "ninjan.json").write_text('{"tables": [{"players": 2, "fields": {"a>b": "x"}}]}')
+    (tmp_path / "ladder.json").write_text('{"tables": [{"players": 2, "fields": {"a>b": "x"}}]}')
     with pytest.raises(
         LadderError, match=r"cannot be read .*: run 'python bench/builtin_ladder.py ninjan' again"
     ):

@@ -59,6 +59,12 @@ def ladder_path(game: str) -> Path:
     return folder_of(game) / "ladder.json"
 
 
+def shown(path: Path) -> str:
+    """Returns ``path`` as a reader finds it: from the package root (``arena/games/ninjan/ladder.json``)."""
+    parts = path.parts
+    return "/".join(parts[parts.index("arena") :]) if "arena" in parts else str(path)
+
+
 def bench_command(game: str) -> str:
     """Returns the command that plays a game's round robin with the bench's defaults."""
     return f"python {BENCH} {get_game(game).spec.name}"
@@ -101,7 +107,7 @@ def load(game: str, players: int = 2) -> Ladder:
     except (OSError, KeyError, TypeError, ValueError) as exc:
         raise LadderError(f"{path} cannot be read ({exc}): run '{bench_command(name)}' again") from None
     held = ", ".join(map(str, sorted(tables)))
-    raise LadderError(f"{path.name} holds no {players}-player table: it has {held} (--players N)")
+    raise LadderError(f"{shown(path)} holds no {players}-player table: it has {held} (--players N)")
 
 
 def _ladder(game: str, data: dict[str, Any], entry: dict[str, Any], held: tuple[int, ...]) -> Ladder:
