@@ -497,3 +497,26 @@ def test_account_creation_is_limited_per_client_address(redis_url: str, client: 
         other.request("POST", "/api/v1/accounts/three")
         assert other.getresponse().status == 201
         other.close()
+
+
+def test_another_sites_page_cannot_make_an_account(server: str, client: Any) -> None:
+    """A cross-site form (an ``Origin`` of another host) is refused before anything is spent or
+    stored; the server's own pages (their own ``Origin``) and the CLI (none) make accounts."""
+    import urllib.error
+    import urllib.request
+
+    def create(origin: str) -> tuple[int, dict[str, Any]]:
+        request = urllib.request.Request(
+            f"{server}/api/v1/accounts/visitor", method="POST", headers={"Origin": origin}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as refused:
+            return refused.code, json.loads(refused.read())
+
+    status, body = create("https://evil.example")
+    assert status == 403 and "another site" in body["error"], body
+    assert not client.exists(keys.account("visitor"))
+    status, body = create(server)  # the server's own page: its own host
+    assert status == 201, body

@@ -17,6 +17,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from arena.queue import keys
+from arena.queue.jobs import load_job
 from leaderboard.api.auth import OrganiserToken
 from leaderboard.app import ServerConfig
 from leaderboard.app import server_app as create_app
@@ -126,6 +127,23 @@ def finish_queued(client: Any, lid: str) -> None:
     )
     client.hincrby(keys.tournament(lid), "dead", total - recorded - dead)
     client.xadd(keys.tournament_done(lid), {"match_id": f"{lid}-m{total}", "status": "dead"})
+
+
+def test_a_ladder_goes_on_without_a_bot_its_owner_removed(api: Any, client: Any) -> None:
+    """One participant removing their bot must not stop everyone's ladder: the next refill leaves it
+    out while a table can still be filled."""
+    secret = owner_secret(api)
+    body = {**LADDER, "bots": ["mine", "greedy", "random"]}
+    lid = api.post("/api/v1/ladders", json=body, headers=as_organiser()).json()["id"]
+    wait_until(lambda: api.get("/api/v1/ladders").json()["ladders"][0]["total"] == 2, "the queue filled")
+    assert api.delete("/api/v1/bots/mine", headers=as_organiser(secret)).status_code == 200
+    finish_queued(client, lid)  # the next refill resolves the bots again: 'mine' is gone
+    wait_until(lambda: api.get("/api/v1/ladders").json()["ladders"][0]["total"] == 4, "the next refill")
+    shown = api.get("/api/v1/ladders").json()["ladders"][0]
+    assert shown["state"] != "failed", shown
+    later = [load_job(client, f"{lid}-m{n}")[0] for n in (2, 3)]
+    assert all(job is not None and "mine" not in job.bots for job in later), later
+    assert api.delete(f"/api/v1/ladders/{lid}", headers=as_organiser()).status_code == 200
 
 
 def test_a_ladder_that_loses_a_bot_is_listed_failed_and_not_resumed(

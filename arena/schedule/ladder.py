@@ -195,13 +195,31 @@ class Ladder:
             return 0
         try:
             playing = schedulable(self.client, self.spec.bots, self.spec.players)  # disabled accounts leave
-            versions = {bot: self.resolve(bot) for bot in playing}
-        except SubmissionError as exc:  # a bot removed while the ladder runs
-            raise LadderError(f"{exc}: the ladder cannot go on without it") from None
+        except SubmissionError as exc:
+            raise LadderError(f"{exc}: the ladder cannot go on") from None
+        versions = self.playable(playing)
         self.owner_of = owners(self.client, self.spec.bots)
         for _ in range(room):
             self.schedule(versions)
         return room
+
+    def playable(self, bots: list[str]) -> dict[str, str]:
+        """Returns the version each of ``bots`` plays now, without the bots that no longer resolve (a bot
+        its owner removed, or moved to other games, while the ladder runs: one participant must not
+        stop everyone's ladder); raises LadderError when fewer than a table are left."""
+        versions = {}
+        for bot in bots:
+            try:
+                versions[bot] = self.resolve(bot)
+            except SubmissionError:
+                continue
+        if len(versions) < self.spec.players:
+            gone = ", ".join(sorted(set(bots) - set(versions)))
+            raise LadderError(
+                f"bots {gone} no longer play {self.spec.game}, and fewer than {self.spec.players} are left: "
+                "the ladder cannot go on"
+            )
+        return versions
 
     def schedule(self, versions: dict[str, str]) -> MatchJob:
         """Chooses and enqueues the next match among ``versions`` (bot -> version it plays)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -39,10 +40,22 @@ def account_name(request: Request) -> str:
     return name
 
 
+def refuse_other_sites(request: Request) -> None:
+    """Raises 403 for a request a browser sent from another site's page (its ``Origin`` names another
+    host): a form elsewhere must not make accounts from a visitor's address and spend its creations.
+    The CLI sends no ``Origin``; the server's own pages send their own host."""
+    origin = request.headers.get("origin")
+    if origin is not None and urlsplit(origin).netloc != request.headers.get("host"):
+        raise ApiError(
+            403, "accounts are made from this server's own pages or the arena CLI, not another site"
+        )
+
+
 async def create_account(request: Request) -> Response:
     """``POST /api/v1/accounts/{name}``: creates an account (201, with its token, shown only now)."""
     app = state(request)
     name = str(request.path_params["name"])
+    refuse_other_sites(request)
     peer = request.client.host if request.client else "unknown"
     wait = app.account_creations.take(client_key(peer))
     if wait > 0:

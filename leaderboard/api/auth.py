@@ -20,9 +20,11 @@ A check takes these steps, cheapest first, and hashes only past all of them:
    entry passes only against the stored hash it was verified with, so a bot registered again, whose
    hash is new, is checked afresh);
 3. failures: a token the cache does not know, from a client address or for a credential (the bot's
-   name, or the organiser token) that has failed ``auth_failure_burst`` times lately, is a 429 with
-   ``Retry-After``, decided on the event loop before Redis is read. A check takes a token of both
-   buckets at once and gives them back if the secret was right, so only failures count;
+   name, the account, or the organiser token) that has failed ``auth_failure_burst`` times lately, is
+   a 429 with ``Retry-After``, decided on the event loop before Redis is read. A check takes a token
+   of both buckets at once and gives them back if the secret was right, so only failures count; an
+   address that has failed nothing lately is not held back by its credential's bucket (else anyone
+   could lock an owner out by failing with the owner's name);
 4. slots: at most ``secret_checks`` hashes run at once across the server, each on a thread of the
    server's own (``Authenticator``'s, at a lower CPU priority: ``HASH_NICENESS``), never on the
    thread pool reads share; past that, 503 with ``Retry-After`` at once, also decided before Redis
@@ -242,10 +244,18 @@ class Authenticator:
             {"Retry-After": str(BUSY_SECONDS)},
         )
 
-    @staticmethod
-    def _buckets(kind: str, name: str, address: str) -> tuple[str, str]:
-        """Returns the failure buckets of a check: its client address's and its credential's."""
-        return f"address {address}", f"{kind} {name}"
+    def _buckets(self, kind: str, name: str, address: str) -> tuple[str, ...]:
+        """Returns the failure buckets of a check: its client address's, and its credential's unless
+        the address has failed nothing lately.
+
+        Design detail: the credential's bucket keeps many addresses from spending one name's
+        failures together; alone it would let anyone lock an owner out by failing with the owner's
+        name from one address (an account's every bot with it, before a deadline). An address whose
+        own bucket is full is let through the credential's, so the owner's first try from their own
+        address is checked; once an address fails, its checks count against both.
+        """
+        own = f"address {address}"
+        return (own,) if self.failures.untouched(own) else (own, f"{kind} {name}")
 
     @staticmethod
     def _refuse(kind: str, name: str, empty: dict[str, float]) -> None:

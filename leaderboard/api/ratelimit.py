@@ -87,6 +87,11 @@ class TokenBucket:
     def _waits(self, counted: dict[str, float]) -> dict[str, float]:
         return {key: (1.0 - tokens) / self.rate for key, tokens in counted.items() if tokens < 1.0}
 
+    def untouched(self, key: str) -> bool:
+        """Returns whether ``key``'s bucket is full: nothing spent from it lately."""
+        with self._lock:
+            return self._count(key, self.clock()) >= self.burst
+
     def give_back(self, keys: Iterable[str]) -> None:
         """Returns a token ``take_all`` spent to each key (a bucket holds at most ``burst``)."""
         with self._lock:
