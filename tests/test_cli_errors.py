@@ -430,3 +430,43 @@ def test_with_no_redis_named_a_redis_on_the_default_port_is_not_used(
         pid = folder / "redis.pid"
         if pid.exists():
             os.kill(int(pid.read_text()), signal.SIGKILL)
+
+
+# -- a busy port, an unreachable Redis: one line, exit 2 --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("web", "--redis", "redis://127.0.0.1:1/0"),
+        ("server", "--redis-url-file", "REDIS_FILE"),
+        ("view", "REPLAY", "--no-browser"),
+    ],
+)
+def test_a_busy_port_is_one_line_naming_it_before_any_address_is_announced(
+    command: tuple[str, ...], tmp_path: Path
+) -> None:
+    taken = socket.create_server(("127.0.0.1", 0))  # another program holds the port
+    port = str(taken.getsockname()[1])
+    (tmp_path / "redis-url").write_text("redis://127.0.0.1:1/0\n")
+    replay = tmp_path / "m.jsonl"
+    replay.write_text(replay_of_random_game("ninjan", 3, ["a", "b"], "m")[0])
+    named = {"REDIS_FILE": str(tmp_path / "redis-url"), "REPLAY": str(replay)}
+    try:
+        args = [named.get(word, word) for word in command]
+        result = run_arena(*args, "--port", port, env={"ARENA_SEED_KEY": "ab" * 32}, timeout=60)
+    finally:
+        taken.close()
+    assert result.returncode == 2, result
+    assert (
+        result.stderr == f"arena: error: cannot listen on 127.0.0.1:{port}: Address already in use; "
+        "choose another with --port N\n"
+    ), result.stderr
+    assert "http://" not in result.stdout + result.stderr  # no address announced that is not served
+
+
+def test_a_command_that_reads_an_unreachable_redis_once_says_so_in_one_line() -> None:
+    result = run_arena("results", "ninjan", "--redis", "redis://127.0.0.1:1/0", timeout=60)
+    assert result.returncode == 2, result
+    assert result.stderr.startswith("arena: error: Redis is unreachable (") and result.stderr.count("\n") == 1
+    assert "start it, or name one with --redis URL" in result.stderr

@@ -24,6 +24,7 @@ import typer
 from arena.cli.connections import redis_url, remote, server_only
 from arena.cli.errors import CliError
 from arena.cli.options import GameArgument, RedisOption, ServerOption
+from arena.cli.serving import listening, port_of, serve
 from arena.cli.tables import format_leaderboard
 from arena.client import ServerClient
 from arena.console import printable, say
@@ -155,13 +156,12 @@ def web_command(
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8000,
 ) -> None:
     """Serve the leaderboard web page (ratings, history, matches, replays) until stopped."""
-    import uvicorn
-
     from leaderboard.app import leaderboard_app as create_app
 
+    sock = listening(host, port)
     url = redis_url(redis_)
-    say(f"arena: leaderboard on http://{host}:{port}/ (Ctrl-C stops it)")
-    uvicorn.run(create_app(url), host=host, port=port, log_level="warning")
+    say(f"arena: leaderboard on http://{host}:{port_of(sock)}/ (Ctrl-C stops it)")
+    serve(create_app(url), sock)
 
 
 @app.command("screenshots")

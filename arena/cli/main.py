@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 from typing import Annotated
 
+import redis
 import typer
 
 import arena
@@ -97,6 +98,9 @@ def main() -> None:
         code = app(standalone_mode=False, prog_name="arena")
     except (CliError, typer.TyperException) as exc:
         sys.exit(report(exc))
+    except (redis.ConnectionError, redis.TimeoutError) as exc:  # a command that reads Redis once
+        reason = str(exc).rstrip(".")
+        sys.exit(report(CliError(f"Redis is unreachable ({reason}): start it, or name one with --redis URL")))
     except (typer.Abort, KeyboardInterrupt):
         print("arena: interrupted", file=sys.stderr)
         sys.exit(EXIT_INTERRUPTED)

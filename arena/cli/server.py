@@ -17,6 +17,7 @@ import typer
 from arena.cli.connections import forget_redis_url, redis_url_from
 from arena.cli.errors import CliError
 from arena.cli.options import RedisUrlFileOption
+from arena.cli.serving import listening, port_of, serve
 from arena.cli.workers import check_seed_key
 from arena.console import say
 from arena.queue.connection import shown_url
@@ -119,8 +120,6 @@ def server_command(
     ] = 2,
 ) -> None:
     """Serve the platform's API (accounts, bots, tournaments, results) and its leaderboard, until stopped."""
-    import uvicorn
-
     from leaderboard.api.auth import OrganiserToken
     from leaderboard.app import ServerConfig, server_app
 
@@ -152,6 +151,7 @@ def server_command(
     takes = "takes tournaments" if organiser.stored else "takes no tournaments (no --organiser-token-file)"
     if config.accounts_only:
         takes += "; new bots from accounts only" + (", approved by the organiser" if approve_accounts else "")
-    say(f"arena: server on http://{host}:{port}/ over {shown_url(url)}; {takes} (Ctrl-C stops it)")
+    sock = listening(host, port)
+    say(f"arena: server on http://{host}:{port_of(sock)}/ over {shown_url(url)}; {takes} (Ctrl-C stops it)")
     # proxy_headers off: a client address is the TCP peer, never a header a client can write
-    uvicorn.run(server_app(url, config), host=host, port=port, log_level="warning", proxy_headers=False)
+    serve(server_app(url, config), sock, proxy_headers=False)

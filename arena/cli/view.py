@@ -11,7 +11,6 @@ frames they belong to. This module is the command: which files, which address, t
 
 from __future__ import annotations
 
-import socket
 import webbrowser
 from pathlib import Path
 from typing import Annotated
@@ -19,6 +18,8 @@ from typing import Annotated
 import typer
 
 from arena.cli.errors import CliError
+from arena.cli.serving import listening, port_of
+from arena.cli.serving import serve as serve_app
 
 app = typer.Typer()
 
@@ -49,23 +50,14 @@ def replay_files(paths: list[Path]) -> dict[str, Path]:
 
 def serve(files: dict[str, Path], host: str, port: int, open_browser: bool) -> None:
     """Serves the replay pages until Ctrl-C; prints the address first (and opens it when asked)."""
-    import uvicorn
-
     from leaderboard.app import view_app
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-        sock.listen(128)  # connections wait in the backlog until uvicorn serves: the address works once shown
-    except OSError as exc:
-        raise CliError(f"cannot listen on {host}:{port}: {exc.strerror}; give another --port") from None
-    url = f"http://{host}:{sock.getsockname()[1]}/matches/{next(iter(files))}"
+    sock = listening(host, port)
+    url = f"http://{host}:{port_of(sock)}/matches/{next(iter(files))}"
     typer.echo(f"arena: viewing {len(files)} replay{'s' if len(files) > 1 else ''} at {url} (Ctrl-C to stop)")
     if open_browser:
         webbrowser.open(url)
-    config = uvicorn.Config(view_app(files), log_level="warning", lifespan="off")
-    uvicorn.Server(config).run(sockets=[sock])
+    serve_app(view_app(files), sock, lifespan="off")
 
 
 @app.command("view")
