@@ -470,3 +470,13 @@ def test_a_command_that_reads_an_unreachable_redis_once_says_so_in_one_line() ->
     assert result.returncode == 2, result
     assert result.stderr.startswith("arena: error: Redis is unreachable (") and result.stderr.count("\n") == 1
     assert "start it, or name one with --redis URL" in result.stderr
+
+
+def test_a_replay_nested_too_deep_and_an_endless_idle_timeout_are_one_line(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    one_line_error(run_arena("replay", str(deep)), "line 1 is nested too deep to be a replay line")
+    endless = run_arena(
+        "tournament", "ninjan", "--bots", "random,greedy", "--idle-timeout", "inf", "--workers", "0"
+    )
+    one_line_error(endless, "--idle-timeout", "86400")

@@ -93,7 +93,9 @@ DeadlineOption = Annotated[int, typer.Option(min=1, help="Time allowed per decis
 IDLE_DEFAULT = DEFAULT_IDLE_TIMEOUT.total_seconds()
 IdleOption = Annotated[
     float,
-    typer.Option(min=0.1, help="Seconds a job may stay unacknowledged before another worker reruns it."),
+    typer.Option(
+        min=0.1, max=86400.0, help="Seconds a job may stay unacknowledged before another worker reruns it."
+    ),
 ]
 
 # -- the bot limits of arena match -------------------------------------------------------------------

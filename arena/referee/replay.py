@@ -206,6 +206,8 @@ def parse_lines(text: str) -> list[dict[str, Any]]:
             lines.append(json.loads(line))
         except ValueError as exc:  # JSONDecodeError, or an integer too long to convert
             raise ReplayError(f"line {number} is not JSON: {getattr(exc, 'msg', exc)}") from None
+        except RecursionError:  # arrays or objects nested deeper than the parser goes
+            raise ReplayError(f"line {number} is nested too deep to be a replay line") from None
     if not lines:
         raise ReplayError("empty: a replay starts with a header line")
     check_lines(lines)
