@@ -480,3 +480,13 @@ def test_a_replay_nested_too_deep_and_an_endless_idle_timeout_are_one_line(tmp_p
         "tournament", "ninjan", "--bots", "random,greedy", "--idle-timeout", "inf", "--workers", "0"
     )
     one_line_error(endless, "--idle-timeout", "86400")
+
+
+def test_a_read_of_an_unreachable_redis_gives_up_after_a_few_tries_and_says_so() -> None:
+    """``arena tournament status`` only reads: it retries for a few seconds, each try in one line,
+    then ends in one error line (it used to retry every 15 s for ever)."""
+    result = run_arena("tournament", "status", "--redis", "unix:///nonexistent.sock", timeout=60)
+    assert result.returncode == 2, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 5 and all("retrying in" in line for line in lines[:4]), lines
+    assert lines[-1].startswith("arena: error: Redis is unreachable ("), lines

@@ -50,6 +50,16 @@ def on_redis(option: str | None, action: Callable[[redis.Redis], T]) -> T:
     return retrying(url, lambda: action(client), say)
 
 
+READ_ATTEMPTS = 5  # tries of a command that only reads (waits of 0.5, 1, 2 and 4 s between them)
+
+
+def reading(url: str, action: Callable[[], T]) -> T:
+    """Returns ``action()`` for a command that only reads Redis: it retries for a few seconds while
+    Redis is unreachable, saying so, then gives up (the error is one line, ``arena.cli.main``), where a
+    worker or a tournament that writes waits for ever."""
+    return retrying(url, action, say, attempts=READ_ATTEMPTS)
+
+
 def redis_url_from(file: Path | None, option: str | None = None) -> str:
     """Returns the Redis URL from ``file`` (else ``option``, else the environment or the private
     Redis); raises CliError for an unreadable file or a password given on the command line."""

@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 import typer
 
-from arena.cli.connections import redis_url, remote, server_only
+from arena.cli.connections import reading, redis_url, remote, server_only
 from arena.cli.errors import CliError
 from arena.cli.options import GameArgument, RedisOption, ServerOption
 from arena.cli.serving import listening, port_of, serve
@@ -30,7 +30,7 @@ from arena.client import ServerClient
 from arena.console import printable, say
 from arena.games import GameError, get_game
 from arena.queue import store
-from arena.queue.connection import connect, retrying
+from arena.queue.connection import connect
 from arena.storage import fits
 
 RESULTS_PAGE = 500  # matches per page read from a server (the most a page of its API may ask for)
@@ -74,7 +74,7 @@ def leaderboard_command(
     else:
         url = redis_url(redis_)
         client = connect(url)
-        view = retrying(url, lambda: fits.view(client, fits.game_source(name)), say)
+        view = reading(url, lambda: fits.view(client, fits.game_source(name)))
     assert view is not None  # every view has its board part
     if as_json:
         typer.echo(json.dumps(view["pairs"] if pairs else view["rows"], indent=2))

@@ -37,6 +37,7 @@ from arena.cli.connections import (
     command,
     forget_redis_url,
     organiser_token,
+    reading,
     redis_url,
     redis_url_from,
     remote,
@@ -368,7 +369,7 @@ def show_standings(url: str, tournament_id: str, as_json: bool) -> None:
     """Prints a tournament's standings, fitted to its own results only, and its crosstable (as JSON,
     ``fits.tournament_standings``)."""
     client = connect(url)
-    standings = retrying(url, lambda: fits.tournament_standings(client, tournament_id), say)
+    standings = reading(url, lambda: fits.tournament_standings(client, tournament_id))
     if standings is None:
         raise CliError(f"no tournament {tournament_id!r}: see 'arena tournament status'")
     if as_json:
@@ -380,7 +381,7 @@ def show_standings(url: str, tournament_id: str, as_json: bool) -> None:
 def show_status(url: str) -> None:
     """Prints the recent tournaments, the queue's state and the newest dead letters."""
     client = connect(url)
-    typer.echo(format_status(retrying(url, lambda: tournaments.queue_status(client), say), shown_url(url)))
+    typer.echo(format_status(reading(url, lambda: tournaments.queue_status(client)), shown_url(url)))
 
 
 def format_status(status: dict, where: str) -> str:
