@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,19 @@ def test_python_file_bots_play(tmp_path: Path) -> None:
     assert len(games) == 4
     assert {p["bot"] for g in games for p in g["players"]} == {"first_bot", "take_richest"}
     assert not any(p["forfeit"] for g in games for p in g["players"])
+
+
+def test_local_match_ids_follow_the_seed_and_line_up_and_never_repeat_across_runs() -> None:
+    """The same command with the same seed gives the same ids (and replays); another seed, or another
+    line-up, gives other ids, so the --json output of two runs can be merged."""
+
+    def ids(*args: str) -> list[str]:
+        ran = run_arena("match", "ninjan", *args, "--games", "2", "--json", "--no-sandbox")
+        assert ran.returncode == 0, ran.stderr
+        return [line["match_id"] for line in json_lines(ran.stdout)]
+
+    first = ids("random", "greedy", "--seed", "4")
+    assert len(set(first)) == 2 and all(re.fullmatch(r"ninjan-[0-9a-f]{12}", i) for i in first), first
+    assert ids("random", "greedy", "--seed", "4") == first
+    assert not set(ids("random", "greedy", "--seed", "5")) & set(first)
+    assert not set(ids("greedy", "random", "--seed", "4")) & set(first)

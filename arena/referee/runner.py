@@ -24,6 +24,7 @@ from pathlib import Path
 
 from arena.games.base import Game
 from arena.games.play import Step
+from arena.games.rng import derive_seed
 from arena.paths import state_dir
 from arena.referee.botlog import match_log_path, match_log_text
 from arena.referee.branch import Branch
@@ -80,7 +81,7 @@ class SeriesConfig:
     replay_dir: Path | None = None
     join_timeout: timedelta = DEFAULT_JOIN_TIMEOUT
     log_dir: Path | None = None
-    match_id: str = ""  # the match id in records and replays; default GAME-gameN (never the seed)
+    match_id: str = ""  # the id in records and replays; default GAME-HASH of seed and seats (never the seed)
     bot_limits: BotLimits = DEFAULT_LIMITS  # resource limits of every bot process, and its sandbox
     duplicate: bool = False  # each seed played once per rotation of the seats (consecutive games)
     on_wait: WaitAnnouncer | None = None  # told where a ``@wait`` seat's bot connects, with which token
@@ -261,14 +262,16 @@ async def _await_join(entry: BotEntry, timeout: timedelta) -> None:
             await asyncio.wait_for(entry.lease.joined.wait(), 0.05)
 
 
-def _match_id(game: Game, config: SeriesConfig, number: int) -> str:
-    """Returns the id of game ``number`` of the series: the configured id, else GAME-gameN.
+def _match_id(game: Game, config: SeriesConfig, number: int, seed: int, names: list[str]) -> str:
+    """Returns the id of game ``number`` of the series: the configured id, else the game's name and
+    a short hash of its seed and line-up (``ninjan-3f9c0a1b2c4d``): the same command with the same seed
+    gives the same ids, and two runs' results never share one.
 
     Design detail: the id is sent to every bot, so it must not reveal the seed (from which every
-    hidden card and future roll is drawn).
+    hidden card and future roll is drawn): 48 bits of a SHA-256 under a label of its own.
     """
     if not config.match_id:
-        return f"{game.spec.name}-game{number + 1}"
+        return f"{game.spec.name}-{derive_seed(seed, 'match id', *names) >> 16:012x}"
     return config.match_id if config.games == 1 else f"{config.match_id}-{number + 1}"
 
 
@@ -283,7 +286,7 @@ async def _play_one(
     if config.branch:
         seed = config.branch.seed
         name = f"{game.spec.name}-{seed}-from{config.branch.step}"
-    match_id = _match_id(game, config, number)
+    match_id = _match_id(game, config, number, seed, [e.name for e in seated])
     if config.on_game_start is not None:
         config.on_game_start([e.name for e in seated])
     path = config.replay_dir / f"{name}.jsonl" if config.replay_dir is not None else None
