@@ -15,6 +15,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -138,7 +139,9 @@ def test_the_copy_lists_and_plays_the_new_game(copy: tuple[Path, set[str]], tmp_
     checked = arena(root, "replay", str(files[0]))
     assert checked.returncode == 0, checked.stderr
     verbose = arena(root, "match", "high-card", "random", "stay", "--seed", "3", "-v")
-    assert verbose.returncode == 0 and "swap" in verbose.stdout.lower() + verbose.stdout, verbose.stderr
+    assert verbose.returncode == 0, verbose.stderr
+    assert "-- high-card: seat 0: random, seat 1: stay" in verbose.stdout  # the play, move by move
+    assert re.search(r"^\s+1\s+stay: stay$", verbose.stdout, re.MULTILINE), verbose.stdout
 
 
 def test_the_viewer_falls_back_to_the_plain_drawing(copy: tuple[Path, set[str]], tmp_path: Path) -> None:

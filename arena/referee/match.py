@@ -9,16 +9,16 @@ ranked last and the fallback plays it to the end.
 An ``anonymous`` match (every rated match a worker plays: tournaments and ladders) tells the bots
 seat labels (``seat_labels``: "seat 0", "seat 1", ...) where it would name bots, in ``MatchStart``
 and in the ``MatchResult`` each seat is sent, so two bots of one person cannot find each other at a
-table by name; the record and the replay keep the bots' names. Its match id is told as a random label
-too (``told_id``): a tournament's match id names its group's place in the published plan, which
-gives the bots at the table away as surely as their names.
+table by name; the record and the replay keep the bots' names. Its match id is told as a label too
+(``told_id``, a hash of the match's secret seed and its id: the same on a rerun, unrelated to the
+plan): a tournament's match id names its group's place in the published plan, which gives the bots
+at the table away as surely as their names.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import secrets
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
@@ -26,7 +26,7 @@ from typing import Any
 from arena import codec
 from arena.games.base import Game
 from arena.games.play import Driver, Step, Turn
-from arena.games.rng import derive
+from arena.games.rng import derive, derive_seed
 from arena.referee.botlog import StampedLog, Think
 from arena.referee.branch import Branch
 from arena.referee.leases import DISCONNECTED, Lease, Malformed
@@ -129,8 +129,10 @@ class Match:
         self.seats = list(seats)
         self.seed = seed
         self.match_id = match_id
-        # the id the bots are told: a random label in an anonymous match (see the module docstring)
-        self.told_id = f"match-{secrets.token_hex(8)}" if config.anonymous else match_id
+        # the id the bots are told: in an anonymous match a label derived from the match's (secret,
+        # keyed) seed and its id, so it gives nothing away and a rerun tells the same (see the docstring)
+        told = derive_seed(seed, "told id", match_id)
+        self.told_id = f"match-{told:016x}" if config.anonymous else match_id
         self.config = config
         self.replay = replay
         self.on_step = on_step
