@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
 import socket
 import subprocess
 import sys
@@ -118,15 +119,31 @@ def test_a_json_body_that_never_finishes_is_answered_408(slow_server: str) -> No
     assert "did not arrive within 1 s" in json_error(answer)
 
 
+def answered(conn: socket.socket) -> bool:
+    """Returns whether the server has answered ``conn`` already (a stalled upload is answered only
+    when it is refused)."""
+    readable, _, _ = select.select([conn], [], [], 0)
+    return bool(readable)
+
+
 def test_uploads_past_the_cap_are_refused_503_before_their_body_is_read(patient_server: str) -> None:
     empty = head("POST", UPLOAD, "Content-Length: 0")  # a 400 (no body) once a slot is free
+    uploads = [stalled(patient_server), stalled(patient_server)]
 
     def third() -> int:
         return status_of(raw(patient_server, empty))
 
-    first, second = stalled(patient_server), stalled(patient_server)
+    def held_then_third() -> int:
+        # A probe holds a slot while the server reads its (empty) body: a stalled upload arriving in
+        # that moment is rightly refused 503 and closed, so it is opened again until both are held.
+        for i, conn in enumerate(uploads):
+            if answered(conn):
+                conn.close()
+                uploads[i] = stalled(patient_server)
+        return third()
+
     try:
-        wait_until(lambda: third() == 503, "both upload slots to be held", limit=60)
+        wait_until(lambda: held_then_third() == 503, "both upload slots to be held", limit=60)
         host, port = patient_server.split(":")
         with socket.create_connection((host, int(port)), timeout=60) as conn:
             conn.sendall(head("POST", UPLOAD, "Content-Length: 1000000") + b"x" * 10)  # never finished
@@ -135,11 +152,11 @@ def test_uploads_past_the_cap_are_refused_503_before_their_body_is_read(patient_
         assert b"\r\nretry-after: 600\r\n" in answer.lower()
         assert "reading 2 uploads already" in json_error(answer)
     finally:
-        first.close()
+        uploads[0].close()
     try:
         wait_until(lambda: third() == 400, "a slot to be given back when its client went away", limit=60)
     finally:
-        second.close()
+        uploads[1].close()
 
 
 @pytest.mark.parametrize(
