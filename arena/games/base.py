@@ -32,8 +32,12 @@ from __future__ import annotations
 import abc
 import dataclasses
 import enum
+import functools
+import importlib
+import importlib.util
 import typing
 from collections.abc import Mapping, Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 if TYPE_CHECKING:
@@ -238,6 +242,24 @@ class Game(abc.ABC, Generic[S, A]):
         words): ``arena match -v`` prints it once per game, above the play."""
         return ""
 
+    def describe_action(self, action: A, names: Sequence[str]) -> str:
+        """Returns a seat's action in words, for ``arena match -v``, ``arena replay`` and the replay
+        viewer's step panel: the game's own sentence (``action_words`` of the ``words`` module beside
+        its engine), else ``plain_words``. ``names`` are the seats' names, by seat."""
+        words = _words_module(type(self).__module__)
+        if words is None or not hasattr(words, "action_words"):
+            return plain_words(action, names)
+        return str(words.action_words(action, names))
+
+    def describe_event(self, event: Any, names: Sequence[str]) -> str:
+        """Returns a public event in words, the board's own numbering and the seats' names (the
+        ``event_words`` of the game's ``words`` module, else ``plain_words``). It may hold a newline
+        or two for a long event; it reads the event alone, so it says nothing the event does not."""
+        words = _words_module(type(self).__module__)
+        if words is None or not hasattr(words, "event_words"):
+            return plain_words(event, names)
+        return str(words.event_words(event, names))
+
     def check_players(self, num_players: int) -> None:
         """Raises InvalidPlayersError unless the game can be played by ``num_players``."""
         spec = self.spec
@@ -259,3 +281,66 @@ def ranks_from_scores(scores: Sequence[float]) -> tuple[int, ...]:
     (2, 1, 2, 4)
     """
     return tuple(1 + sum(other > mine for other in scores) for mine in scores)
+
+
+@functools.cache
+def _words_module(engine_module: str) -> ModuleType | None:
+    """Returns the ``words`` module of the game whose engine is ``engine_module`` (its package's
+    ``words.py``), or None for a game without one.
+
+    Design detail: found by its place, as the viewer's ``viewer.js`` is, rather than imported by the
+    engine: the sentences import the engine's types, and the engine never needs them to play. The
+    lookup is of a module, made once per game class (the import system keeps modules anyway)."""
+    package = engine_module.rpartition(".")[0]
+    if not package or importlib.util.find_spec(f"{package}.words") is None:
+        return None
+    return importlib.import_module(f"{package}.words")
+
+
+def plain_words(value: Any, names: Sequence[str]) -> str:
+    """Returns an action or event of a game without sentences of its own in plain words: its kind,
+    then its fields (``CardPlaced(seat=1, pile=0)`` is "card placed: alice, pile 0"; a field named
+    ``seat`` names the seat).
+
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class CardPlaced:
+    ...     seat: int
+    ...     pile: int
+    >>> plain_words(CardPlaced(1, 0), ["bob", "alice"])
+    'card placed: alice, pile 0'
+    """
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        return _plain_value(value, names)
+    kind = _spaced(type(value).__name__)
+    fields = _plain_fields(value, names)
+    return f"{kind}: {fields}" if fields else kind
+
+
+def _plain_fields(value: Any, names: Sequence[str]) -> str:
+    """Returns a dataclass's fields as "field value" parts, the seat's name for a ``seat`` field."""
+    parts = []
+    for field in dataclasses.fields(value):
+        item = getattr(value, field.name)
+        if item is None:
+            continue
+        if field.name == "seat" and isinstance(item, int) and 0 <= item < len(names):
+            parts.append(names[item])
+        else:
+            parts.append(f"{field.name.replace('_', ' ')} {_plain_value(item, names)}")
+    return ", ".join(parts)
+
+
+def _plain_value(value: Any, names: Sequence[str]) -> str:
+    """Returns a field's value in plain words: enums by their lower-case name, tuples listed."""
+    if isinstance(value, enum.Enum):
+        return value.name.lower().replace("_", " ")
+    if isinstance(value, tuple | list):
+        return "[" + "; ".join(_plain_value(v, names) for v in value) + "]"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _plain_fields(value, names)
+    return str(value)
+
+
+def _spaced(class_name: str) -> str:
+    """Returns a class name as words: ``CardPlaced`` is "card placed"."""
+    return "".join(f" {c.lower()}" if c.isupper() else c for c in class_name).strip()
