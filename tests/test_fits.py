@@ -2,7 +2,7 @@
 recording script (``arena.queue.store.record``) land in the pair tables; a reader refits once per burst
 (``arena.storage.fits``); ``arena leaderboard --json`` reflects every recorded result and equals an
 independent refit of ``arena results --json``; a tournament's standings and crosstable come from its own
-results only; provisional bots are listed after established ones.
+results only; provisional bots are ranked by their rating among the others, marked.
 
 Against the private redis-server of ``tests.conftest`` (never the Redis on 6379).
 """
@@ -120,6 +120,7 @@ def test_arena_results_refits_to_the_numbers_of_arena_leaderboard(
         "games",
         "provisional",
         "los_next",
+        "los_next_established",
     }
     # a bot's every version is rated, and shown on its page's data
     versions = fits.view(client, fits.game_source("ninjan"), fits.bot_part("b"))["versions"]
@@ -159,7 +160,7 @@ def test_tournament_standings_and_crosstable_count_only_its_own_results(
     assert fits.tournament_standings(client, "nosuch") is None
 
 
-def test_provisional_bots_are_listed_after_established_ones_whatever_their_rating(
+def test_provisional_bots_are_ranked_by_their_rating_and_marked(
     client: redis.Redis,
 ) -> None:
     for i in range(40):
@@ -170,10 +171,10 @@ def test_provisional_bots_are_listed_after_established_ones_whatever_their_ratin
     record_result(client, "lucky-2", {"new": 1, "b": 2})
     rows = fits.view(client, fits.game_source("ninjan"))["rows"]
     assert [(r["bot"], r["provisional"]) for r in rows] == [
+        ("new", True),  # rated highest, on luck: first, and marked
         ("a", False),
         ("b", False),
         ("c", False),
-        ("new", True),
     ]
-    assert rows[-1]["elo"] > rows[0]["elo"] and rows[-1]["games"] == 2  # rated highest, on luck
-    assert rows[-1]["los_next"] is None and all(r["los_next"] > 0.5 for r in rows[:2])
+    assert rows[0]["games"] == 2
+    assert rows[-1]["los_next"] is None and all(r["los_next"] > 0.5 for r in rows[:-1])

@@ -99,9 +99,9 @@ def test_a_bot_that_never_lost_has_a_finite_rating_and_an_open_interval() -> Non
     assert result.ratings["champ"] > result.ratings["a"] + 100
     assert high - low > 2 * PROVISIONAL_HALF_WIDTH
     assert [(row.bot, row.provisional) for row in standings(result)] == [
+        ("champ", True),  # first by its rating, marked
         ("b", False),  # a lost six times to champ
         ("a", False),
-        ("champ", True),
     ]
 
 
@@ -212,22 +212,40 @@ def test_equal_results_give_an_los_of_one_half() -> None:
     assert standings(result)[0].los_next == pytest.approx(0.5)
 
 
-def test_provisional_bots_are_listed_after_established_ones_whatever_their_rating() -> None:
-    """The issue's case: a newcomer with two games, here two wins, rated above an established bot,
-    is still listed after every established bot, and marked."""
+def test_provisional_bots_are_ranked_by_their_rating_among_the_others_and_marked() -> None:
+    """The issue's case: a newcomer with two games, here two wins, is rated above an established bot
+    that lost a quarter of its games; it is listed where its rating puts it, marked, not after every
+    established bot (where a reader would take the established bot above it for the better one)."""
     matches = duels("strong", "middle", 30, losses=10) + duels("middle", "weak", 30, losses=10)
     matches += duels("strong", "weak", 35, losses=5) + duels("newcomer", "weak", 2)
     result = fit(table_of(matches))
-    assert result.ratings["newcomer"] > result.ratings["weak"]
+    assert result.ratings["strong"] > result.ratings["newcomer"] > result.ratings["middle"]
     rows = standings(result)
-    assert [(r.bot, r.provisional) for r in rows] == [
-        ("strong", False),
-        ("middle", False),
-        ("weak", False),
-        ("newcomer", True),
+    assert [(r.rank, r.bot, r.provisional) for r in rows] == [
+        (1, "strong", False),
+        (2, "newcomer", True),
+        (3, "middle", False),
+        (4, "weak", False),
     ]
-    assert rows[-1].games == 2 < MIN_GAMES and rows[-1].los_next is None
+    assert rows[1].games == 2 < MIN_GAMES
+    assert rows[-1].los_next is None and rows[-1].los_next_established is None
     assert rows[0].to_json().keys() >= {"bot", "version", "elo", "low", "high", "games", "provisional"}
+
+
+def test_each_row_also_compares_with_the_next_established_row_for_readers_who_hide_provisional_ones() -> None:
+    """With the provisional rows hidden, strong's neighbour is middle: its LOS over the next shown row
+    is its LOS over middle, not over the hidden newcomer."""
+    matches = duels("strong", "middle", 30, losses=10) + duels("middle", "weak", 30, losses=10)
+    matches += duels("strong", "weak", 35, losses=5) + duels("newcomer", "weak", 2)
+    result = fit(table_of(matches))
+    strong, newcomer, middle, _ = standings(result)
+    assert strong.los_next == pytest.approx(result.los("strong", "newcomer"))
+    assert strong.los_next_established == pytest.approx(result.los("strong", "middle"))
+    assert strong.los_next < 0.9 < strong.los_next_established
+    assert newcomer.los_next_established == newcomer.los_next
+    assert newcomer.los_next == pytest.approx(result.los("newcomer", "middle"))
+    assert middle.los_next_established == middle.los_next
+    assert strong.to_json()["los_next_established"] == round(result.los("strong", "middle"), 3)
 
 
 def test_standings_of_shown_players_compare_each_with_the_next_shown() -> None:

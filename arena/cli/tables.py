@@ -16,33 +16,33 @@ METHOD = (
     "  against a virtual 1500); 95% interval from the fit's curvature, relative to the pool; LOS next:\n"
     "  likelihood of superiority over the next row"
 )
+PROVISIONAL_MARK = "*"
 PROVISIONAL = (
-    f"provisional (fewer than {MIN_GAMES} matches, or 95% interval wider than "
-    f"+/-{PROVISIONAL_HALF_WIDTH:.0f}), listed apart:"
+    f"{PROVISIONAL_MARK} provisional: fewer than {MIN_GAMES} matches, or 95% interval wider than "
+    f"+/-{PROVISIONAL_HALF_WIDTH:.0f}; ranked by its rating like\n    every row, but its rank is uncertain"
 )
 
 
 def _row_line(row: Mapping[str, Any]) -> str:
+    mark = PROVISIONAL_MARK if row["provisional"] else " "
     interval = f"{row['low']:.0f}..{row['high']:.0f}"
     los = "-" if row["los_next"] is None else f"{100 * row['los_next']:.1f}%"
     return (
-        f"  {row['rank']:>4}  {printable(row['bot']):<20} {printable(row['version'] or '-'):<20} "
+        f"  {row['rank']:>4}{mark} {printable(row['bot']):<20} {printable(row['version'] or '-'):<20} "
         f"{row['elo']:>7.1f}  {interval:<13} {row['games']:>6} {los:>8}"
     )
 
 
 def format_rows(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Returns the lines of a standings table: established rows, then the provisional ones apart."""
+    """Returns the lines of a standings table, in the rows' order (by rating): a provisional row is
+    marked where its rating puts it, and a legend under the table says what the mark means."""
     lines = [
         f"  {'rank':>4}  {'bot':<20} {'version':<20} {'Elo':>7}  {'95% interval':<13} {'games':>6} "
         f"{'LOS next':>8}"
     ]
-    established = [r for r in rows if not r["provisional"]]
-    lines += [_row_line(r) for r in established]
-    provisional = [r for r in rows if r["provisional"]]
-    if provisional:
+    lines += [_row_line(r) for r in rows]
+    if any(r["provisional"] for r in rows):
         lines.append(f"  {PROVISIONAL}")
-        lines += [_row_line(r) for r in provisional]
     return lines
 
 

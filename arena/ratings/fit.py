@@ -110,6 +110,9 @@ class Standing:
     games: int
     provisional: bool
     los_next: float | None  # P(this player is stronger than the next row's); None on the last row
+    # P(this player is stronger than the next established row's): the LOS a reader compares when the
+    # provisional rows are hidden; None when no established row is below
+    los_next_established: float | None
 
     def to_json(self) -> dict[str, Any]:
         """Returns the row as ``arena leaderboard --json`` prints it (Elo to 0.1, LOS to 0.001)."""
@@ -122,29 +125,43 @@ class Standing:
             "high": round(self.high, 1),
             "games": self.games,
             "provisional": self.provisional,
-            "los_next": None if self.los_next is None else round(self.los_next, 3),
+            "los_next": _rounded_los(self.los_next),
+            "los_next_established": _rounded_los(self.los_next_established),
         }
 
 
+def _rounded_los(los: float | None) -> float | None:
+    return None if los is None else round(los, 3)
+
+
 def is_provisional(result: Fit, player: str) -> bool:
-    """Returns whether ``player``'s rating is too uncertain to rank: too few games or too wide."""
+    """Returns whether ``player``'s rating is too uncertain to take its rank at face value: too few
+    games or too wide an interval (its row is marked, not moved)."""
     return result.games[player] < MIN_GAMES or Z95 * result.sd(player) > PROVISIONAL_HALF_WIDTH
 
 
 def standings(result: Fit, players: Sequence[str] | None = None) -> list[Standing]:
-    """Returns the ranking of ``players`` (default: all): established players by rating, then the
-    provisional ones by rating, so luck in a few games never lifts a player above an established one.
+    """Returns the ranking of ``players`` (default: all), by rating alone, provisional players among
+    the others and marked (``provisional``): moving them below every established player would show
+    rank 1 to a bot that scored less, and readers take rank 1 at face value; the mark, and the
+    interval beside it, say how far to trust a row.
 
     Each row's ``los_next`` compares it with the row below, the one a reader compares it with; pass
-    the players to show (say, each bot's latest version) so that LOS is taken between shown rows.
+    the players to show (say, each bot's latest version) so that LOS is taken between shown rows. A
+    reader who hides the provisional rows compares each established row with the next established
+    one, so each row also carries that LOS (``los_next_established``).
     """
-    shown = sorted(
-        result.players if players is None else players,
-        key=lambda p: (is_provisional(result, p), -result.ratings[p], p),
-    )
+    shown = sorted(result.players if players is None else players, key=lambda p: (-result.ratings[p], p))
+    provisional = {p: is_provisional(result, p) for p in shown}
+    next_established: dict[str, str | None] = {}
+    nearest: str | None = None
+    for player in reversed(shown):
+        next_established[player] = nearest
+        nearest = nearest if provisional[player] else player
     rows = []
     for rank, player in enumerate(shown, 1):
         below = shown[rank] if rank < len(shown) else None
+        established_below = next_established[player]
         low, high = result.interval(player)
         bot, version = split_player(player)
         rows.append(
@@ -157,8 +174,9 @@ def standings(result: Fit, players: Sequence[str] | None = None) -> list[Standin
                 low,
                 high,
                 result.games[player],
-                is_provisional(result, player),
+                provisional[player],
                 None if below is None else result.los(player, below),
+                None if established_below is None else result.los(player, established_below),
             )
         )
     return rows
