@@ -43,6 +43,16 @@ def run_arena(*args: str, env: dict | None = None, timeout: float = 240) -> Any:
     )
 
 
+def default_ctrl_c() -> None:
+    """``preexec_fn`` of a child ``arena`` that a test sends Ctrl-C (SIGINT): puts SIGINT back to its
+    default. A suite started in the background (a shell's ``&``, ``nohup``) runs with SIGINT ignored,
+    the child inherits that, and ignored stays ignored through exec: the child would never stop.
+    ``arena`` itself keeps an ignored SIGINT ignored (its ladder's workers rely on it)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def json_lines(text: str) -> list[dict]:
     """Returns the JSON objects of a JSON Lines text."""
     import json
@@ -187,3 +197,11 @@ def submit_gated(client: Any, gate: Gate, parent: Path, name: str = "gated") -> 
     entry = f"GATE={gate.folder} python bot.py"
     submitted, _ = registry.submit(client, name, ["ninjan"], directory=folder, entry=entry)
     return submitted.version
+
+
+def secret_file(folder: Path, secret: str) -> str:
+    """Returns the path of a file in ``folder`` holding ``secret``, for ``--secret-file`` (a secret is
+    never given on the command line)."""
+    path = folder / f"secret-{len(list(folder.glob('secret-*')))}"
+    path.write_text(secret + "\n")
+    return str(path)

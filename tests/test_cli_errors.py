@@ -30,7 +30,7 @@ from arena.schedule.plan import MAX_MATCHES, TournamentSpec, plan
 from arena.seeds import series_seed
 from arena.submissions.registry import SubmissionError, check_entry
 from arena.wire_limits import DEADLINE_MS_MAX, MAX_STRIKES_MAX
-from tests.conftest import REPO, json_lines, replay_of_random_game, run_arena
+from tests.conftest import REPO, default_ctrl_c, json_lines, replay_of_random_game, run_arena
 
 NOWHERE = "redis://127.0.0.1:1/0"  # a Redis URL nothing answers: these commands must fail before using it
 
@@ -308,7 +308,14 @@ def test_claim_never_opens_a_taken_name(tmp_path: Path) -> None:
 def test_ctrl_c_prints_the_summary_of_the_games_played_and_exits_130(tmp_path: Path) -> None:
     argv = [sys.executable, "-m", "arena.cli", "match", "ninjan", "random", "greedy", "--games", "100000"]
     argv += ["--json", "--replay-dir", str(tmp_path)]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    proc = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        preexec_fn=default_ctrl_c,  # Ctrl-C must reach it even from a suite run in the background
+    )
     try:
         seen = [proc.stdout.readline() for _ in range(2)]  # two games are over
         proc.send_signal(signal.SIGINT)
@@ -360,7 +367,7 @@ def every_option() -> list[tuple[tuple[str, ...], Any, Any]]:
         for word in path:
             command = command.commands[word]
         found += [(path, command, p) for p in command.params if p.param_type_name == "option"]
-    return [x for x in found if x[2].name != "help"]
+    return [x for x in found if x[2].name != "help" and not x[2].hidden]  # hidden: a refusal
 
 
 @pytest.mark.parametrize(
@@ -490,3 +497,50 @@ def test_a_read_of_an_unreachable_redis_gives_up_after_a_few_tries_and_says_so()
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 5 and all("retrying in" in line for line in lines[:4]), lines
     assert lines[-1].startswith("arena: error: Redis is unreachable ("), lines
+
+
+SECRET_URL = "redis://:hunter2@127.0.0.1:1/0"  # a password on the command line, where `ps` shows it
+FILLERS = {"file": "x.jsonl", "game": "ninjan", "match": "m", "folder": ".", "name": "b", "match_id": "m"}
+
+
+def redis_commands() -> list[list[str]]:
+    """Returns, for every command with a ``--redis`` option, its words with its required arguments
+    filled in (``tournament status`` and ``standings`` too: they are words of ``tournament``)."""
+    root = typer.main.get_command(cli.app)
+    found = []
+    for path in command_paths():
+        command = root
+        for word in path:
+            command = command.commands[word]
+        if not any("--redis" in p.opts for p in command.params):
+            continue
+        words = [*path]
+        for param in command.params:
+            if param.required and param.param_type_name == "argument":
+                words.append(FILLERS[param.name])
+            elif param.required:
+                words += [param.opts[0], "ninjan"]
+        found.append(words)
+    return [*found, ["tournament", "status"], ["tournament", "standings", "t1"]]
+
+
+@pytest.mark.parametrize("words", redis_commands(), ids=" ".join)
+def test_no_command_takes_a_redis_password_on_its_command_line(
+    words: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    code, _, err = run_main(monkeypatch, capsys, *words, "--redis", SECRET_URL)
+    assert code == 2, err
+    assert err.startswith("arena: error: --redis holds a password") and err.count("\n") == 1, err
+    assert "hunter2" not in err
+
+
+def test_an_owner_secret_on_the_command_line_is_refused_with_the_way_to_give_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    for words in (["bots", "submit", "b", "--games", "ninjan", "--builtin", "random"], ["bots", "remove", "b"]):
+        code, _, err = run_main(monkeypatch, capsys, *words, "--secret", "hunter2", "--redis", NOWHERE)
+        assert code == 2, err
+        assert err == (
+            "arena: error: --secret puts the owner secret where every user of this machine can read it: "
+            "put it in $ARENA_BOT_SECRET or in a file given to --secret-file\n"
+        )

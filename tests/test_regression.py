@@ -27,7 +27,7 @@ from arena.submissions.registry import SubmissionError
 from leaderboard import browser, data
 from leaderboard.app import ServerConfig, server_app
 from leaderboard.app import leaderboard_app as create_app
-from tests.conftest import SEED_KEY, SEED_KEY_ENV, replay_of_random_game, run_arena
+from tests.conftest import SEED_KEY, SEED_KEY_ENV, replay_of_random_game, run_arena, secret_file
 from tests.test_forfeits import sandbox_works, worker
 from tests.test_server import bot_archive, member, refused
 from tests.test_server import submit as upload
@@ -327,7 +327,7 @@ def test_an_equal_new_version_uses_its_budget_without_h1(
     (folder / "bot.py").write_text("# version 2, same play\n" + (folder / "bot.py").read_text())
     proc = run_arena(
         *("bots", "submit", "steady", "--games", "ninjan", "--dir", str(folder), "--entry", "python bot.py"),
-        *("--secret", secret, "--test-against", "previous", "--redis", redis_url),
+        *("--secret-file", secret_file(tmp_path, secret), "--test-against", "previous", "--redis", redis_url),
         env=SEED_KEY_ENV,
     )
     assert proc.returncode == 0, proc.stderr

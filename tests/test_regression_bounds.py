@@ -23,7 +23,7 @@ from arena.schedule import regression, series
 from arena.submissions import registry, smoke
 from arena.submissions.registry import SubmissionError
 from leaderboard.app import ServerConfig, server_app
-from tests.conftest import SEED_KEY_ENV, run_arena
+from tests.conftest import SEED_KEY_ENV, run_arena, secret_file
 from tests.test_forfeits import worker
 from tests.test_regression import BOTS, record_for, seed_key, started
 from tests.test_server import bot_archive, member, refused
@@ -77,7 +77,15 @@ def test_six_quick_versions_leave_one_live_series_and_play_no_game_of_the_others
     for number in range(2, 7):  # five more versions, each tested against the one before
         new_version(folder, number)
         proc = cli(
-            redis_url, *submit, "--secret", secret, "--test-against", "previous", "--sprt", QUICK, "--json"
+            redis_url,
+            *submit,
+            "--secret-file",
+            secret_file(tmp_path, secret),
+            "--test-against",
+            "previous",
+            "--sprt",
+            QUICK,
+            "--json",
         )
         assert proc.returncode == 0, proc.stderr
         versions.append(json.loads(proc.stdout)["version"])
@@ -231,7 +239,7 @@ def test_the_waiting_list_holds_at_most_queue_cap_games_and_starved_series_get_r
 
 
 def test_bad_sprt_parameters_and_undecidable_series_are_refused_with_their_reason(
-    client: redis.Redis, redis_url: str
+    client: redis.Redis, redis_url: str, tmp_path: Path
 ) -> None:
     for sprt, words in [
         ("elo0=0,elo1=10,alpha=0.005", "alpha=0.005 is below 0.01: choose alpha and beta of at least 0.01"),
@@ -263,7 +271,17 @@ def test_bad_sprt_parameters_and_undecidable_series_are_refused_with_their_reaso
 
     old, secret = registry.submit(client, "picky", ["ninjan"], builtin="random")
     proc = run_arena(
-        *("bots", "submit", "picky", "--games", "ninjan", "--builtin", "greedy", "--secret", secret),
+        *(
+            "bots",
+            "submit",
+            "picky",
+            "--games",
+            "ninjan",
+            "--builtin",
+            "greedy",
+            "--secret-file",
+            secret_file(tmp_path, secret),
+        ),
         *("--test-against", "previous", "--sprt", "elo0=0,elo1=5", "--redis", redis_url),
         env=SEED_KEY_ENV,
     )

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO, free_port, run_arena
+from tests.conftest import REPO, free_port, run_arena, secret_file
 from tests.hosted import HostedPlatform, hosted
 from tests.test_queue import wait_until
 
@@ -65,7 +65,7 @@ def active(run: Any, name: str) -> str:
 def submit(run: Any, name: str, folder: Path, secret: str | None = None) -> dict:
     """Submits a folder bot through the server; returns the answer (JSON) after its smoke match passed."""
     args = ["bots", "submit", name, "--games", "ninjan", "--dir", str(folder), "--entry", "python bot.py"]
-    proc = run(*args, "--json", *(["--secret", secret] if secret else []))
+    proc = run(*args, "--json", *(["--secret-file", secret_file(folder.parent, secret)] if secret else []))
     assert proc.returncode == 0, proc.stderr
     answer = json.loads(proc.stdout)
     wait_until(lambda: active(run, name) == answer["candidate"], f"{name}'s smoke match", SMOKE_LIMIT)
@@ -94,8 +94,8 @@ def test_a_participant_without_redis_and_an_organiser_use_only_the_server(
         str(folders["strong"]),
         "--entry",
         "python bot.py",
-        "--secret",
-        "not-the-secret",
+        "--secret-file",
+        secret_file(tmp_path, "not-the-secret"),
     )
     assert refused.returncode == 2 and "wrong owner secret" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1
@@ -103,8 +103,8 @@ def test_a_participant_without_redis_and_an_organiser_use_only_the_server(
     assert second["secret"] is None and second["candidate"] != first["candidate"]
     submit(run, "weak", folders["weak"])
     spare = submit(run, "spare", folders["spare"])
-    assert run("bots", "remove", "spare", "--secret", secret).returncode == 2  # strong's secret
-    removed = run("bots", "remove", "spare", "--secret", spare["secret"])
+    assert run("bots", "remove", "spare", "--secret-file", secret_file(tmp_path, secret)).returncode == 2
+    removed = run("bots", "remove", "spare", "--secret-file", secret_file(tmp_path, spare["secret"]))
     assert removed.returncode == 0 and "removed spare" in removed.stdout
     listed = run("bots", "list", "--json")
     assert [b["name"] for b in json.loads(listed.stdout)] == ["strong", "weak"]

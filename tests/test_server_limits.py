@@ -31,7 +31,7 @@ from arena.submissions.archives import ArchiveLimits
 from leaderboard.api.ratelimit import RateLimitMiddleware, TokenBucket, client_key
 from leaderboard.app import ServerConfig
 from leaderboard.app import server_app as create_app
-from tests.conftest import REPO, replay_of_random_game, run_arena
+from tests.conftest import REPO, replay_of_random_game, run_arena, secret_file
 from tests.test_attacks_server import api_client, auth, head, no_traceback, raw, running_server, status_of
 from tests.test_forfeits import sandbox_works, submit_files, worker
 from tests.test_queue import wait_until
@@ -286,10 +286,10 @@ def test_arena_bots_show_prints_the_smoke_log_only_with_the_owner_secret(
     client.hset(keys.smoke(client.hget(keys.bot("shy"), "candidate")), "log", "shy's private trace")
     public = run_arena("bots", "show", "shy", *args, env=env)
     assert public.returncode == 0 and "shy's private trace" not in public.stdout, public.stderr
-    assert "log tail: hidden" in public.stdout and "pass --secret" in public.stdout
-    owner = run_arena("bots", "show", "shy", "--secret", secret, *args, env=env)
+    assert "log tail: hidden" in public.stdout and "give --secret-file" in public.stdout
+    owner = run_arena("bots", "show", "shy", "--secret-file", secret_file(tmp_path, secret), *args, env=env)
     assert owner.returncode == 0 and "shy's private trace" in owner.stdout, owner.stdout + owner.stderr
-    wrong = run_arena("bots", "show", "shy", "--secret", "x" * 30, *args, env=env)
+    wrong = run_arena("bots", "show", "shy", "--secret-file", secret_file(tmp_path, "x" * 30), *args, env=env)
     assert wrong.returncode != 0 and "wrong owner secret" in wrong.stderr and "Traceback" not in wrong.stderr
 
 

@@ -27,7 +27,7 @@ from arena.results import PlayerResult
 from arena.submissions import archives, registry
 from arena.submissions.registry import SubmissionError
 from leaderboard import data
-from tests.conftest import REPO, run_arena
+from tests.conftest import REPO, run_arena, secret_file
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 
@@ -212,10 +212,10 @@ def test_bots_cli_and_a_tournament_of_a_submitted_bot(
     assert (tmp_path / "state" / "arena" / "bots" / version / "bot.py").is_file()
     assert version in played.stdout
 
-    wrong = run_arena("bots", "remove", "tr", "--secret", "guess", *common)
+    wrong = run_arena("bots", "remove", "tr", "--secret-file", secret_file(tmp_path, "guess"), *common)
     assert wrong.returncode == 2 and wrong.stderr == "arena: error: wrong owner secret for bot tr\n"
     removed = run_arena("bots", "remove", "tr", *common, env={"ARENA_BOT_SECRET": secret})
-    assert removed.returncode == 0 and removed.stdout == "removed tr (1 stored versions deleted)\n"
+    assert removed.returncode == 0 and removed.stdout == "removed tr (1 stored version deleted)\n"
     assert json.loads(run_arena("bots", "list", "--json", *common).stdout) == []
 
 

@@ -26,7 +26,16 @@ import redis
 import typer
 
 from arena.cli.builtin import builtin_command
-from arena.cli.connections import ENV_ACCOUNT_TOKEN, ENV_BOT_SECRET, account_token, command, on_redis, remote
+from arena.cli.connections import (
+    ENV_ACCOUNT_TOKEN,
+    ENV_BOT_SECRET,
+    account_token,
+    command,
+    given_owner_secret,
+    on_redis,
+    refuse_secret,
+    remote,
+)
 from arena.cli.errors import CliError
 from arena.cli.groups import group
 from arena.cli.options import AccountTokenFileOption, JsonOption, RedisOption, ServerOption
@@ -38,15 +47,19 @@ from arena.submissions.registry import Submission, SubmissionError
 
 T = TypeVar("T")
 
-SecretOption = Annotated[
-    str | None,
+SecretFileOption = Annotated[
+    Path | None,
     typer.Option(
-        envvar=ENV_BOT_SECRET,
-        show_default="none, a new bot gets one (or belongs to your account)",
-        help="The owner secret printed when the bot was submitted without an account (a bot of your "
-        f"account takes your account token instead: ${ENV_ACCOUNT_TOKEN} or --account-token-file).",
+        "--secret-file",
+        envvar="ARENA_BOT_SECRET_FILE",
+        show_default=f"${ENV_BOT_SECRET}, else none: a new bot gets one (or belongs to your account)",
+        help="A file holding the owner secret printed when the bot was submitted without an account "
+        f"(a bot of your account takes your account token instead: ${ENV_ACCOUNT_TOKEN} or "
+        "--account-token-file).",
     ),
 ]
+# The owner secret was once an option: it is refused with the way to give it (``refuse_secret``).
+RefusedSecretOption = Annotated[str | None, typer.Option("--secret", hidden=True)]
 
 LOCAL_NOTICE = (
     "arena: {name} stays on this machine, for its own tournaments and ladders; to enter a competition, "
@@ -106,7 +119,8 @@ def submit_command(
         str | None,
         typer.Option(show_default="none", help="Submit a built-in bot under NAME; or --dir."),
     ] = None,
-    secret: SecretOption = None,
+    secret_file: SecretFileOption = None,
+    secret_given: RefusedSecretOption = None,
     test_against: Annotated[
         str | None,
         typer.Option(
@@ -134,6 +148,8 @@ def submit_command(
     """Submit a bot (a folder with an entry command, or a built-in bot), or a new version of one. On a
     server, with your account token ($ARENA_ACCOUNT_TOKEN or --account-token-file) the bot is your
     account's."""
+    refuse_secret(secret_given)
+    secret = given_owner_secret(secret_file)
     game_list = [g.strip() for g in games.split(",") if g.strip()]
     try:
         wanted = regression.parse_request(test_against, sprt)
@@ -262,13 +278,16 @@ def list_command(
 def show_command(
     name: Annotated[str, typer.Argument(help="A submitted bot's name.")],
     as_json: JsonOption = False,
-    secret: SecretOption = None,
+    secret_file: SecretFileOption = None,
+    secret_given: RefusedSecretOption = None,
     server_: ServerOption = None,
     redis_: RedisOption = None,
     account_token_file: AccountTokenFileOption = None,
 ) -> None:
     """Show one submitted bot: games, kind, version, entry command, sizes, every version, smoke match
-    (with --server, its log's tail only to its owner: the account token, or the bot's --secret)."""
+    (with --server, its log's tail only to its owner: the account token, or the bot's owner secret)."""
+    refuse_secret(secret_given)
+    secret = given_owner_secret(secret_file)
     found: Submission | None
     if server_:
         path = f"/api/v1/bots/{quote(name, safe='')}"
@@ -297,13 +316,16 @@ def show_command(
 @app.command("remove")
 def remove_command(
     name: Annotated[str, typer.Argument(help="A submitted bot's name.")],
-    secret: SecretOption = None,
+    secret_file: SecretFileOption = None,
+    secret_given: RefusedSecretOption = None,
     server_: ServerOption = None,
     redis_: RedisOption = None,
     account_token_file: AccountTokenFileOption = None,
 ) -> None:
     """Remove a submitted bot (needs its account's token, or its owner secret); its results stay on the
     leaderboard."""
+    refuse_secret(secret_given)
+    secret = given_owner_secret(secret_file)
     if server_:
         token = secret or account_token(account_token_file)
         if token is None:
@@ -317,10 +339,11 @@ def remove_command(
     else:
         if secret is None:
             raise CliError(
-                f"removing {name} needs its owner secret: set ${ENV_BOT_SECRET} (or pass --secret)"
+                f"removing {name} needs its owner secret: set ${ENV_BOT_SECRET} (or give --secret-file)"
             )
         gone = call(redis_, lambda c: registry.remove(c, name, secret))
-    typer.echo(f"removed {printable(name)} ({gone} stored versions deleted)")
+    versions = "1 stored version" if gone == 1 else f"{gone} stored versions"
+    typer.echo(f"removed {printable(name)} ({versions} deleted)")
 
 
 def load_with_smoke(client: redis.Redis, name: str) -> tuple[Submission | None, dict | None]:
@@ -340,7 +363,8 @@ def format_smoke(state: dict) -> list[str]:
     if state.get("log_hidden"):  # a server shows a bot's output to its owner alone
         hidden = printable(str(state["log_hidden"]))
         lines.append(
-            f"log tail: hidden ({hidden}: set ${ENV_ACCOUNT_TOKEN}, or ${ENV_BOT_SECRET}, or pass --secret)"
+            f"log tail: hidden ({hidden}: set ${ENV_ACCOUNT_TOKEN}, or ${ENV_BOT_SECRET}, "
+            "or give --secret-file)"
         )
     if tail:
         lines.append("log tail:")

@@ -35,8 +35,19 @@ ENV_ACCOUNT_TOKEN = "ARENA_ACCOUNT_TOKEN"  # an account's token (``arena account
 ENV_ACCOUNT_TOKEN_FILE = "ARENA_ACCOUNT_TOKEN_FILE"  # ... or the file holding it (--account-token-file)
 
 
+def refuse_password(option: str | None) -> None:
+    """Raises CliError when the ``--redis`` URL ``option`` holds a password: ``ps`` shows it to all."""
+    if option is not None and urlsplit(option).password:
+        raise CliError(
+            f"--redis holds a password, which every user of this machine can read: put the URL in "
+            f"${ENV_URL} or a file given to --redis-url-file"
+        )
+
+
 def redis_url(option: str | None) -> str:
-    """Returns the Redis URL to use (``--redis``, the environment, or a private server it starts)."""
+    """Returns the Redis URL to use (``--redis``, the environment, or a private server it starts);
+    raises CliError for a password given on the command line (every command's ``--redis`` comes here)."""
+    refuse_password(option)
     try:
         return resolve_url(option, say)
     except RedisSetupError as exc:
@@ -63,11 +74,7 @@ def reading(url: str, action: Callable[[], T]) -> T:
 def redis_url_from(file: Path | None, option: str | None = None) -> str:
     """Returns the Redis URL from ``file`` (else ``option``, else the environment or the private
     Redis); raises CliError for an unreadable file or a password given on the command line."""
-    if option is not None and urlsplit(option).password:
-        raise CliError(
-            f"--redis holds a password, which every user of this machine can read: put the URL in "
-            f"${ENV_URL} or a file given to --redis-url-file"
-        )
+    refuse_password(option)
     if file is None:
         return redis_url(option)
     try:
@@ -120,25 +127,39 @@ def server_only(server_url: str | None, **local: object) -> None:
         raise CliError(f"--server reads the server's record only: leave out {option} (or --server)")
 
 
-def owner_secret(file: Path | None) -> str:
+def given_owner_secret(file: Path | None) -> str | None:
     """Returns a bot's owner secret, from the file given to ``--secret-file`` or else
-    ``$ARENA_BOT_SECRET`` (never the command line, which every user of the machine can read); raises
-    CliError without one."""
-    if file is not None:
-        try:
-            found = file.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CliError(f"cannot read --secret-file {file}: {exc}") from None
-        if not found:
-            raise CliError(f"--secret-file {file} is empty: it holds the bot's owner secret")
-        return found
-    found = os.environ.get(ENV_BOT_SECRET, "").strip()
+    ``$ARENA_BOT_SECRET`` (never the command line, which every user of the machine can read), None
+    without either; raises CliError for an unreadable or empty file."""
+    if file is None:
+        return os.environ.get(ENV_BOT_SECRET, "").strip() or None
+    try:
+        found = file.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"cannot read --secret-file {file}: {exc}") from None
     if not found:
+        raise CliError(f"--secret-file {file} is empty: it holds the bot's owner secret")
+    return found
+
+
+def owner_secret(file: Path | None) -> str:
+    """Returns a bot's owner secret (``given_owner_secret``); raises CliError without one."""
+    found = given_owner_secret(file)
+    if found is None:
         raise CliError(
             f"a bot's output is its owner's: put the owner secret printed when the bot was submitted "
             f"in ${ENV_BOT_SECRET} or in a file given to --secret-file"
         )
     return found
+
+
+def refuse_secret(value: str | None) -> None:
+    """Raises CliError for an owner secret given as ``--secret`` (``ps`` shows it to every user)."""
+    if value is not None:
+        raise CliError(
+            f"--secret puts the owner secret where every user of this machine can read it: put it in "
+            f"${ENV_BOT_SECRET} or in a file given to --secret-file"
+        )
 
 
 def account_token(file: Path | None) -> str | None:

@@ -22,6 +22,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from arena.cli.connections import refuse_password
 from arena.client import ENV_SERVER
 from arena.queue.connection import ENV_URL
 from arena.queue.worker import DEFAULT_IDLE_TIMEOUT
@@ -32,10 +33,20 @@ R = TypeVar("R")
 # -- what many commands take ------------------------------------------------------------------------
 
 GameArgument = Annotated[str, typer.Argument(help="Game name: see 'arena games'.")]
+
+
+def no_password(url: str | None) -> str | None:
+    """Returns ``--redis``'s URL; refuses one holding a password before the command runs at all."""
+    refuse_password(url)
+    return url
+
+
 RedisOption = Annotated[
     str | None,
     typer.Option(
         "--redis",
+        callback=no_password,
+        is_eager=True,  # before any other argument is checked: the refusal is the first thing said
         help="Redis URL [default: $ARENA_REDIS_URL, else a private redis-server that arena starts in "
         "$XDG_STATE_HOME/arena/redis; a Redis on localhost:6379 is used only when named].",
     ),

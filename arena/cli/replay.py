@@ -10,6 +10,7 @@ import typer
 
 from arena.cli import storage as cli_storage
 from arena.cli.errors import CliError
+from arena.cli.options import no_password
 from arena.cli.series import format_game, play_by_play
 from arena.games import GameError, get_game
 from arena.referee.replay import ReplayError, first_difference, read_lines, reproduce
@@ -26,6 +27,8 @@ def replay_command(
         str | None,
         typer.Option(
             "--redis",
+            callback=no_password,
+            is_eager=True,
             help="Redis URL of the platform that recorded the match: the file's digest is checked against "
             "its record [default: $ARENA_REDIS_URL; neither: not checked].",
         ),
