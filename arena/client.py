@@ -38,7 +38,10 @@ def check_url(url: str) -> str:
             f"--server {url!r} is not an http:// or https:// URL, e.g. http://arena.example:8080"
         )
     if parts.username or parts.password:
-        raise ServerError("--server must not hold a user or password: secrets go in --secret or a token file")
+        raise ServerError(
+            "--server must not hold a user or password: secrets go in $ARENA_BOT_SECRET, --secret-file "
+            "or a token file"
+        )
     return url.rstrip("/")
 
 

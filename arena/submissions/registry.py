@@ -343,7 +343,9 @@ def _authorize(name: str, existing: dict[str, str], secret: str | None, account:
     if owned(name, existing, account):
         return None
     if secret is None:
-        raise SubmissionError(f"bot {name} exists: pass its owner secret with --secret to update it")
+        raise SubmissionError(
+            f"bot {name} exists: give its owner secret ($ARENA_BOT_SECRET or --secret-file) to update it"
+        )
     if not verify_secret(_stored_secret(existing), secret):
         raise SubmissionError(f"wrong owner secret for bot {name}")
     return None
