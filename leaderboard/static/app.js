@@ -36,9 +36,109 @@ function s(tag, attrs, ...children) {
   return append(setAttrs(document.createElementNS("http://www.w3.org/2000/svg", tag), attrs), children);
 }
 
+// -- JSON with exact 64-bit integers ----------------------------------------------------------------
+
+// A match's seed is a 64-bit integer, and JSON.parse reads every number as a double, exact only up to
+// 2^53: 3493577465270494163 would be shown as 3493577465270494000, a wrong seed to copy. parseJSON
+// reads an integer literal past 2^53 as a BigInt (exact; shown by String() and in templates), and
+// every other value as JSON.parse does. Where the browser hands a reviver each literal's source text
+// (JSON.parse source text access), that is JSON.parse with a reviver; elsewhere readJSONByHand.
+const WHOLE_NUMBER = /^-?\d+$/;
+
+// Returns the value of a number literal: a BigInt when it is an integer that a double would round.
+function exactNumber(literal) {
+  const value = Number(literal);
+  return Number.isSafeInteger(value) || !WHOLE_NUMBER.test(literal) ? value : BigInt(literal);
+}
+
+const READS_SOURCE_TEXT = (() => {
+  try {
+    return JSON.parse("1", (key, value, context) => context && context.source) === "1";
+  } catch (err) {
+    return false;
+  }
+})();
+
+function parseJSON(text) {
+  if (READS_SOURCE_TEXT) {
+    return JSON.parse(text, (key, value, context) =>
+      (typeof value === "number" && !Number.isSafeInteger(value) ? exactNumber(context.source) : value));
+  }
+  return /\d{16}/.test(text) ? readJSONByHand(text) : JSON.parse(text); // 15 digits are always exact
+}
+
+// A JSON reader for browsers without source text access: objects, arrays and literals by hand, each
+// string by JSON.parse itself, each number by exactNumber. Throws SyntaxError as JSON.parse does.
+function readJSONByHand(text) {
+  const TOKENS = {
+    string: /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y,
+    number: /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y,
+    word: /true|false|null/y,
+    space: /[ \t\n\r]*/y,
+  };
+  let at = 0;
+  const fail = () => {
+    throw new SyntaxError(`JSON: unexpected ${at < text.length ? `'${text[at]}'` : "end"} at ${at}`);
+  };
+  const take = (kind) => {
+    const pattern = TOKENS[kind];
+    pattern.lastIndex = at;
+    const found = pattern.exec(text);
+    if (found === null) fail();
+    at = pattern.lastIndex;
+    return found[0];
+  };
+  const skip = (char) => {
+    take("space");
+    if (text[at] !== char) return false;
+    at += 1;
+    return true;
+  };
+  const expect = (char) => { if (!skip(char)) fail(); };
+  const items = (close, item) => {
+    if (skip(close)) return;
+    do item(); while (skip(","));
+    expect(close);
+  };
+  function value() {
+    take("space");
+    const first = text[at];
+    if (first === "{") {
+      at += 1;
+      const object = {};
+      items("}", () => {
+        take("space");
+        const key = JSON.parse(take("string"));
+        expect(":");
+        Object.defineProperty(object, key, { value: value(), writable: true, enumerable: true, configurable: true });
+      });
+      return object;
+    }
+    if (first === "[") {
+      at += 1;
+      const array = [];
+      items("]", () => array.push(value()));
+      return array;
+    }
+    if (first === '"') return JSON.parse(take("string"));
+    if (first === "t" || first === "f" || first === "n") return JSON.parse(take("word"));
+    return exactNumber(take("number"));
+  }
+  const whole = value();
+  take("space");
+  if (at !== text.length) fail();
+  return whole;
+}
+
 async function api(path) {
   const response = await fetch(path, { headers: { Accept: "application/json" } });
-  const body = await response.json().catch(() => ({ error: response.statusText }));
+  const text = await response.text().catch(() => "");
+  let body;
+  try {
+    body = parseJSON(text);
+  } catch (err) {
+    body = { error: response.statusText };
+  }
   if (!response.ok) throw new Error(body.error || response.statusText);
   return body;
 }
@@ -180,55 +280,75 @@ const COLUMNS = [
   { key: "elo", label: "Elo", num: true },
   { key: "interval", label: "95% interval", num: true, value: (r) => r.low },
   { key: "games", label: "games", num: true },
-  { key: "los_next", label: "LOS next", num: true, value: (r) => (r.los_next === null ? -1 : r.los_next) },
+  { key: "los_next", label: "LOS next", num: true, value: (r) => (losShown(r) === null ? -1 : losShown(r)),
+    title: "likelihood of superiority over the next row shown" },
 ];
 
 const METHOD = "Elo fitted to all results at once (Bradley-Terry, BayesElo's prior: two draws against a " +
   "virtual 1500) · 95% interval from the fit's curvature, relative to the pool · LOS: likelihood of " +
   "superiority over the next row";
-const PROVISIONAL = "provisional: fewer than 10 matches, or 95% interval wider than ±150; listed apart, " +
-  "never above an established bot";
+const PROVISIONAL = "fewer than 10 matches, or 95% interval wider than ±150: ranked by its rating like " +
+  "every row, but its rank is uncertain";
 
+// How every standings table of the page is shown: the column it is sorted by, and whether the
+// provisional rows are hidden (kept across the live redraws).
 const sortState = { key: "rank", desc: false };
+const filterState = { hideProvisional: false };
+
+// A row's LOS over the next row shown: the next row, or the next established one when the provisional
+// rows are hidden (null on the last; a view cached before it carried the second: null too).
+const losShown = (r) => (filterState.hideProvisional ? r.los_next_established : r.los_next) ?? null;
 
 function cellText(row, key) {
   if (key === "interval") return `${row.low.toFixed(0)} – ${row.high.toFixed(0)}`;
-  if (key === "los_next") return row.los_next === null ? "–" : pct(row.los_next);
+  if (key === "los_next") return losShown(row) === null ? "–" : pct(losShown(row));
   if (key === "version") return row.version || "–";
   if (key === "elo") return row.elo.toFixed(1);
   return String(row[key]);
 }
 
-// The standings: established rows, then the provisional ones in a group of their own; a click on a
-// column sorts within each group. `link` makes the bot cell (null: plain text).
-function standingsTable(rows, onSort, link, id = "leaderboard") {
+const provisionalBadge = () => h("span", { class: "badge", title: `provisional: ${PROVISIONAL}` }, "provisional");
+
+// The standings in one order, by rating (or by the column clicked): a provisional row stays where its
+// rating puts it, marked with a badge, and a box hides the provisional rows. `link` makes the bot cell
+// (null: plain text); `redraw` draws the table again after a click.
+function standingsTable(rows, redraw, link, id = "leaderboard") {
   const column = COLUMNS.find((c) => c.key === sortState.key);
   const value = column.value || ((r) => r[column.key]);
-  const sorted = [...rows].sort((a, b) => {
-    if (a.provisional !== b.provisional) return a.provisional ? 1 : -1;
+  const provisional = rows.filter((r) => r.provisional).length;
+  const shown = [...rows].filter((r) => !(filterState.hideProvisional && r.provisional)).sort((a, b) => {
     const va = value(a), vb = value(b);
     const order = va < vb ? -1 : va > vb ? 1 : a.rank - b.rank;
     return sortState.desc ? -order : order;
   });
   const head = h("tr", {}, COLUMNS.map((c) => h("th", {
     class: `sortable${c.num ? " num" : ""}${c.key === sortState.key ? (sortState.desc ? " desc" : " asc") : ""}`,
-    "data-key": c.key, scope: "col", tabindex: 0,
+    "data-key": c.key, scope: "col", tabindex: 0, title: c.title,
     onclick: () => {
       sortState.desc = sortState.key === c.key ? !sortState.desc : c.key !== "rank" && c.key !== "bot";
       sortState.key = c.key;
-      onSort();
+      redraw();
     },
   }, c.label)));
+  const botCell = (r) => [link ? h("a", { href: link(r), class: "botname" }, r.bot) : r.bot,
+    r.provisional ? " " : null, r.provisional ? provisionalBadge() : null];
   const line = (r) => h("tr", { "data-bot": r.bot, class: r.provisional ? "provisional" : null },
     COLUMNS.map((c) => h("td", { class: `${c.key}${c.num ? " num" : ""}` },
-      c.key === "bot" && link ? h("a", { href: link(r), class: "botname" }, r.bot) : cellText(r, c.key))));
-  const established = sorted.filter((r) => !r.provisional);
-  const provisional = sorted.filter((r) => r.provisional);
-  return h("table", { id, class: "board" }, h("thead", {}, head),
-    h("tbody", {}, established.map(line)),
-    provisional.length ? h("tbody", { class: "provisional" },
-      h("tr", { class: "group" }, h("th", { colspan: COLUMNS.length, scope: "rowgroup" }, PROVISIONAL)),
-      provisional.map(line)) : null);
+      c.key === "bot" ? botCell(r) : cellText(r, c.key))));
+  const table = h("table", { id, class: "board" }, h("thead", {}, head),
+    h("tbody", {}, shown.length ? shown.map(line)
+      : h("tr", { class: "empty" }, h("td", { colspan: COLUMNS.length, class: "muted" },
+        `All ${rows.length} rows are provisional, and hidden.`))));
+  if (!provisional) return table;
+  const hide = h("input", { type: "checkbox", id: `${id}-hide-provisional`,
+    checked: filterState.hideProvisional ? "checked" : null,
+    onchange: (event) => { filterState.hideProvisional = event.target.checked; redraw(); } });
+  return h("div", { class: "standings" },
+    h("p", { class: "board-controls" }, h("label", { for: hide.id }, hide,
+      ` hide the ${provisional} provisional row${provisional === 1 ? "" : "s"}`)),
+    table,
+    h("p", { class: "muted provisional-note" }, provisionalBadge(), ` ${PROVISIONAL}`,
+      filterState.hideProvisional ? "; hidden, so LOS compares each row with the next one shown" : ""));
 }
 
 // The pairwise table: the row's expected score against the column's (columns numbered by rank).
@@ -493,5 +613,5 @@ async function start() {
   } : null);
 }
 
-window.Arena = { h, s, api, botLink, PALETTE };
+window.Arena = { h, s, api, parseJSON, readJSONByHand, botLink, PALETTE };
 start();
