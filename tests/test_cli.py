@@ -152,7 +152,8 @@ def test_python_file_bots_play(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     games = json_lines(proc.stdout)
     assert len(games) == 4
-    assert {p["bot"] for g in games for p in g["players"]} == {"first_bot", "take_richest"}
+    # the names the bots send in Join (first_bot.py's Bot.name is "first")
+    assert {p["bot"] for g in games for p in g["players"]} == {"first", "take-richest"}
     assert not any(p["forfeit"] for g in games for p in g["players"])
 
 

@@ -76,7 +76,7 @@ def test_a_bot_sees_no_process_secret_network_or_file_outside_its_sandbox(tmp_pa
         "/etc/shadow",
     ]
     results = play(tmp_path, "snoop " + " ".join(targets), opponent=str(REPO / "bots/python/first_bot.py"))
-    assert_honest_side_untouched(results, honest="first_bot")
+    assert_honest_side_untouched(results, honest="first")  # its Join name
     (report,) = [r for r in cheat_reports(tmp_path / "replays") if "pids" in r]
     assert report["uid"] == 65534
     assert report["other_tokens"] == [] and report["secrets"] == []

@@ -110,7 +110,8 @@ def test_arenas_private_folders_inside_the_code_folder_are_hidden(tmp_path: Path
     assert (tmp_path / "p.log").read_text().strip() == "[]"
 
 
-def test_a_command_bot_sees_only_its_scripts_folder(tmp_path: Path) -> None:
+def test_a_command_bot_sees_only_its_own_folder(tmp_path: Path) -> None:
+    """Its script's folder (never the repository it was started from); a file bot's folder."""
     spec = resolve_bot("ninjan", f"{sys.executable} {REPO / 'bots' / 'node' / 'bot.js'} --fast")
     assert spec.code == (REPO / "bots" / "node",)
     assert resolve_bot("ninjan", "random").code == ()

@@ -74,7 +74,13 @@ BotsArgument = Annotated[
     list[str],
     typer.Argument(
         help="One bot per seat: a built-in name, a .py file, a quoted shell command, or @wait[:NAME] "
-        "for a bot you start yourself (the address and token to give it are printed)."
+        "for a bot you start yourself (the address and token to give it are printed). NAME:BOT names "
+        "the seat (me:bots/python/first_bot.py); else the seat is named by what its bot sends in Join, "
+        "else by its file's stem or folder (bots/node/bot.js: node); repeats get #2. A .py file starts "
+        "in its folder and sees it. A shell command sees its own folder, its file's (or the one above "
+        "a bin/, build/, src/...; the current one for sh -c '...'), and starts in the current folder: "
+        "run from the bot's folder, 'sh bin/wrap.sh' starts as 'arena bots submit --dir . --entry "
+        "\"sh bin/wrap.sh\"' does on a worker (in /bot). Folders are seen read-only at their own path."
     ),
 ]
 SeedOption = Annotated[
@@ -218,8 +224,20 @@ def match_command(
     if sprt:
         bot, opponent = unique_names(specs)  # two: series_length refuses --sprt otherwise
         test = SprtRun(Sprt.pentanomial(sprt), bot, opponent)
+    config = dataclasses.replace(config, on_names=named(test))
     played = play_series(engine, specs, config, test, verbose, as_json)
     finish(played, test, as_json, view)
+
+
+def named(test: SprtRun | None) -> Callable[[list[str]], None]:
+    """Returns what to do once the bots' names are fixed (after they joined: a bot's Join may name its
+    seat): the SPRT scores its two bots by those names."""
+
+    def on_names(names: list[str]) -> None:
+        if test is not None:
+            test.bot, test.opponent = names
+
+    return on_names
 
 
 def play_series(

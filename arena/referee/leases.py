@@ -54,6 +54,7 @@ class Lease:
     disconnected: bool = False
     released: bool = False
     client: str = ""
+    bot_name: str = ""  # what the bot calls itself in its Join (its own text: clean before showing)
     events_in_requests: bool = False  # the bot reads DecisionRequest.events (Join.events_in_requests)
     problem: str = ""  # why the referee ended the stream, if it did
     flood_reported: bool = False  # the bot was told its excess answers are dropped (until the next request)
@@ -131,7 +132,12 @@ class LeaseRegistry:
         return lease
 
     def claim(
-        self, token: str, client: str = "", events_in_requests: bool = False, only: Lease | None = None
+        self,
+        token: str,
+        client: str = "",
+        events_in_requests: bool = False,
+        only: Lease | None = None,
+        bot_name: str = "",
     ) -> Lease:
         """Returns the lease for ``token`` and marks it claimed; raises LeaseError. With ``only`` (a
         seat's own socket), any other lease's token is refused as unknown."""
@@ -147,6 +153,7 @@ class LeaseRegistry:
             raise LeaseError("ALREADY_EXISTS", "this seat is already connected on another stream")
         lease.claimed = True
         lease.client = client[:64]
+        lease.bot_name = bot_name[:64]
         lease.events_in_requests = events_in_requests
         lease.joined.set()
         return lease

@@ -5,6 +5,11 @@ A bot is a built-in name (``random``), a path to a Python file that uses the SDK
 sandbox (``arena.referee.sandbox``: bubblewrap, no network, no view of other processes or of the
 host's files) and in a cgroup of its own (``arena.referee.cgroups``: memory, CPU share, processes),
 with the rlimits of ``BotLimits`` on top (docs/security.md). Stopping it ends its whole process tree.
+Where a bot starts and what its seat is called: docs/bots.md ("Where a bot starts").
+
+Why it is long: a bot argument's meaning (its command, its own folder, its name) and the process that
+runs it (limits, sandbox, stopping) are read together whenever either changes; the naming rules
+themselves are ``arena.referee.seat_names``.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import os
 import resource
 import secrets
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -26,6 +32,7 @@ from pathlib import Path
 from arena.bots import builtin_bots
 from arena.referee import cgroups, sandbox
 from arena.referee.botlog import StampedLog
+from arena.referee.seat_names import GENERIC, NAME_RULE, clean, file_name, is_name, split_seat_name
 
 MARKER_VARIABLE = "ARENA_BOT_INSTANCE"  # unsandboxed bots: their descendants inherit it and are found
 MIB = 1 << 20
@@ -214,6 +221,7 @@ class BotSpec:
     cwd: Path | None = None  # the process's working directory; None: the referee's (a temporary one inside)
     code: tuple[Path, ...] = ()  # what the bot reads: bound read-only into its sandbox, at the same path
     env: tuple[tuple[str, str], ...] = ()  # variables its entry command declares (NAME=value words)
+    join_named: bool = False  # the name the bot sends in Join names its seat (the person named none)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -231,11 +239,21 @@ def builtin_spec(game: str, bot: str, name: str = "") -> BotSpec:
 
 
 def resolve_bot(game: str, text: str) -> BotSpec:
-    """Returns how to run the bot that ``text`` names for ``game``; raises BotSpecError.
+    """Returns how to run the bot that ``text`` names for ``game`` (``NAME:BOT`` names its seat);
+    raises BotSpecError.
 
-    A file bot sees its own folder (read-only, its working directory); a shell command sees the
-    current folder (read-only) and the files it names by absolute path.
+    A file bot sees its own folder (read-only, its working directory). A shell command sees its own
+    folder (``own_folder``: its file's, or the current one for ``sh -c '...'``) read-only at its own
+    path, and starts in the current folder: run from the bot's folder, ``sh bin/wrap.sh`` starts where
+    the same entry submitted (``--dir . --entry 'sh bin/wrap.sh'``) starts in /bot, with the same
+    files. A seat not named by the person is named by its bot's ``Join`` (``arena.referee.seat_names``).
     """
+    name, text = ("", text) if os.path.lexists(text) else split_seat_name(text)
+    spec = _resolve(game, text)
+    return dataclasses.replace(spec, name=name, join_named=False) if name else spec
+
+
+def _resolve(game: str, text: str) -> BotSpec:
     if text == WAIT or text.startswith(WAIT + ":"):
         return wait_spec(text)
     builtins = builtin_bots(game)
@@ -247,13 +265,11 @@ def resolve_bot(game: str, text: str) -> BotSpec:
             raise BotSpecError(f"bot file {text} does not exist")
         code = sandbox.code_folder(path.resolve())
         folder = path.resolve().parent
-        return BotSpec(path.stem, (sys.executable, str(path.resolve())), "file", folder, (code,))
+        name = file_name(path.resolve(), sandbox.broad_folders())
+        return BotSpec(name, (sys.executable, str(path.resolve())), "file", folder, (code,), join_named=True)
     words = shlex.split(text) if text.strip() else []
     if len(words) > 1 or (words and (os.access(text, os.X_OK) and path.is_file())):
-        here = Path.cwd()
-        script = _script(words)
-        folders = (sandbox.code_folder(script),) if script else ()
-        return BotSpec(_command_name(words), ("/bin/sh", "-c", text), "command", here, folders)
+        return _command_spec(text, words)
     valid = ", ".join(sorted(builtins)) or "none"
     raise BotSpecError(
         f"unknown bot {text!r} for {game}: built-in bots are {valid}; "
@@ -261,22 +277,61 @@ def resolve_bot(game: str, text: str) -> BotSpec:
     )
 
 
+def _command_spec(text: str, words: list[str]) -> BotSpec:
+    """Returns the spec of a shell command bot: its own folder (``own_folder``) bound read-only at its
+    own path, started in the current folder (so that the command's relative paths work)."""
+    here = Path.cwd()
+    script = _script(words)
+    folder = own_folder(script, here)
+    name = _command_name(words, script, here)
+    return BotSpec(
+        name, ("/bin/sh", "-c", text), "command", here, (folder,) if folder else (), join_named=True
+    )
+
+
+def own_folder(script: Path | None, here: Path) -> Path | None:
+    """Returns a command bot's own folder: the folder of the file it runs, or the one above while that
+    says nothing of the bot (``mybot`` for ``mybot/bin/wrap.sh``: ``bin``, ``build``, ``src``...); the
+    current folder for a command that runs no file of its own (``sh -c '...'``). Never a folder that
+    holds far more than a bot (/, /tmp, the home folder): then the file alone, or nothing.
+    """
+    broad = sandbox.broad_folders()
+    if script is None:
+        return None if here in broad else here
+    folder = script.parent
+    while folder.name.lower() in GENERIC and folder.parent not in broad and folder.parent != folder:
+        folder = folder.parent
+    return sandbox.code_folder(script) if folder in broad else folder
+
+
+def _command_name(words: list[str], script: Path | None, here: Path) -> str:
+    """Returns the name of a command bot: its script's (``file_name``); else its program's, unless
+    that is a system or Python program (``sh -c '...'``, ``python -m bot``): then its folder's."""
+    broad = sandbox.broad_folders()
+    if script is not None:
+        return file_name(script, broad)
+    program = (sandbox.declared_variables(words)[1] or ("command",))[0]
+    found = shutil.which(program)
+    runtime = (Path("/usr"), Path("/bin"), *sandbox.python_runtime())
+    system = found is not None and any(sandbox.under(Path(os.path.abspath(found)), f) for f in runtime)
+    if system and here not in broad and clean(here.name):
+        return clean(here.name)
+    return clean(Path(program).name) or "command"
+
+
 def wait_spec(text: str) -> BotSpec:
     """Returns the spec of a seat whose bot the author starts by hand (``@wait`` or ``@wait:NAME``):
     no process; the referee prints an address and a token and waits for that bot to join."""
-    name = text.removeprefix(WAIT).removeprefix(":") or "attached"
-    if not name.replace("-", "").replace("_", "").replace(".", "").isalnum() or len(name) > 40:
-        raise BotSpecError(
-            f"bad seat {text!r}: write @wait or @wait:NAME, NAME of letters, digits, '-', '_' or '.' "
-            "(40 at most)"
-        )
-    return BotSpec(name, (), "wait")
+    name = text.removeprefix(WAIT).removeprefix(":")
+    if name and not is_name(name):
+        raise BotSpecError(f"bad seat {text!r}: write @wait or @wait:NAME, NAME of {NAME_RULE}")
+    return BotSpec(name or "attached", (), "wait", join_named=not name)
 
 
 def _script(words: list[str]) -> Path | None:
     """Returns the file a command runs: the first word that names an existing file outside the
     system and Python runtime (``./bot``, or ``bots/node/bot.js`` in ``node bots/node/bot.js``). Its
-    folder is the code a sandboxed command bot sees; nothing else the command names is bound.
+    folder is bound when it lies outside the command's own folder; it names the seat.
     """
     _, command = sandbox.declared_variables(words)
     runtime = (Path("/usr"), Path("/bin"), *sandbox.python_runtime())
@@ -287,13 +342,6 @@ def _script(words: list[str]) -> Path | None:
         if not any(sandbox.under(Path(os.path.abspath(word)), folder) for folder in runtime):
             return path
     return None
-
-
-def _command_name(words: list[str]) -> str:
-    for word in reversed(words):
-        if "/" in word or "." in word:
-            return Path(word).stem or word
-    return Path(words[0]).name
 
 
 class BotProcess:

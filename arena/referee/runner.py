@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import os
 import tempfile
 from collections.abc import Callable
 from datetime import timedelta
@@ -33,6 +34,7 @@ from arena.referee.match import NEVER_CONNECTED, Match, MatchConfig, SeatState
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotProcess, BotSpec, RefereeEndpoint
 from arena.referee.record import MatchRecord
 from arena.referee.replay import ReplayWriter, claim
+from arena.referee.seat_names import join_name, table_names
 from arena.referee.server import seat_endpoint, start_referee
 from arena.seeds import series_seed
 
@@ -87,16 +89,47 @@ class SeriesConfig:
     on_wait: WaitAnnouncer | None = None  # told where a ``@wait`` seat's bot connects, with which token
     branch: Branch | None = None  # start every game at a recorded position, its seed, seats unrotated
     on_game_start: Callable[[list[str]], None] | None = None  # told each game's bots by seat first
+    on_names: Callable[[list[str]], None] | None = None  # told the bots' names (by argument) once fixed
 
 
 def unique_names(specs: list[BotSpec]) -> list[str]:
     """Returns display names: each bot's name, with #2, #3... for repeats."""
-    seen: dict[str, int] = {}
-    names = []
-    for spec in specs:
-        seen[spec.name] = seen.get(spec.name, 0) + 1
-        names.append(spec.name if seen[spec.name] == 1 else f"{spec.name}#{seen[spec.name]}")
-    return names
+    return table_names([spec.name for spec in specs])
+
+
+def name_by_joins(entries: list[BotEntry], anonymous: bool) -> None:
+    """Names each seat the person did not name by the name its bot sent in ``Join`` (cleaned, unique at
+    the table: ``seat_names``), once its bots have joined; never in an ``anonymous`` (rated) match,
+    whose seats are the registered bots."""
+    if anonymous:
+        return
+    joined = [
+        join_name(e.lease.bot_name) if e.spec.join_named and e.lease is not None and e.lease.claimed else ""
+        for e in entries
+    ]
+    for entry, name in zip(entries, table_names([e.spec.name for e in entries], joined), strict=True):
+        entry.problem = entry.problem.replace(f"bot {entry.name} ", f"bot {name} ", 1)
+        entry.name = name
+        if entry.lease is not None:
+            entry.lease.name = name
+        _rename_log(entry)
+
+
+def _rename_log(entry: BotEntry) -> None:
+    """Renames the entry's log file after its seat's name when its bot's Join named it (the log was
+    claimed, under the file's name, before the bot started); its process keeps writing to it."""
+    base = entry.name.partition("#")[0]
+    if entry.log is None or base == entry.spec.name:
+        return
+    renamed = claim(entry.log.with_name(f"{entry.index}-{base}.log"))
+    try:
+        os.replace(entry.log, renamed)
+    except OSError:
+        renamed.unlink(missing_ok=True)
+        return
+    entry.log = renamed
+    if entry.process is not None:
+        entry.process.log_path = renamed
 
 
 @dataclasses.dataclass(frozen=True)
@@ -157,6 +190,10 @@ async def _run_series(
                 private,
                 config.on_wait,
             )
+            if number == 0:  # the names are fixed once, for the whole series
+                name_by_joins(entries, config.match.anonymous)
+                if config.on_names is not None:
+                    config.on_names([e.name for e in entries])
             result = await _play_one(game, entries, number, config, on_step)
             results.append(result)
             if on_result:

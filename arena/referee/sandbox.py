@@ -282,9 +282,12 @@ def _proc_files() -> dict[str, str]:
 def code_folder(path: Path) -> Path:
     """Returns what to bind for a bot file: its folder (for the modules beside it), or the file
     alone when the folder is one that holds far more than a bot (/, /tmp, the home folder)."""
-    folder = path.parent
-    broad = {Path("/"), Path("/tmp"), Path.home().resolve(), Path.home()}
-    return path if folder in broad else folder
+    return path if path.parent in broad_folders() else path.parent
+
+
+def broad_folders() -> tuple[Path, ...]:
+    """Returns the folders that hold far more than a bot (/, /tmp, the home folder): never bound whole."""
+    return (Path("/"), Path("/tmp"), Path.home().resolve(), Path.home())
 
 
 def _path_inside() -> str:

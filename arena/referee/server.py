@@ -164,7 +164,9 @@ class RefereeServicer:
             )
         try:
             join = first.join
-            lease = self.registry.claim(join.token, join.client, join.events_in_requests, only=self.seat)
+            lease = self.registry.claim(
+                join.token, join.client, join.events_in_requests, only=self.seat, bot_name=join.bot_name
+            )
         except LeaseError as exc:
             await context.abort(getattr(grpc.StatusCode, exc.code), str(exc))
         reader = asyncio.create_task(_read_answers(request_iterator, lease))
