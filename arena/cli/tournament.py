@@ -81,11 +81,19 @@ def worker_command(
     max_jobs: Annotated[
         int | None, typer.Option(min=1, help="Exit after this many jobs.", show_default="no limit")
     ] = None,
-    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Print a line per job.")] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose/--quiet",
+            "-v/-q",
+            help="Print a line per job (the default); --quiet: only failures (the local workers of "
+            "'arena tournament' and 'arena ladder', whose own line says how bots run).",
+        ),
+    ] = True,
     no_sandbox: NoSandboxOption = False,
 ) -> None:
     """Play queued matches from Redis and record their results, until stopped."""
-    limits = worker_limits(no_sandbox)
+    limits = worker_limits(no_sandbox, announce=verbose)
     check_seed_key()
     url = redis_url_from(redis_url_file, redis_)
     forget_redis_url()
@@ -191,7 +199,7 @@ def tournament_command(
         say(f"arena: {printable(never_meet(shared))}")
     count = os.cpu_count() or 1 if workers is None else workers
     if count:
-        worker_limits(no_sandbox, announce=False)  # fail before enqueueing: bots can't run
+        worker_limits(no_sandbox)  # fail before enqueueing if bots can't run; said once (workers: --quiet)
     run_tournament(spec, url, count, idle_timeout, no_sandbox)
     if count:
         show_standings(url, spec.tournament_id, as_json)

@@ -43,9 +43,10 @@ def worker_limits(no_sandbox: bool, announce: bool = True) -> BotLimits:
 
 
 def start_worker(url: str, idle_timeout: float, no_sandbox: bool) -> subprocess.Popen:
-    """Starts a local worker; the Redis URL (and its password) goes in its environment, not its argv,
-    which every user of the machine can read."""
-    argv = [sys.executable, "-m", "arena.cli", "worker", "--idle-timeout", str(idle_timeout)]
+    """Starts a local worker, quiet (the command that starts it says once how bots run); the Redis URL
+    (and its password) goes in its environment, not its argv, which every user of the machine can
+    read."""
+    argv = [sys.executable, "-m", "arena.cli", "worker", "--quiet", "--idle-timeout", str(idle_timeout)]
     argv += ["--no-sandbox"] if no_sandbox else []
     env = {**os.environ, ENV_URL: url}
     return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env)
