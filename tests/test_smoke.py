@@ -64,6 +64,8 @@ def test_a_passing_candidate_becomes_active_and_a_failing_one_does_not(
     failed = play_smoke(client, redis_url, cache, "steady", broken)
     assert failed["status"] == smoke.SmokeStatus.FAILED
     assert failed["reason"].startswith("bot steady exited with code 1 before joining")
+    assert "quitter: refusing to play" in failed["reason"]  # its last words, without the ready line
+    assert "sandbox ready" not in failed["reason"], failed["reason"]
     assert failed["log"] == "quitter: refusing to play"  # the tail of its log, the ready line left out
     assert client.hget(keys.bot("steady"), "version") == candidate  # the old version stays active
     assert nothing_rated(client)

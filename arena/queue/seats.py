@@ -18,10 +18,9 @@ from arena.bots import builtin_bots
 from arena.games.base import Game
 from arena.queue.jobs import JobError, MatchJob
 from arena.referee import sandbox
-from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec, builtin_spec
-from arena.submissions import build, registry, smoke
+from arena.referee.processes import DEFAULT_LIMITS, READY_LINE, BotLimits, BotSpec, builtin_spec
+from arena.submissions import build, registry
 
-READY_LINE = smoke.READY_LINE
 # Prints READY_LINE, then becomes the bot's own command (exec: same process, same pid).
 _ANNOUNCE = f'echo "{READY_LINE}"; exec "$@"'
 

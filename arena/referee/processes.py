@@ -36,6 +36,10 @@ from arena.referee.seat_names import GENERIC, NAME_RULE, clean, file_name, is_na
 
 MARKER_VARIABLE = "ARENA_BOT_INSTANCE"  # unsandboxed bots: their descendants inherit it and are found
 MIB = 1 << 20
+# The line a worker's seat wrapper prints first, inside the sandbox, before the bot's own program
+# (arena.queue.seats): it tells a sandbox that never started from a bot that never joined, and is no
+# bot's output, so a failure's log tail leaves it out.
+READY_LINE = "arena: sandbox ready"
 SIGNAL_CAUSES = {  # what a bot's death by this signal usually means
     "SIGXCPU": " (the CPU time limit, --bot-cpu-seconds)",
     "SIGSEGV": " (perhaps the memory limit, --bot-memory-mb)",
@@ -465,8 +469,8 @@ class BotProcess:
                 text = log.read().decode("utf-8", errors="replace")
         except OSError:
             return ""
-        tail = [line.strip()[:200] for line in text.splitlines() if line.strip()][-lines:]
-        return " | ".join(tail)
+        printed = [line.strip()[:200] for line in text.splitlines() if line.strip() and line != READY_LINE]
+        return " | ".join(printed[-lines:])
 
     def stop(self, grace: float = 2.0) -> None:
         """Lets the process exit by itself within ``grace`` seconds, then ends its whole process tree:

@@ -32,13 +32,13 @@ import redis
 from arena.queue import keys
 from arena.queue.connection import hash_fields, maybe_text, text_hash
 from arena.queue.jobs import JobStatus, MatchJob, enqueue, ensure_group, run_script
+from arena.referee.processes import READY_LINE
 from arena.referee.runner import GameResult
 from arena.schedule import regression
 from arena.submissions import registry
 
 OPPONENT = "random"  # the built-in bot every candidate plays
 LOG_LINES = 20  # lines of the bot's log kept in its smoke status
-READY_LINE = "arena: sandbox ready"  # the line a worker's bot wrapper prints first (arena.queue.worker)
 
 
 class SmokeStatus(enum.StrEnum):
