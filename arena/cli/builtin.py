@@ -15,25 +15,31 @@ import typer
 
 from arena.bots.ladder import Ladder, LadderError, load, missing, rows
 from arena.cli.errors import CliError
-from arena.cli.options import GameArgument, JsonOption
+from arena.cli.options import JsonOption
 from arena.cli.tables import METHOD
-from arena.games import GameError, get_game
+from arena.games import GAMES, GameError, get_game
+
+GameOption = Annotated[
+    str | None,
+    typer.Argument(help="Game name: see 'arena games'.", show_default="every game, in one table"),
+]
 
 
 def builtin_command(
-    game: GameArgument,
+    game: GameOption = None,
     players: Annotated[
         int, typer.Option(min=2, help="Seats per game of the stored table to show (2, or 3 where stored).")
     ] = 2,
     as_json: JsonOption = False,
 ) -> None:
     """List GAME's built-in bots strongest first: rating, 95% interval, games and likelihood of
-    superiority over the next bot, from the stored round robin among them, and what each bot is."""
-    try:
-        name = get_game(game).spec.name
-        ladder = load(name, players)
-    except (GameError, LadderError) as exc:
-        raise CliError(str(exc)) from None
+    superiority over the next bot, from the stored round robin among them, and what each bot is.
+    Without GAME: every game's built-in bots in one table."""
+    if game is None:
+        every = {name: rows(_ladder(name, 2)) for name in GAMES}
+        typer.echo(json.dumps(every, indent=2) if as_json else format_every(every))
+        return
+    ladder = _ladder(game, players)
     found = rows(ladder)
     if as_json:
         typer.echo(json.dumps(found, indent=2))
@@ -41,6 +47,28 @@ def builtin_command(
         typer.echo(format_builtin(ladder, found))
     if absent := missing(ladder):
         typer.echo(f"not in the stored table yet: {', '.join(absent)}; run '{ladder.command}'", err=True)
+
+
+def _ladder(game: str, players: int) -> Ladder:
+    """Returns the stored ladder of ``game``'s built-in bots at ``players`` seats; CliError if none."""
+    try:
+        return load(get_game(game).spec.name, players)
+    except (GameError, LadderError) as exc:
+        raise CliError(str(exc)) from None
+
+
+def format_every(every: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+    """Returns every game's built-in bots, strongest first, with their other names and 2-seat Elo (the
+    names differ per game but for ``random`` and ``best``, which every game has)."""
+    lines = [
+        "built-in bots of every game, strongest first; Elo from each game's stored 2-player round robin",
+        f"  {'game':<14} {'bot':<10} {'also':<6} {'Elo':>6}",
+    ]
+    for game, found in every.items():
+        for row in found:
+            lines.append(f"  {game:<14} {row['bot']:<10} {', '.join(row['aliases']):<6} {row['elo']:>6.0f}")
+    lines.append("every game has 'random' and 'best'; what each bot is: arena bots builtin GAME")
+    return "\n".join(lines)
 
 
 def format_builtin(ladder: Ladder, found: Sequence[Mapping[str, Any]]) -> str:
