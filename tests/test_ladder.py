@@ -6,12 +6,13 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import psutil
 import pytest
@@ -26,7 +27,16 @@ from arena.ratings.pairs import PairTable
 from arena.schedule.ladder import Ladder, LadderError, LadderSpec
 from arena.storage import fits
 from arena.submissions import registry
-from tests.conftest import REPO, SEED_KEY, SEED_KEY_ENV, json_lines, run_arena
+from tests.conftest import (
+    REPO,
+    SEED_KEY,
+    SEED_KEY_ENV,
+    Gate,
+    default_ctrl_c,
+    json_lines,
+    run_arena,
+    submit_gated,
+)
 
 
 def fitted(scores: Mapping[tuple[str, str], tuple[int, int]]) -> Fit:
@@ -157,6 +167,7 @@ def test_arena_ladder_plays_its_matches_and_the_leaderboard_counts_them(client, 
     proc = run_arena(*args, "--redis", redis_url, "--seed", "3", "--json", env=SEED_KEY_ENV)
     assert proc.returncode == 0, proc.stderr
     assert "12 matches scheduled in this run, 12 finished in all, 0 still queued" in proc.stderr
+    assert "matches finished in this run" not in proc.stderr, "no progress lines unless asked off a terminal"
     rows = leaderboard(redis_url)
     assert sorted(r["bot"] for r in rows) == sorted(bots)
     played = games_per_bot(redis_url)
@@ -195,6 +206,7 @@ def test_the_leaderboard_follows_a_running_ladder_until_ctrl_c(client, redis_url
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,  # its own process group, as a terminal's foreground job
+        preexec_fn=default_ctrl_c,  # Ctrl-C must reach it even from a suite run in the background
     )
     source = fits.game_source("ninjan")
     seen = []
@@ -216,6 +228,58 @@ def test_the_leaderboard_follows_a_running_ladder_until_ctrl_c(client, redis_url
     )
     finished = int(client.get(keys.rating_updates("ninjan")))
     assert finished <= queued <= finished + 2, "never more than --ahead (2) queued beyond the results"
+
+
+@pytest.mark.e2e
+def test_ctrl_c_mid_match_ends_the_ladder_quietly_with_its_summary(client, redis_url: str, tmp_path) -> None:
+    """Started as from a suite run in the background (SIGINT ignored, reset in the child), the ladder
+    shows its progress (matches, the order with intervals) when asked; Ctrl-C while a worker is in
+    the middle of a match (held at a gate) prints the summary and no traceback."""
+    gate = Gate(tmp_path / "gate")
+    submit_gated(client, gate, tmp_path)
+    argv = [sys.executable, "-m", "arena.cli", "ladder", "ninjan", "--bots", "gated,random", "--workers", "1"]
+    argv += ["--no-sandbox", "--progress", "--redis", redis_url, "--seed", "7"]
+    ignored = signal.signal(signal.SIGINT, signal.SIG_IGN)  # what a shell's '&' gives the suite
+    try:
+        ladder = subprocess.Popen(
+            argv,
+            cwd=REPO,
+            env={**os.environ, **SEED_KEY_ENV},
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=default_ctrl_c,
+        )
+    finally:
+        signal.signal(signal.SIGINT, ignored)
+    try:
+        gate.grant(1)  # one match is played; the next one is held mid-match
+        bot = r"(gated|random) \d+ \(\d+\.\.\d+\)"
+        progress = re.compile(rf": 1 matches finished in this run; {bot} > {bot}$")
+        lines = [""]
+        while not progress.search(lines[-1]):  # the gate: the ladder's progress, with the order
+            lines.append(ladder.stderr.readline())
+            assert lines[-1], "".join(lines)
+        wait_until(lambda: gate.holds(1), 120)
+        os.killpg(ladder.pid, signal.SIGINT)
+        out, err = ladder.communicate(timeout=120)
+    finally:
+        gate.open()
+        if ladder.poll() is None:
+            os.killpg(ladder.pid, signal.SIGKILL)
+    assert ladder.returncode == 130, err
+    assert "interrupted" in err and "ninjan leaderboard" in out
+    for noise in ("Traceback", "Task was destroyed", "Exception ignored", "Event loop is closed"):
+        assert noise not in err, err
+
+
+def wait_until(condition: Callable[[], bool], seconds: float) -> None:
+    """Polls ``condition`` until it holds; fails after ``seconds`` (a generous bound, not a timing)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.05)
 
 
 @pytest.mark.e2e
@@ -296,6 +360,8 @@ def test_a_version_submitted_while_the_ladder_runs_is_played_first(client) -> No
 def test_doctests() -> None:
     import doctest
 
+    import arena.cli.ladder
     import arena.ratings.pairing
 
     assert doctest.testmod(arena.ratings.pairing).failed == 0
+    assert doctest.testmod(arena.cli.ladder).failed == 0

@@ -17,12 +17,14 @@ server's ladders with their match counts. As with ``arena tournament``,
 from __future__ import annotations
 
 import json
+import math
 import os
 import secrets
 import signal
 import sys
+import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import quote
 
 import typer
@@ -53,6 +55,7 @@ from arena.submissions import registry
 from arena.submissions.owners import never_meet, owners, sharing
 
 EXIT_INTERRUPTED = 130
+PROGRESS_LINE_SECONDS = 5.0  # between two progress lines when stderr is not a terminal
 app = typer.Typer()
 
 
@@ -105,6 +108,16 @@ def ladder_command(
     redis_: RedisOption = None,
     no_sandbox: NoSandboxOption = False,
     as_json: JsonOption = False,
+    progress: Annotated[
+        bool | None,
+        typer.Option(
+            "--progress/--no-progress",
+            help="Show the matches finished and the current order with 95% intervals as the ladder "
+            "runs, on stderr: a bar on a terminal, else a line at most every "
+            f"{PROGRESS_LINE_SECONDS:g} s.",
+            show_default="on a terminal only",
+        ),
+    ] = None,
     server_: ServerOption = None,
     organiser_token_file: OrganiserTokenOption = None,
 ) -> None:
@@ -135,7 +148,7 @@ def ladder_command(
     spec = _spec(game, bots, players, seed, deadline_ms, random_share)
     count = os.cpu_count() or 1 if workers is None else workers
     if count:
-        worker_limits(no_sandbox, announce=False)  # fail before enqueueing: bots can't run
+        worker_limits(no_sandbox)  # fail before enqueueing if bots can't run; said once (workers: --quiet)
     url = redis_url(redis_)
     client = connect(url)
     ladder = Ladder(client, spec, platform_key(), lambda bot: registry.resolve(client, spec.game, bot))
@@ -150,7 +163,7 @@ def ladder_command(
     before = None
     try:
         before = retrying(url, ladder.open, say)
-        _play(ladder, url, ahead or max(2, 2 * count), matches, procs)
+        _play(ladder, url, ahead or max(2, 2 * count), matches, procs, progress)
     except KeyboardInterrupt:
         stop_workers(procs)
         _summary(ladder, url, before, as_json, interrupted=True)
@@ -267,20 +280,43 @@ def _check_bots(ladder: Ladder) -> None:
         raise CliError(str(exc)) from None
 
 
-def _play(ladder: Ladder, url: str, ahead: int, matches: int | None, procs: list) -> None:
-    """Runs the ladder's loop with a progress bar (a count when it never stops)."""
+def _play(
+    ladder: Ladder, url: str, ahead: int, matches: int | None, procs: list, progress: bool | None
+) -> None:
+    """Runs the ladder's loop showing its progress (``progress``: None on a terminal only): a bar on a
+    terminal (a count when it never stops), else a line at most every ``PROGRESS_LINE_SECONDS``."""
     from tqdm import tqdm
 
     start = retrying(url, ladder.finished, say)
     gone = (lambda: all(p.poll() is not None for p in procs)) if procs else (lambda: False)
-    with tqdm(total=matches, unit="match", file=sys.stderr, disable=None) as bar:
+    lines = bool(progress) and not sys.stderr.isatty()
+    shown: dict[str, Any] = {"line": "", "at": -math.inf}
+    with tqdm(total=matches, unit="match", file=sys.stderr, disable=None if progress else True) as bar:
 
-        def progress(finished: int) -> None:
-            bar.update(finished - start - bar.n)
-            if ladder.last is not None:
-                bar.set_postfix_str(f"last pairing: {ladder.last.reason}", refresh=False)
+        def on_progress(finished: int) -> None:
+            order = format_standing(ladder.standing())
+            if not bar.disable:
+                bar.update(finished - start - bar.n)
+                bar.set_postfix_str(order, refresh=False)
+            line = f"arena: ladder {ladder.id}: {finished - start} matches finished in this run; {order}"
+            if lines and line != shown["line"] and time.monotonic() - shown["at"] >= PROGRESS_LINE_SECONDS:
+                shown.update(line=line, at=time.monotonic())
+                say(line)
 
-        run(ladder, ahead, matches, gone, progress, lambda action: retrying(url, action, say))
+        run(ladder, ahead, matches, gone, on_progress, lambda action: retrying(url, action, say))
+
+
+def format_standing(standing: list[tuple[str, float, float, float]]) -> str:
+    """Returns the ladder's current order in one line, best first, each bot with its Elo and 95%
+    interval (names escaped: a bot's name is its owner's text).
+
+    >>> format_standing([("greedy", 1726.0, 1683.2, 1768.8), ("random", 1274.0, 1231.2, 1316.8)])
+    'greedy 1726 (1683..1769) > random 1274 (1231..1317)'
+    """
+    if not standing:
+        return "no result yet"
+    shown = (f"{printable(bot)} {elo:.0f} ({low:.0f}..{high:.0f})" for bot, elo, low, high in standing)
+    return " > ".join(shown)
 
 
 def _summary(ladder: Ladder, url: str, before: int | None, as_json: bool, interrupted: bool) -> None:

@@ -111,6 +111,7 @@ class Worker:
         self.handled = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pool: BotPool | None = None
+        self._playing: asyncio.Task | None = None  # the match being played
         self._claim_due = 0.0  # time.monotonic() from which to look for stale jobs again
         self.log_dir: Path | None = None  # where this worker's bots write their logs (kept after run)
 
@@ -135,11 +136,21 @@ class Worker:
                 elif burst and self._retry(self._idle):
                     break
         finally:
+            self._unwind_match()
             if self._pool is not None:
                 self._loop.run_until_complete(self._pool.__aexit__(None, None, None))
             self._loop.close()
             self._pool = self._loop = None
         return self.handled
+
+    def _unwind_match(self) -> None:
+        """Cancels the match a stop interrupted (SIGTERM ends the worker mid-match) and lets it unwind,
+        its bots stopped, before the loop closes: closed with the match pending, the loop printed "Task
+        was destroyed but it is pending!" and "Event loop is closed" tracebacks at exit."""
+        playing, self._playing = self._playing, None
+        if playing is not None and not playing.done() and self._loop is not None:
+            playing.cancel()
+            self._loop.run_until_complete(asyncio.gather(playing, return_exceptions=True))
 
     async def _open_pool(self) -> BotPool:
         self.log_dir = Path(tempfile.mkdtemp(prefix="arena-worker-"))
@@ -230,7 +241,8 @@ class Worker:
             return None
         try:
             assert self._loop is not None
-            result, broken = self._loop.run_until_complete(self._play_with_heartbeat(job, entry_id))
+            self._playing = self._loop.create_task(self._play_with_heartbeat(job, entry_id))
+            result, broken = self._loop.run_until_complete(self._playing)
         except Exception as exc:
             self._fail(job, entry_id, f"{type(exc).__name__}: {exc}", attempts)
             return None

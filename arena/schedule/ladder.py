@@ -52,7 +52,7 @@ from arena.queue.connection import stream_reads
 from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, enqueue, ensure_group
 from arena.ratings.fit import Fit, fit
 from arena.ratings.pairing import RANDOM_SHARE, Choice, choose_group
-from arena.ratings.pairs import PairTable, player_id
+from arena.ratings.pairs import PairTable, player_id, split_player
 from arena.seeds import keyed_seed
 from arena.submissions.accounts import schedulable
 from arena.submissions.archives import SubmissionError
@@ -277,6 +277,16 @@ class Ladder:
         result = fit(PairTable.from_fields(fields).subset(players))
         self._fit = (int(counter or 0), tuple(players), result)
         return result
+
+    def standing(self) -> list[tuple[str, float, float, float]]:
+        """Returns the ladder's bots best first as (bot, Elo, low, high: the 95% interval), from the fit
+        its last pairing used (at most ``ahead`` results old; no refit, so showing it costs nothing);
+        [] before any result."""
+        if self._fit is None or not any(self._fit[2].games.values()):
+            return []
+        result = self._fit[2]
+        order = sorted(result.players, key=lambda p: (-result.ratings[p], p))
+        return [(split_player(p)[0], result.ratings[p], *result.interval(p)) for p in order]
 
     def failing(self) -> set[str]:
         """Returns the players left out of the pairing: seated in ``FAILURES_TO_DROP`` or more of this
