@@ -9,8 +9,10 @@ the n-th line must carry the step of that seat's n-th decision in the replay.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import resource
 from pathlib import Path
 
 import pytest
@@ -152,22 +154,69 @@ def test_lines_take_the_step_being_decided_when_written(tmp_path: Path) -> None:
         Line(1, "one"),
         Line(2, "unfinished"),
     ]
-    assert log.take() == []
+    os.write(pipe, b" after the last decision\n")
+    assert log.take()[-1] == Line(2, "unfinished after the last decision")  # kept until the next match
     os.close(pipe)
     log.join(5)
-    assert path.read_bytes() == b"before\nzero\nhalf done\none\nunfinished"
+    assert path.read_bytes() == b"before\nzero\nhalf done\none\nunfinished after the last decision\n"
+
+
+def test_each_line_goes_with_the_match_and_decision_the_bot_was_told_of(tmp_path: Path) -> None:
+    """Before the first match (while starting and joining): that match's, at "start"; between the
+    match's start and the seat's first request (on_match_start): that first decision, however late
+    the referee reads it; after the last decision: that match, never the next one."""
+    log, pipe, _ = pipe_log(tmp_path)
+    os.write(pipe, b"booting\n")
+    log.mark(None)  # the first match begins: the bot joined
+    os.write(pipe, b"hello\n")  # on_match_start, read with the first request
+    log.mark(3)
+    os.write(pipe, b"deciding 3\n")
+    log.drain()
+    os.write(pipe, b"game over\n")
+    first = [Line(None, "booting"), Line(3, "hello"), Line(3, "deciding 3"), Line(3, "game over")]
+    assert log.take() == first
+    log.mark(None)  # the next match begins: what the last one held is not the next one's
+    os.write(pipe, b"hello again\n")
+    log.mark(0)
+    assert log.take() == [Line(0, "hello again")]
+    log.mark(None)
+    os.write(pipe, b"crashed before deciding\n")
+    assert log.take() == [Line(None, "crashed before deciding")]  # no request came: not restamped
+    os.close(pipe)
+    log.join(5)
+
+
+def test_a_pipe_numbered_past_select_s_limit_is_still_read(tmp_path: Path) -> None:
+    """select() refuses a descriptor past 1023: the reader thread ended and closed the pipe, and every
+    later line of that bot was lost (a busy referee has that many descriptors open)."""
+    if resource.getrlimit(resource.RLIMIT_NOFILE)[0] <= 1100:
+        pytest.skip("needs descriptors numbered past 1023")
+    read_end, write_end = os.pipe()
+    high = fcntl.fcntl(read_end, fcntl.F_DUPFD, 1024)
+    os.close(read_end)
+    log = StampedLog(os.fdopen(high, "rb", buffering=0), tmp_path / "bot.log", 1 << 20)
+    log.mark(0)
+    for number in range(3):
+        os.write(write_end, f"line {number}\n".encode())
+        log.join(0.05)  # the reader thread's turn (it must not have ended)
+    log.drain()
+    assert log.take() == [Line(0, f"line {n}") for n in range(3)]
+    os.close(write_end)
+    log.join(5)
 
 
 def test_a_flood_is_capped_in_memory_and_on_disk(tmp_path: Path) -> None:
     log, pipe, path = pipe_log(tmp_path, cap=100)
+    log.mark(None)
     log.mark(4)
     for number in range(50):
         os.write(pipe, f"line {number:04}\n".encode())
     lines = log.take()
     assert len(lines) == 11 and lines[-1].text.startswith("[arena: more than 100 bytes this match")
     assert lines[0] == Line(4, "line 0000") and lines[9] == Line(4, "line 0009")
+    log.mark(None)
     os.write(pipe, b"next match\n")
-    assert log.take() == [Line(4, "next match")]  # a fresh cap for the next match
+    assert log.take() == [Line(None, "next match")]  # a fresh cap for the next match
     os.close(pipe)
     log.join(5)
     text = path.read_bytes()

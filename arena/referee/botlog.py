@@ -1,16 +1,31 @@
 """A bot's output, read as it is written: kept whole (capped) in its log file, and line by line stamped
 with the decision step during which it was written, so an author reads a line beside the decision.
 
-The referee calls ``mark(step)`` when it sends the seat a request and ``drain()`` when the answer (or
-the deadline) comes. Each drains the pipe first, so every byte the bot wrote before answering is read
-and stamped with the step it was deciding: a bot writes its line, then sends its answer, and the line
-is in the pipe by the time the answer arrives.
+The referee calls ``mark(None)`` when a match begins for the bot's process, ``mark(step)`` when it
+sends the seat a request and ``drain()`` when the answer (or the deadline) comes. Each drains the pipe
+first, so every byte the bot wrote before answering is read and stamped with the step it was deciding:
+a bot writes its line, then sends its answer, and the line is in the pipe by the time the answer
+arrives.
 
-Design detail: one thread per bot reads the pipe (non-blocking, after ``select`` says there is
+Which match and which step a line goes with, by what the bot had been told when it wrote it:
+
+- before the process's first match began (before and while it joined; a crash before ``Join``): the
+  first match, stamped None ("start");
+- after a match began and before the seat's first request (``on_match_start``): the seat's first
+  decision of that match, whenever the line was read (the request follows ``MatchStart`` at once, so
+  reading it "before the first decision" was a race: ``step 0`` in one run, ``start`` in the next);
+- while deciding step k: step k;
+- after the seat's last decision: that match, stamped with its last step, up to the moment the next
+  match begins for the process; ``take`` after the process ended (``BotPool`` stops it) returns them
+  all, since a dead process's output is all in the pipe.
+
+Design detail: one thread per bot reads the pipe (non-blocking, after ``poll`` says there is
 something), and ``mark``/``drain`` read it too, from the referee's loop, under the same lock. A thread
 that only read blocking would leave a line in the pipe while the step changes, and stamp it with the
-next one. The stamped lines of a match are kept in memory up to the same cap as the log file, then
-dropped with one note: the referee's memory is bounded whatever a bot prints.
+next one. ``poll``, not ``select``: ``select`` refuses a descriptor numbered 1024 or more, and the
+thread ended there, closing the pipe: every later line of that bot was lost (a busy referee has that
+many descriptors). The stamped lines of a match are kept in memory up to the same cap as the log file,
+then dropped with one note: the referee's memory is bounded whatever a bot prints.
 """
 
 from __future__ import annotations
@@ -32,7 +47,7 @@ LINE_CHARS = 2000  # a stamped line longer than this is cut (the log file keeps 
 @dataclasses.dataclass(frozen=True)
 class Line:
     """One line of a bot's output and the decision step during which it was written (None: before
-    its first decision of the match)."""
+    the match began, which for a process's first match is while it started and joined)."""
 
     step: int | None
     text: str
@@ -53,16 +68,23 @@ class StampedLog:
         self._step: int | None = None
         self._partial = b""
         self._partial_step: int | None = None
-        self._lines: list[Line] = []
+        self._lines: list[Line] = []  # the current match's (before the first match: the process's)
+        self._matches = 0  # matches begun for this process (``mark(None)``)
+        self._awaiting = -1  # from this index of _lines: read in this match before the seat's first request
         self._first_line: str | None = None  # the process's first complete line, kept past ``take``
         self._open = True
         self._thread = threading.Thread(target=self._run, name=f"bot-log-{log_path.name}", daemon=True)
         self._thread.start()
 
     def mark(self, step: int | None) -> None:
-        """Reads what the bot wrote so far (stamped with the step before), then stamps with ``step``."""
+        """Reads what the bot wrote so far (stamped with the step before), then stamps with ``step``;
+        ``None``: a new match begins for the process (see the module's docstring)."""
         with self._lock:
             self._read()
+            if step is None:
+                self._begin_match()
+            elif self._awaiting >= 0:  # the seat's first request of the match
+                self._stamp_awaiting(step)
             self._step = step
 
     def drain(self) -> None:
@@ -71,15 +93,32 @@ class StampedLog:
             self._read()
 
     def take(self) -> list[Line]:
-        """Returns the stamped lines since the last ``take`` (a partial last line included) and forgets
-        them; the next match starts with a fresh cap."""
+        """Returns the stamped lines of the current match so far (a partial last line included), read
+        now; they are kept until the next match begins, so a later call (once the process ended) also
+        returns what the bot wrote after its last decision."""
         with self._lock:
             self._read()
-            if self._partial:
-                self._keep(self._partial_step, self._partial)
-                self._partial = b""
-            lines, self._lines, self._kept = self._lines, [], 0
+            lines = list(self._lines)
+            if self._partial and self._kept <= self._cap:
+                lines.append(self._line(self._partial_step, self._partial))
             return lines
+
+    def _begin_match(self) -> None:
+        """Starts the lines of a new match: what the process wrote before its first match is the first
+        match's (stamped None); later, what is still held belongs to the match before, whose log is
+        made (it stays in the log file)."""
+        if self._matches:
+            self._lines, self._kept, self._partial = [], 0, b""
+        self._matches += 1
+        self._awaiting = len(self._lines)
+
+    def _stamp_awaiting(self, step: int) -> None:
+        """Stamps the lines read since the match began with the seat's first decision step."""
+        for index in range(self._awaiting, len(self._lines)):
+            self._lines[index] = dataclasses.replace(self._lines[index], step=step)
+        if self._partial and self._partial_step is None:
+            self._partial_step = step
+        self._awaiting = -1
 
     @property
     def first_line(self) -> str | None:
@@ -96,10 +135,12 @@ class StampedLog:
         self._thread.join(timeout)
 
     def _run(self) -> None:
+        waiting = select.poll()
+        waiting.register(self._fd, select.POLLIN)
         try:
             while self._open:
                 with contextlib.suppress(InterruptedError):
-                    select.select([self._fd], [], [])
+                    waiting.poll()
                 with self._lock:
                     self._read()
         except (OSError, ValueError):
@@ -161,8 +202,12 @@ class StampedLog:
                 Line(step, f"[arena: more than {self._cap} bytes this match; the rest is dropped]")
             )
             return
-        text = line.decode("utf-8", errors="replace").rstrip("\r")
-        self._lines.append(Line(step, text[:LINE_CHARS]))
+        self._lines.append(self._line(step, line))
+
+    @staticmethod
+    def _line(step: int | None, line: bytes) -> Line:
+        text = line[: 4 * LINE_CHARS].decode("utf-8", errors="replace").rstrip("\r")
+        return Line(step, text[:LINE_CHARS])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -205,6 +250,16 @@ def for_store(text: str, limit: int = STORED_BYTES) -> bytes:
     out = b"".join([others[0], *(row for seat in sorted(kept) for row in kept[seat]), *others[1:]])
     note = {"type": "cut", "text": f"[arena: {len(data) - len(out)} of {len(data)} bytes of output dropped]"}
     return out + json.dumps(note).encode() + b"\n"
+
+
+def with_seat_lines(text: str, lines: dict[int, list[Line]]) -> str:
+    """Returns the match log ``text`` (``match_log_text``'s) with the lines of the seats in ``lines``
+    replaced: what a process wrote by the time it ended, once it ended after the match."""
+    log = parse_match_log(text, "a match log just written")
+    kept: dict[int, list[Line]] = {}
+    for seat, line in log.lines:
+        kept.setdefault(seat, []).append(line)
+    return match_log_text(log.header, kept | lines, list(log.think))
 
 
 def match_log_path(replay: Path) -> Path:

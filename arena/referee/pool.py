@@ -19,6 +19,7 @@ from pathlib import Path
 from types import TracebackType
 
 from arena.games.base import Game
+from arena.referee.botlog import with_seat_lines
 from arena.referee.leases import LeaseRegistry
 from arena.referee.match import MatchConfig
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec, RefereeEndpoint
@@ -94,12 +95,11 @@ class BotPool:
             seated, self.registry, self._endpoint, self.log_dir, self.join_timeout, self.limits, self.private
         )
         try:
-            return await play_match(game, seated, seed, match_id, config, replay_path, on_step)
+            result = await play_match(game, seated, seed, match_id, config, replay_path, on_step)
         finally:
-            if fresh:
-                await self._stop(seated)
-            else:
-                await self._release(seated)
+            ended = seated if fresh else self._release(seated)
+            await self._stop(ended)
+        return with_output_of_ended(result, seated, ended)
 
     def _acquire(self, spec: BotSpec, name: str, fresh: bool) -> BotEntry:
         for i, entry in enumerate([] if fresh else self._idle):
@@ -111,12 +111,39 @@ class BotPool:
         self._count += 1
         return BotEntry(spec, name, self._count)
 
-    async def _release(self, entries: list[BotEntry]) -> None:
+    def _release(self, entries: list[BotEntry]) -> list[BotEntry]:
+        """Keeps the entries still connected for later matches; returns those to stop (the broken
+        ones, and the oldest idle ones past ``max_idle``)."""
         broken = [e for e in entries if e.lease is None or not e.lease.connected]
         self._idle.extend(e for e in entries if e not in broken)
         surplus = self._idle[: max(0, len(self._idle) - self.max_idle)]
         del self._idle[: len(surplus)]
-        await self._stop(broken + surplus)
+        return broken + surplus
 
     async def _stop(self, entries: list[BotEntry]) -> None:
         await stop_bots(entries, self.registry)
+
+
+def with_output_of_ended(result: GameResult, seated: list[BotEntry], ended: list[BotEntry]) -> GameResult:
+    """Returns ``result`` whose match log holds all that the seats' processes stopped after the match
+    wrote: what a bot wrote after its last decision, or at its exit (a buffer flushed), reached the
+    pipe after the log was made, and a stopped process's output is all in its pipe.
+
+    Design detail: a process kept warm for a later match gets no such wait: nothing in the protocol
+    tells the referee when a bot is done writing about a match. What it wrote by the time the match
+    ended is in the log; what reaches the pipe later and before the next match begins for it is in its
+    log file only, not in the next match's log; what comes later still is read as the next match's
+    (``arena.referee.botlog``).
+    """
+    stopped = {id(e) for e in ended}
+    lines = {
+        seat: e.process.output.take()
+        for seat, e in enumerate(seated)
+        if id(e) in stopped and e.process is not None
+    }
+    if not lines or not result.match_log_text:
+        return result
+    text = with_seat_lines(result.match_log_text, lines)
+    if result.match_log is not None:
+        result.match_log.write_text(text, encoding="utf-8")
+    return dataclasses.replace(result, match_log_text=text)
