@@ -291,7 +291,8 @@ def _play(
     gone = (lambda: all(p.poll() is not None for p in procs)) if procs else (lambda: False)
     lines = bool(progress) and not sys.stderr.isatty()
     shown: dict[str, Any] = {"line": "", "at": -math.inf}
-    with tqdm(total=matches, unit="match", file=sys.stderr, disable=None if progress else True) as bar:
+    hidden = True if progress is False or lines else None  # None: tqdm shows it on a terminal only
+    with tqdm(total=matches, unit="match", file=sys.stderr, disable=hidden) as bar:
 
         def on_progress(finished: int) -> None:
             order = format_standing(ladder.standing())
