@@ -48,6 +48,7 @@ from arena.referee.botlog import (
     find_match_log,
     parse_match_log,
     read_match_log,
+    step_label,
 )
 
 app = typer.Typer()
@@ -101,7 +102,8 @@ def logs_command(
     account_token_file: AccountTokenFileOption = None,
 ) -> None:
     """Print what the bots of a match wrote (stdout and stderr), each line stamped with the decision
-    step during which it was written ('start': before the seat's first decision). With --server, the
+    step during which it was written ('start': before the match began, as the bot started and
+    joined; a line written as the match began goes with the seat's first decision). With --server, the
     output of your own bot (--bot NAME, with your account token in $ARENA_ACCOUNT_TOKEN or
     --account-token-file, or the bot's owner secret in $ARENA_BOT_SECRET or --secret-file)."""
     server_only(server_, redis=redis)
@@ -124,9 +126,9 @@ def print_log(
                 row = {"seat": where, "bot": log.bot(where), "step": line.step, "text": line.text}
                 typer.echo(json.dumps(row))
             else:
-                shown = "start" if line.step is None else str(line.step)
                 typer.echo(
-                    f"step {shown:>5}  seat {where} {printable(log.bot(where))}  | {printable(line.text)}"
+                    f"step {step_label(line.step):>5}  seat {where} {printable(log.bot(where))}  "
+                    f"| {printable(line.text)}"
                 )
     if log.cut:
         typer.echo(printable(log.cut), err=True)

@@ -53,6 +53,12 @@ class Line:
     text: str
 
 
+def step_label(step: int | None) -> str:
+    """Returns how a line's step is shown (``arena logs``): the step's number, or ``start`` for what a
+    bot wrote before the match began; one label for a local match's log and a stored one."""
+    return "start" if step is None else str(step)
+
+
 class StampedLog:
     """Reads a bot's output pipe into ``log_path`` (at most ``cap`` bytes) and into stamped lines."""
 
