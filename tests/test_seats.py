@@ -196,3 +196,19 @@ def test_join_names_are_shown_everywhere_the_same(tmp_path: Path) -> None:
         "match", "ninjan", str(impostor), "random", "--seed", "5", "--replay-dir", str(tmp_path / "r2")
     ).stdout
     assert "random#2" in text and "winner:" in text
+
+
+@pytest.mark.skipif(not sandbox_works(), reason="needs a working bubblewrap sandbox")
+def test_the_sprt_names_its_bots_as_the_results_do(tmp_path: Path) -> None:
+    proc = run_arena(
+        "match", "ninjan", "bots/python/first_bot.py", "random", "--sprt", "elo0=0,elo1=200", "--games", "2",
+        "--replay-dir", str(tmp_path),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "SPRT first vs random " in proc.stdout and "after 2 games" in proc.stdout
+
+
+def test_match_help_says_where_a_command_starts_and_how_seats_are_named() -> None:
+    text = " ".join(run_arena("match", "--help", env={"COLUMNS": "200"}).stdout.split())
+    for words in ("NAME:BOT names the seat", "sends in Join", "starts in the current folder", "(in /bot)"):
+        assert words in text, words
