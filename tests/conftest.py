@@ -71,7 +71,7 @@ def play_kit_bot(bot: Path, game: str, replay_dir: Path, *options: str) -> dict:
     proc = run_arena("match", game, str(bot), "random", "--json", "--replay-dir", str(replay_dir), *options)
     assert proc.returncode == 0, proc.stderr
     (result,) = json_lines(proc.stdout)
-    player = next(p for p in result["players"] if p["bot"] == "bot")
+    player = next(p for p in result["players"] if p["bot"] != "random")  # named by its Join
     replay = json_lines(Path(result["replay"]).read_text())
     assert any(x["type"] == "decision" and x["by"] == "bot" and x["seat"] == player["seat"] for x in replay)
     return player
