@@ -6,8 +6,8 @@
   bots, tournaments, ladders) behind credentials and a rate limit; public replays show no bot's output.
 - ``arena leaderboard web`` and ``arena screenshots`` (``leaderboard_app``): this machine's own
   leaderboard over its Redis: the pages and every read, no write.
-- ``arena view`` (``view_app``): the replay pages of replay files on this machine
-  (``leaderboard.sources.FileSource``), and the few routes a replay page reads.
+- ``arena view`` (``view_app``): the list and the replay pages of replay files on this machine
+  (``leaderboard.sources.FileSource``), and the few routes they read.
 
 Why Starlette: the app is routes, JSON answers and static files. Starlette gives exactly that
 (routing, ``StaticFiles``, gzip, a test client) as a small, well-kept ASGI library without an ORM or
@@ -120,12 +120,12 @@ def check_limits(limits: ArchiveLimits) -> None:
 
 
 async def page(request: Request) -> Response:
-    """Returns the HTML shell every page shares (app.js draws the page the path names), or sends
-    ``/`` where the source's home is (``arena view``: its first replay)."""
+    """Returns the HTML shell every page shares (app.js draws the page the path names), or sends the
+    browser where the source shows that page instead (``arena view``: its list of replays)."""
     source: Source = request.app.state.source
-    home = source.home() if request.url.path == "/" else None
-    if home is not None:
-        return RedirectResponse(home)
+    elsewhere = source.elsewhere(request.url.path, {k: str(v) for k, v in request.path_params.items()})
+    if elsewhere is not None:
+        return RedirectResponse(elsewhere)
     source.check_page(request.path_params.get("match_id"))
     return FileResponse(STATIC / source.shell)
 
@@ -162,6 +162,7 @@ def routes(source: Source, writes: bool) -> list[BaseRoute]:
     api: list[tuple[str, Any, str]] = [  # (path, handler, method)
         ("/games", reads.games, "GET"),
         ("/stamp", reads.stamp, "GET"),
+        ("/matches", reads.matches, "GET"),
         ("/matches/{match_id}", reads.match, "GET"),
         ("/matches/{match_id}/replay", reads.replay, "GET"),
     ]
@@ -171,7 +172,6 @@ def routes(source: Source, writes: bool) -> list[BaseRoute]:
             ("/games/{game}/results", reads.results, "GET"),
             ("/games/{game}/bots/{bot:path}", reads.bot_page, "GET"),
             ("/games/{game}/head-to-head", reads.head_to_head, "GET"),
-            ("/matches", reads.matches, "GET"),
             ("/bots", bots.list_bots, "GET"),
             ("/bots/{name}", bots.show_bot, "GET"),
             ("/tournaments", tournaments.list_tournaments, "GET"),

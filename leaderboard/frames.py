@@ -10,11 +10,14 @@ Nothing here knows any game: the public table is the engine's ``public_view(stat
 views its ``observe(state, seat)``, both in their JSON form (``arena.codec.to_json``), so what is secret
 is decided by the game alone. Cards that a game's views name by id come once per replay, in the
 engine's ``catalogue()``. Each game's drawing is one file in its folder,
-``arena/games/<game>/viewer.js``.
+``arena/games/<game>/viewer.js``, and its sentences another, ``words.py`` beside it: each decision and
+event of a frame carries its sentence, made from the decision or the public event alone (what the
+frame already shows), so the words tell a viewer nothing the frame does not.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from arena import codec
@@ -38,17 +41,30 @@ def catalogue(game: Game) -> dict[str, list[Any]]:
 
 
 def frame(
-    game: Game, state: Any, step: int, decisions: tuple[Decision, ...], events: tuple
+    game: Game,
+    state: Any,
+    step: int,
+    decisions: tuple[Decision, ...],
+    events: tuple,
+    names: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Returns one frame: the step's decisions and events, the public table and every seat's view."""
+    """Returns one frame: the step's decisions and events, each with its sentence (``words``, the
+    game's ``describe_action`` / ``describe_event`` with the seats' ``names``: what ``arena match -v``
+    prints), the public table and every seat's view."""
     seats = range(len(game.scores(state)))
     return {
         "step": step,
         "decisions": [
-            {"seat": d.seat, "action": codec.to_json(d.action, game.action_type), "by": d.by}
+            {
+                "seat": d.seat,
+                "action": codec.to_json(d.action, game.action_type),
+                "by": d.by,
+                "words": game.describe_action(d.action, names),
+            }
             for d in decisions
         ],
         "events": [codec.to_json(e, game.event_type) for e in events],
+        "event_words": [game.describe_event(e, names) for e in events],
         "public": public_table(game, state),
         "observations": [codec.to_json(game.observe(state, s), game.observation_type) for s in seats],
         "scores": list(game.scores(state)),
@@ -62,10 +78,14 @@ def frames(text: str) -> dict[str, Any]:
     header = lines[0]
     game = get_game(str(header.get("game", "")))
     state = game.initial_state(len(header["players"]), int(header["seed"]))
-    out = [frame(game, state, 0, (), ())]
+    names = [
+        str(p.get("bot", f"seat {seat}")) if isinstance(p, dict) else f"seat {seat}"
+        for seat, p in enumerate(header["players"])
+    ]
+    out = [frame(game, state, 0, (), (), names)]
 
     def on_step(step: Step) -> None:
-        out.append(frame(game, step.state, step.number, step.decisions, step.events))
+        out.append(frame(game, step.state, step.number, step.decisions, step.events, names))
 
     reproduction = reproduce(lines, on_step)
     result = next((line for line in reversed(lines) if line.get("type") == "result"), None)

@@ -10,7 +10,9 @@ write API) are served over Redis alone.
   server``): a replay carries think times but no bot's output, which is its owner's; True (this
   machine's own leaderboard): everything.
 - ``FileSource``: replay files on this machine, each with the match log beside it (the bots' output
-  stamped with decision steps, think times; ``arena.referee.botlog``).
+  stamped with decision steps, think times; ``arena.referee.botlog``). Its list of matches is the
+  files given, newest first; a leaderboard's game and bot pages send a browser to that list, so no
+  link of a replay page is dead.
 """
 
 from __future__ import annotations
@@ -18,16 +20,19 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import json
 import threading
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
 import redis
 
-from arena.games import GameError, get_game
+from arena.games import GAMES, GameError, get_game
 from arena.queue.connection import connect
 from arena.referee import botlog
 from arena.referee.botlog import MatchLogError, find_match_log, read_match_log
+from arena.referee.record import sole_winner
 from arena.referee.replay import ReplayError, opening, read_lines
 from arena.storage import replays
 from leaderboard import data, frames
@@ -47,13 +52,19 @@ class Source:
     client: redis.Redis | None = None
     shell = "index.html"
 
-    def home(self) -> str | None:
-        """Returns where ``/`` sends a browser instead of the home page, or None (the home page)."""
+    def elsewhere(self, path: str, params: dict[str, str]) -> str | None:
+        """Returns where a page's ``path`` (its path parameters ``params``) sends a browser instead,
+        or None (the page itself)."""
         return None
 
     def check_page(self, match_id: str | None) -> None:
         """Raises ApiError(404) for a page this source has nothing to show on (``match_id``: the
         match a replay page shows; None for any other page)."""
+
+    def matches(self, game: str | None, bot: str | None, limit: int, after: str | None) -> data.Page:
+        """Returns a page of matches, newest first (of ``game``, of ``bot``; None: all); raises
+        data.PageError for a position ``after`` no page handed out."""
+        raise NotImplementedError
 
     def games(self) -> list[dict[str, Any]]:
         """Returns the games the navigation bar lists."""
@@ -92,6 +103,9 @@ class RedisSource(Source):
 
     def stamp(self) -> dict[str, int]:
         return data.stamp(self.redis)
+
+    def matches(self, game: str | None, bot: str | None, limit: int, after: str | None) -> data.Page:
+        return data.matches(self.redis, game, bot, limit, after)
 
     def match(self, match_id: str) -> dict[str, Any]:
         found = data.match(self.redis, match_id)
@@ -155,16 +169,61 @@ class FileSource(Source):
             raise ApiError(404, f"no replay {match_id!r} here: arena view serves only the files given")
         return self.files[match_id]
 
-    def home(self) -> str | None:
-        return f"/matches/{next(iter(self.files))}"
+    def elsewhere(self, path: str, params: dict[str, str]) -> str | None:
+        """Returns the list of replays for the pages a leaderboard has and the files do not: ``/``,
+        a game's page (its replays) and a bot's (the replays it played), so that no link is dead."""
+        if path == "/":
+            return "/matches"
+        if "game" not in params:
+            return None
+        query = {"game": params["game"]} | ({"bot": params["bot"]} if "bot" in params else {})
+        return "/matches?" + urllib.parse.urlencode(query)
 
     def check_page(self, match_id: str | None) -> None:
-        if match_id is None:
-            raise ApiError(404, "arena view shows only the replays it was given, at /matches/ID")
-        self.path(match_id)
+        if match_id is not None:
+            self.path(match_id)
+
+    def listed(self) -> list[dict[str, Any]]:
+        """Returns every replay given as the list shows it (``summary`` and its winner), newest file
+        first; a file that is not a replay is left out (opening it says why)."""
+        found = []
+        for match_id, path in self.files.items():
+            try:
+                when = path.stat().st_mtime
+                found.append((when, match_id, ends_summary(path, match_id)))
+            except (OSError, ReplayError, UnicodeDecodeError):
+                continue
+        found.sort(key=lambda item: (-item[0], item[1]))
+        return [summary for _, _, summary in found]
 
     def games(self) -> list[dict[str, Any]]:
-        return []  # the navigation bar: no leaderboard here
+        """Returns the games of the replays given (the navigation bar, the list's filter)."""
+        listed = self.listed()
+        return [
+            {
+                "name": name,
+                "title": GAMES[name].spec.title,
+                "players": [GAMES[name].spec.min_players, GAMES[name].spec.max_players],
+                "matches": sum(m["game"] == name for m in listed),
+                "bots": len({p["bot"] for m in listed if m["game"] == name for p in m["players"]}),
+            }
+            for name in GAMES
+            if any(m["game"] == name for m in listed)
+        ]
+
+    def matches(self, game: str | None, bot: str | None, limit: int, after: str | None) -> data.Page:
+        """Returns a page of the replays given, newest file first, numbered from the newest."""
+        if after is not None and not (after.isascii() and after.isdigit() and len(after) < 10):
+            raise data.PageError(f"no page starts at {after[:40]!r}: give the 'next' of a page")
+        chosen = [
+            m | {"number": number}
+            for number, m in enumerate(self.listed(), start=1)
+            if (game is None or m["game"] == game)
+            and (bot is None or any(p["bot"] == bot for p in m["players"]))
+        ]
+        start = int(after or 0)
+        following = str(start + limit) if start + limit < len(chosen) else None
+        return data.Page(chosen[start : start + limit], following)
 
     def stamp(self) -> dict[str, int]:
         return {}
@@ -201,6 +260,31 @@ def summary(lines: list[dict[str, Any]], match_id: str) -> dict[str, Any]:
         "steps": (result or {}).get("steps", 0),
         "termination": (result or {}).get("termination", "unfinished"),
     }
+
+
+def ends_summary(path: Path, match_id: str) -> dict[str, Any]:
+    """Returns ``summary`` of the replay at ``path`` read from its first and last lines only (a list
+    of many long replays reads no decision), with its sole winner (None: shared or unfinished);
+    raises ReplayError for a file whose ends are not a replay's."""
+    with path.open(encoding="utf-8") as file:
+        first = file.readline()
+        last = first
+        for line in file:
+            if line.strip():
+                last = line
+    try:
+        header, end = json.loads(first), json.loads(last)
+    except ValueError as exc:
+        raise ReplayError(f"{path.name}: not a replay ({exc})") from None
+    if not isinstance(header, dict) or header.get("type") != "header" or not isinstance(end, dict):
+        raise ReplayError(f"{path.name}: not a replay (no header line first)")
+    try:
+        shown = summary([header, end], match_id)
+        ranked = [(p["bot"], p["rank"]) for p in shown["players"]]
+    except (KeyError, TypeError) as exc:
+        raise ReplayError(f"{path.name}: not a replay (its header or result lacks {exc})") from None
+    finished = end.get("type") == "result"
+    return shown | {"winner": sole_winner(ranked) if finished else None}
 
 
 def view_data(path: Path) -> dict[str, Any]:

@@ -63,7 +63,7 @@ def test_one_match_prints_a_result_table_and_writes_a_replay(tmp_path: Path) -> 
 def test_verbose_prints_a_play_by_play(tmp_path: Path) -> None:
     proc = run_arena("match", "ninjan", "random", "random", "-v", "--replay-dir", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.count("* cards revealed: round ") == 9
+    assert proc.stdout.count("* Round ") == 9  # the cards shown each round, in words
     assert "round 9" in proc.stdout
 
 

@@ -86,7 +86,8 @@ def test_arena_view_serves_the_replays_of_a_folder(replays: dict[str, Path]) -> 
         line = view.stdout.readline()
         assert line.startswith("arena: viewing 4 replays at http://127.0.0.1:"), line + view.stderr.read()
         url = line.split(" at ")[1].split()[0]
-        base = url.split("/matches/")[0]
+        assert url.endswith("/matches"), line  # a folder: the list of its replays
+        base = url.removesuffix("/matches")
         ninjan = replays["ninjan"].name.removesuffix(".jsonl")
         status, match = get(f"{base}/api/v1/matches/{ninjan}")
         assert status == 200 and match["game"] == "ninjan" and match["players"][0]["bot"] == "talk"
@@ -168,7 +169,8 @@ def test_the_play_by_play_says_who_did_what_in_words_and_draws_pnrz_once_per_tur
     assert out[1].startswith("   legend: grid: one letter per picture, P pirate, N ninja, R robot, Z zombie")
     assert sum(line.startswith("   legend:") for line in out) == 1
     assert "{" not in proc.stdout and "seat0=" not in proc.stdout  # no JSON, no seat numbers for names
-    assert any(line.strip().endswith("builder: select tile: tile id 55") for line in out)
+    assert any(line.strip().endswith("builder: selects tile 55 from the hand") for line in out)
+    assert any(" places tile 55 (" in line for line in out)  # the event in words, the tile's pictures
     heads = [line.split()[1] for line in out if line.strip().startswith("turn ") and " play " in line]
     assert len(heads) > 20 and len(heads) == len(set(heads))  # each turn's grid drawn once
     replayed = run_arena("replay", str(next(tmp_path.glob("pnrz-*.jsonl"))))
@@ -211,3 +213,115 @@ def test_match_view_serves_the_game_it_just_played(tmp_path: Path) -> None:
     finally:
         view.kill()
         view.wait(timeout=30)
+
+
+def listed_folder(replays: dict[str, Path], folder: Path) -> list[str]:
+    """Copies the replays (and their match logs) into ``folder``, each file a minute newer than the
+    one before in the order of ``replays``; returns their ids, newest first."""
+    folder.mkdir(parents=True, exist_ok=True)
+    ids = []
+    for minute, replay in enumerate(replays.values()):
+        for path in (replay, replay.with_suffix(".log")):
+            if path.exists():
+                copied = folder / path.name
+                copied.write_bytes(path.read_bytes())
+                os.utime(copied, (1_700_000_000 + 60 * minute,) * 2)
+        ids.append(replay.name.removesuffix(".jsonl"))
+    return ids[::-1]
+
+
+def test_arena_view_of_a_folder_lists_every_replay_newest_first(
+    replays: dict[str, Path], tmp_path: Path
+) -> None:
+    newest_first = listed_folder(replays, tmp_path / "replays")
+    client = TestClient(create_view_app(replay_files([tmp_path / "replays"])), follow_redirects=False)
+    home = client.get("/")
+    assert home.status_code == 307 and home.headers["location"] == "/matches"
+    assert client.get("/matches").status_code == 200
+    listed = client.get("/api/v1/matches").json()
+    assert [m["match_id"] for m in listed["matches"]] == newest_first and listed["next"] is None
+    games = {game: path.name.removesuffix(".jsonl") for game, path in replays.items()}
+    for match in listed["matches"]:
+        header = json.loads((tmp_path / "replays" / f"{match['match_id']}.jsonl").read_text().splitlines()[0])
+        assert games[match["game"]] == match["match_id"]
+        assert [p["bot"] for p in match["players"]] == [p["bot"] for p in header["players"]]
+        assert {p["rank"] for p in match["players"]} and match["termination"] == "normal"
+        firsts = [p["bot"] for p in match["players"] if p["rank"] == 1]
+        assert match["winner"] == (firsts[0] if len(firsts) == 1 else None)
+        assert client.get(f"/api/v1/matches/{match['match_id']}/replay").status_code == 200
+    one = client.get("/api/v1/matches?game=ninjan&bot=talk").json()["matches"]
+    assert [m["match_id"] for m in one] == [games["ninjan"]]
+    paged = client.get("/api/v1/matches?limit=3").json()
+    rest = client.get(f"/api/v1/matches?limit=3&after={paged['next']}").json()
+    assert [m["match_id"] for m in paged["matches"] + rest["matches"]] == newest_first
+    assert client.get("/api/v1/matches?after=x").status_code == 400
+    for page, target in [
+        ("/games/ninjan", "/matches?game=ninjan"),  # a replay page's links: its game, its bots
+        ("/games/ninjan/bots/talk", "/matches?game=ninjan&bot=talk"),
+        ("/games/ninjan/head-to-head", "/matches?game=ninjan"),
+    ]:
+        answer = client.get(page)
+        assert answer.status_code == 307 and answer.headers["location"] == target, page
+
+
+@needs_chromium
+def test_the_list_opens_every_replay_each_step_in_words_and_no_link_is_dead(
+    replays: dict[str, Path], tmp_path: Path
+) -> None:
+    shots = Path(os.environ.get("ARENA_VIEW_SHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    newest_first = listed_folder(replays, tmp_path / "replays")
+    files = replay_files([tmp_path / "replays"])
+    links: set[str] = set()
+    with browser.serving(create_view_app(files)) as base, browser.chromium() as chrome:
+        page = browser.open_page(chrome, f"{base}/")
+        rows = page.locator("table.matches tbody tr")
+        assert [rows.nth(i).get_attribute("data-match") for i in range(rows.count())] == newest_first
+        for i, match_id in enumerate(newest_first):
+            row = rows.nth(i).inner_text()
+            game = match_id.rsplit("-", 1)[0]
+            assert game in row and "talk" in row and "pts · #" in row, row
+        links |= set(page.eval_on_selector_all("a[href]", "(as) => as.map((a) => a.href)"))
+        page.screenshot(path=str(shots / "view-list.png"), full_page=True)
+        for match_id in newest_first:
+            page.click(f"tr[data-match='{match_id}'] a.replay-link")
+            page.wait_for_selector(".viewer #log")
+            game = match_id.rsplit("-", 1)[0]
+            frame = page.evaluate(_with_events, _EVENT_KIND[game])
+            page.fill("#frame-slider", str(frame["index"]))
+            page.wait_for_selector(f".viewer[data-frame='{frame['index']}']")
+            said = page.inner_text("#log")
+            for sentence in [*frame["event_words"], *(d["words"] for d in frame["decisions"])]:
+                assert all(line in said for line in sentence.splitlines()), (sentence, said)
+            assert "=" not in said.split("scores:")[0], said  # no key=value dump
+            page.screenshot(path=str(shots / f"view-step-{game}.png"), full_page=True)
+            links |= set(page.eval_on_selector_all("a[href]", "(as) => as.map((a) => a.href)"))
+            page.go_back()
+            page.wait_for_selector("table.matches tbody tr")
+        for link in sorted(links):  # every link of the list and the replay pages: a page that draws
+            with urllib.request.urlopen(link, timeout=60) as answer:
+                assert answer.status == 200, link
+            shown = browser.open_page(chrome, link)
+            heading = shown.inner_text("main h1")
+            assert heading not in ("Not available", "No such page"), (link, shown.inner_text("main"))
+            shown.close()
+    assert {link.split("/", 3)[3].split("?")[0] for link in links} >= {
+        "matches",
+        *(f"matches/{m}" for m in newest_first),
+    }
+
+
+# A frame of the page's replay that has decisions and an event of the given kind (else any event).
+_with_events = """async (kind) => {
+  const id = decodeURIComponent(location.pathname.split('/')[2]);
+  const replay = await (await fetch(`/api/v1/matches/${encodeURIComponent(id)}/replay`)).json();
+  const frames = replay.frames.map((f, index) => ({ ...f, index }))
+    .filter((f) => f.events.length && f.decisions.length);
+  return frames.find((f) => f.events.some((e) => kind in e)) || frames[0];
+}"""
+_EVENT_KIND = {
+    "ninjan": "pile_taken",
+    "ninja-master": "round_tallied",
+    "ninja-burger": "check_rolled",
+    "pnrz": "tile_placed",
+}

@@ -12,7 +12,6 @@ from typing import Any
 
 import typer
 
-from arena import codec
 from arena.console import printable, say
 from arena.games.play import Step
 from arena.ratings.sprt import Sprt
@@ -167,37 +166,9 @@ def format_summary(results: list[GameResult]) -> str:
 _SEAT = re.compile(r"\bseat ?(\d+)\b")
 
 
-def describe(value: Any, names: list[str], top: bool = True) -> str:
-    """Returns an action or event (its JSON form) in words: ``{"place_pile": {"pile": 2}}`` is
-    "place pile: pile 2", and a field named ``seat`` shows that seat's bot."""
-    if isinstance(value, list):
-        return "[" + "; ".join(describe(v, names, False) for v in value) + "]"
-    if not isinstance(value, dict):
-        return str(value)
-    if len(value) == 1:
-        ((key, inner),) = value.items()
-        if top and isinstance(inner, dict) and key.replace("_", "").isalpha() and key.islower():
-            return f"{key.replace('_', ' ')}: {describe(inner, names, False)}".rstrip(": ")
-    parts = []
-    for key, item in value.items():
-        if item is None:
-            continue
-        if key == "seat" and isinstance(item, int) and 0 <= item < len(names):
-            parts.append(f"{names[item]} (seat {item})")
-        elif isinstance(item, dict) and _flat(item):
-            parts.append(f"{key.replace('_', ' ')} " + " ".join(str(v) for v in item.values()))
-        else:
-            parts.append(f"{key.replace('_', ' ')} {describe(item, names, False)}")
-    return ", ".join(parts)
-
-
-def _flat(value: dict) -> bool:
-    """Returns whether a JSON object holds only plain values (shown as its values: "PAPER 5")."""
-    return all(not isinstance(v, dict | list) for v in value.values())
-
-
 class PlayByPlay:
-    """The -v play-by-play: who did what in words (bot names, not seat numbers), the public events,
+    """The -v play-by-play: who did what and the public events in the game's words
+    (``Game.describe_action`` / ``describe_event``: bot names, the board's numbering),
     and the game's table with its legend. ``begin`` names the seats of the next game; the table is
     drawn after each step, except while one seat goes on with its own turn (a PNRZ turn is several
     decisions: its grid is drawn once, when the turn passes)."""
@@ -221,11 +192,14 @@ class PlayByPlay:
     def __call__(self, step: Step) -> None:
         game = self.game
         for decision in step.decisions:
-            action = describe(codec.to_json(decision.action, game.action_type), self.names)
+            action = game.describe_action(decision.action, self.names)
             by = "  (the referee's fallback move)" if decision.by == "fallback" else ""
             typer.echo(f"  {step.number:>4}  {self.name(decision.seat)}: {printable(action)}{by}")
         for event in step.events:
-            typer.echo(f"        * {printable(describe(codec.to_json(event, game.event_type), self.names))}")
+            lines = game.describe_event(event, self.names).splitlines() or [""]
+            typer.echo(
+                "\n".join(f"        {'*' if k == 0 else ' '} {printable(x)}" for k, x in enumerate(lines))
+            )
         acted = {d.seat for d in step.decisions}
         going_on = (
             not game.is_terminal(step.state) and len(acted) == 1 and set(game.to_move(step.state)) == acted

@@ -1,6 +1,7 @@
-"""``arena view``: the web replay viewer for replay files on this machine (any game of ``arena match``),
-with each seat's output beside the step it was written during and its think times charted against the
-deadline. ``arena match ... --view`` opens the games it just played.
+"""``arena view``: the web replay viewer for replay files on this machine (any game of ``arena match``):
+the list of every replay given (newest first: game, players, result), and each replay with its steps
+in words, each seat's output beside the step it was written during and its think times charted
+against the deadline. ``arena match ... --view`` opens the games it just played.
 
 The page is the leaderboard's own, served by the web package's one app over the files given instead
 of Redis (``leaderboard.app.view_app``, ``leaderboard.sources.FileSource``): the same viewer and the
@@ -11,6 +12,7 @@ frames they belong to. This module is the command: which files, which address, t
 
 from __future__ import annotations
 
+import urllib.parse
 import webbrowser
 from pathlib import Path
 from typing import Annotated
@@ -49,11 +51,13 @@ def replay_files(paths: list[Path]) -> dict[str, Path]:
 
 
 def serve(files: dict[str, Path], host: str, port: int, open_browser: bool) -> None:
-    """Serves the replay pages until Ctrl-C; prints the address first (and opens it when asked)."""
+    """Serves the replay pages until Ctrl-C; prints the address first (and opens it when asked): the
+    list of the replays, newest first, or the one replay when given one."""
     from leaderboard.app import view_app
 
     sock = listening(host, port)
-    url = f"http://{host}:{port_of(sock)}/matches/{next(iter(files))}"
+    page = f"/matches/{urllib.parse.quote(next(iter(files)))}" if len(files) == 1 else "/matches"
+    url = f"http://{host}:{port_of(sock)}{page}"
     typer.echo(f"arena: viewing {len(files)} replay{'s' if len(files) > 1 else ''} at {url} (Ctrl-C to stop)")
     if open_browser:
         webbrowser.open(url)

@@ -108,12 +108,12 @@ async def head_to_head(request: Request) -> Response:
 
 async def matches(request: Request) -> Response:
     """``GET /api/v1/matches[?game=G][&bot=B]``: a page of the newest recorded matches, game by
-    game: ``{"matches": [...], "next": ...}``."""
+    game (``arena view``: its files, newest first): ``{"matches": [...], "next": ...}``."""
     game = request.query_params.get("game") or None
     bot = request.query_params.get("bot") or None
     name = game_name(game) if game else None
-    args = (client(request), name, bot, page_limit(request, 100), page_after(request))
-    page = await off_loop(paged, data.matches, *args)
+    args = (name, bot, page_limit(request, 100), page_after(request))
+    page = await off_loop(paged, source(request).matches, *args)
     return JSONResponse(page.to_json())
 
 

@@ -67,13 +67,19 @@
 
   // -- the viewer -------------------------------------------------------------------------------------
 
+  // A sentence of several lines (a Ninja Master tally) as text nodes with line breaks between them.
+  const lines = (text) => String(text).split("\n").flatMap((line, i) => (i ? [h("br"), line] : [line]));
+
+  // The step in words: each decision and event as the game's sentence (the server's `words` and
+  // `event_words`, made by the game's words.py, as `arena match -v` prints them), else as `brief`.
   function logOf(frame, ctx) {
     const items = [];
     for (const d of frame.decisions) {
-      items.push(h("li", { class: "decision" }, `${seatName(ctx, d.seat)}: ${brief(d.action)}`,
-        d.by === "fallback" ? " (fallback move)" : ""));
+      items.push(h("li", { class: "decision" }, `${ctx.players[d.seat] ?? `seat ${d.seat}`}: `,
+        d.words ?? brief(d.action), d.by === "fallback" ? " (the referee's fallback move)" : ""));
     }
-    for (const e of frame.events) items.push(h("li", { class: "event" }, brief(e)));
+    const said = frame.event_words || [];
+    frame.events.forEach((e, i) => items.push(h("li", { class: "event" }, lines(said[i] ?? brief(e)))));
     return items.length ? h("ul", { class: "log" }, items) : h("p", { class: "muted" }, "The start of the game.");
   }
 
