@@ -43,7 +43,7 @@ def test_node_bot_plays_full_matches(tmp_path: Path, node_modules: Path) -> None
     games = json_lines(proc.stdout)
     assert len(games) == 4
     for game in games:
-        node = next(p for p in game["players"] if p["bot"] == "bot")
+        node = next(p for p in game["players"] if p["bot"] == "node")  # its Join name
         assert not node["forfeit"] and node["strikes"] == 0
         replay = json_lines(Path(game["replay"]).read_text())
         assert any(x["type"] == "decision" and x["by"] == "bot" and x["seat"] == node["seat"] for x in replay)
