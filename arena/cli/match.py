@@ -79,8 +79,8 @@ BotsArgument = Annotated[
         "else by its file's stem or folder (bots/node/bot.js: node); repeats get #2. A .py file starts "
         "in its folder and sees it. A shell command sees its own folder, its file's (or the one above "
         "a bin/, build/, src/...; the current one for sh -c '...'), and starts in the current folder: "
-        "run from the bot's folder, 'sh bin/wrap.sh' starts as 'arena bots submit --dir . --entry "
-        "\"sh bin/wrap.sh\"' does on a worker (in /bot). Folders are seen read-only at their own path."
+        "run from the bot's folder, sh bin/wrap.sh starts as it does on a worker when submitted with "
+        "--dir . (in /bot). Folders are seen read-only at their own path (docs/bots.md)."
     ),
 ]
 SeedOption = Annotated[
