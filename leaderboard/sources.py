@@ -38,6 +38,7 @@ from arena.storage import replays
 from leaderboard import data, frames
 from leaderboard.http import ApiError
 
+TAIL_BYTES = 64 * 1024  # the end of a replay read for its result line (a result is a few hundred bytes)
 FRAME_CACHE_SIZE = 16  # re-run replays kept in memory (a replay never changes once recorded)
 OWNER_ONLY = (  # what a public replay says instead of the bots' output (docs/security.md)
     "Bot output is shown only to each bot's owner: GET /api/v1/matches/MATCH/log/SEAT with the bot's "
@@ -162,6 +163,7 @@ class FileSource(Source):
         if not files:
             raise ValueError("arena view needs at least one replay file")
         self.files = dict(files)
+        self._listed: dict[str, tuple[tuple[int, int], dict[str, Any]]] = {}  # id -> (file stamp, summary)
 
     def path(self, match_id: str) -> Path:
         """Returns the replay file of ``match_id``; raises ApiError(404) for an id not given."""
@@ -189,8 +191,11 @@ class FileSource(Source):
         found = []
         for match_id, path in self.files.items():
             try:
-                when = path.stat().st_mtime
-                found.append((when, match_id, ends_summary(path, match_id)))
+                stat = path.stat()
+                stamp = (stat.st_mtime_ns, stat.st_size)
+                if self._listed.get(match_id, (None,))[0] != stamp:
+                    self._listed[match_id] = (stamp, ends_summary(path, match_id))
+                found.append((stat.st_mtime, match_id, self._listed[match_id][1]))
             except (OSError, ReplayError, UnicodeDecodeError):
                 continue
         found.sort(key=lambda item: (-item[0], item[1]))
@@ -266,12 +271,14 @@ def ends_summary(path: Path, match_id: str) -> dict[str, Any]:
     """Returns ``summary`` of the replay at ``path`` read from its first and last lines only (a list
     of many long replays reads no decision), with its sole winner (None: shared or unfinished);
     raises ReplayError for a file whose ends are not a replay's."""
-    with path.open(encoding="utf-8") as file:
+    with path.open("rb") as file:
         first = file.readline()
-        last = first
-        for line in file:
-            if line.strip():
-                last = line
+        size = file.seek(0, 2)
+        file.seek(max(len(first), size - TAIL_BYTES))
+        tail = file.read().splitlines()
+    complete = size - TAIL_BYTES <= len(first) or len(tail) > 1  # the tail holds a whole last line
+    # a last line longer than the tail is no result (a few hundred bytes): the replay is unfinished
+    last = next((line for line in reversed(tail) if line.strip()), first) if complete else first
     try:
         header, end = json.loads(first), json.loads(last)
     except ValueError as exc:
