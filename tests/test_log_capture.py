@@ -123,7 +123,7 @@ def talker_tournament(client: redis.Redis, redis_url: str, tmp_path: Path) -> tu
     versions = tuple(registry.resolve(client, "ninjan", b) for b in bots)
     spec = plan.TournamentSpec("ninjan", bots, seed=9, versions=versions, duplicate=True)
     jobs, _ = plan.queue(client, spec, SEED_KEY)
-    config = WorkerConfig(redis_url, bot_cache=tmp_path / "cache", **FAST)  # type: ignore[arg-type]
+    config = WorkerConfig(redis_url, bot_cache=tmp_path / "cache", **FAST)
     assert Worker(client, config, say=lambda _: None).run(burst=True) == len(jobs)
     assert client.smembers(keys.RECORDED_SET) == {j.match_id for j in jobs}
     return client, jobs

@@ -17,7 +17,9 @@ Which match and which step a line goes with, by what the bot had been told when 
 - while deciding step k: step k;
 - after the seat's last decision: that match, stamped with its last step, up to the moment the next
   match begins for the process; ``take`` after the process ended (``BotPool`` stops it) returns them
-  all, since a dead process's output is all in the pipe.
+  all, since a dead process's output is all in the pipe. A process kept for the next match has no
+  such moment: nothing in the protocol says when a bot is done writing about a match, so what reaches
+  the pipe after the next match began is read as that match's (its first decision).
 
 Design detail: one thread per bot reads the pipe (non-blocking, after ``poll`` says there is
 something), and ``mark``/``drain`` read it too, from the referee's loop, under the same lock. A thread
