@@ -118,19 +118,22 @@ def test_the_fit_does_not_depend_on_the_order_of_the_results() -> None:
 
 
 def test_the_pair_table_fit_maximizes_the_posterior_of_the_full_list_of_matches() -> None:
-    """Summed over the full list of pairwise results (not the table), the gradient of the
-    log-posterior vanishes at the fitted ratings: the table loses nothing the fit needs."""
+    """Summed over the full list of pairwise results (not the table), each weighted by its match's
+    ``match_weight`` (3 / (seats + 1); issue 37), the gradient of the log-posterior vanishes at the
+    fitted ratings: the table loses nothing the fit needs."""
     matches = seeded_matches()
     result = fit(table_of(matches))
     gradient = dict.fromkeys(result.players, 0.0)
     for player, rating in result.ratings.items():
         gradient[player] += 1 - 2 * expected_score(rating, 1500)  # two virtual draws
     for match in matches:
+        weight = 3 / (len(match) + 1)
         for a in match:
             for b in match:
                 if a is not b:
                     score = 0.5 if a.rank == b.rank else float(a.rank < b.rank)
-                    gradient[a.bot] += score - expected_score(result.ratings[a.bot], result.ratings[b.bot])
+                    expected = expected_score(result.ratings[a.bot], result.ratings[b.bot])
+                    gradient[a.bot] += weight * (score - expected)
     assert max(map(abs, gradient.values())) < 1e-6
 
 

@@ -3,6 +3,7 @@ the ``arena storage`` / ``arena replay --redis`` commands as a user runs them (n
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from pathlib import Path
@@ -13,6 +14,8 @@ import redis
 from arena.games import GAMES
 from arena.queue import keys, store
 from arena.queue.jobs import MatchJob, enqueue
+from arena.ratings.fit import fit
+from arena.ratings.pairs import PairTable
 from arena.referee.replay import first_difference, parse_lines, reproduce
 from arena.storage import migrate, replays
 from arena.testing.legacy import old_record
@@ -155,10 +158,11 @@ def test_migration_counts_the_pair_table_of_results_recorded_before_pair_tables(
         "a": "3",
         "b": "3",
         "c": "1",
-        "a>b": "2",
+        "a>b": "1",
         "a=b": "1",
-        "a>c": "1",
-        "b>c": "1",
+        "a>b/3": "1",
+        "a>c/3": "1",
+        "b>c/3": "1",
     }
     assert client.get(keys.rating_updates("ninjan")) == "3"
     assert migrate.migrate(client).pair_tables == 0  # whole now: not counted twice
@@ -167,3 +171,31 @@ def test_migration_counts_the_pair_table_of_results_recorded_before_pair_tables(
     text, match = replay_of_random_game("ninjan", 4, ["a", "b"], "m4")
     assert store.record(client, job, match, text, "0-1")
     assert client.hget(keys.pairs("ninjan"), "a") == "4" and migrate.migrate(client).pair_tables == 0
+
+
+def test_migration_gives_results_counted_before_table_sizes_their_size_once(client: redis.Redis) -> None:
+    """Issue 37: a pair table counted before sizes were kept read a 3-seat match's pairs as duels
+    (weight 1, the overconfident intervals); until migrated it is fitted as before (the fallback),
+    and the migration recounts it once from the results, each result with its size."""
+    placements = [
+        {
+            "match_id": f"m{k}",
+            "players": [{"bot": b, "rank": r} for b, r in zip(order, (1, 2, 3), strict=True)],
+        }
+        for k, order in enumerate(["abc", "bca", "cab", "abc", "acb", "bac"] * 5)
+    ]
+    client.rpush(keys.results("ninjan"), *(json.dumps(p) for p in placements))
+    for p in placements:  # counted as recording counted them before sizes: no size
+        for bot_a, bot_b in itertools.combinations(p["players"], 2):
+            winner, loser = (bot_a, bot_b) if bot_a["rank"] < bot_b["rank"] else (bot_b, bot_a)
+            old_field = f"{winner['bot']}>{loser['bot']}"
+            client.hincrby(keys.pairs("ninjan"), old_field, 1)
+        for bot in p["players"]:
+            client.hincrby(keys.pairs("ninjan"), bot["bot"], 1)
+    client.set(keys.rating_updates("ninjan"), len(placements))
+    before = fit(PairTable.from_fields(client.hgetall(keys.pairs("ninjan"))))  # read as duels
+    assert migrate.migrate(client).pair_tables == 1
+    after = fit(PairTable.from_fields(client.hgetall(keys.pairs("ninjan"))))
+    assert all("/3" in f for f in client.hkeys(keys.pairs("ninjan")) if ">" in f)
+    assert after.sd("a") == pytest.approx(before.sd("a") * 2 / 3**0.5, rel=0.05)  # weight 3/4
+    assert migrate.migrate(client).pair_tables == 0  # once

@@ -48,6 +48,7 @@ from arena.queue.jobs import (
 )
 from arena.ratings import Placement
 from arena.ratings.pairs import match_fields, player_id
+from arena.ratings.seating import records_seats
 from arena.referee.record import MatchRecord, sole_winner
 from arena.storage import replays
 
@@ -269,7 +270,7 @@ def replay_text(client: redis.Redis, match_id: str) -> str | None:
 def _record_commands(job: MatchJob, match: MatchRecord, sha: str) -> list[Sequence[str | bytes]]:
     """Returns the writes of recording a match, as commands (the replay's own write aside)."""
     placements = placements_json(match, job)
-    fields = match_fields(rated_placements(placements))
+    fields = match_fields(rated_placements(placements), records_seats(job.game))
     commands: list[Sequence[str | bytes]] = [
         ["SADD", keys.RECORDED_SET, job.match_id],
         ["SET", keys.result(job.match_id), record_json(match, job.match_id, sha, time.time())],

@@ -42,7 +42,7 @@ from operator import mul
 from typing import Any
 
 from arena.ratings.elo import INITIAL_RATING, expected_score
-from arena.ratings.pairs import PairTable, split_player
+from arena.ratings.pairs import PLAIN, PairTable, split_player
 
 CENTER = INITIAL_RATING  # 1500: the virtual opponent's rating, and every player's before any result
 ELO_PER_UNIT = 400.0 / math.log(10.0)  # Elo points per natural-log unit of odds (173.7...)
@@ -63,6 +63,10 @@ class Fit:
     covariance: tuple[tuple[float, ...], ...]  # in the order of ``players``
     games: Mapping[str, int]  # matches played, from the pair table
     iterations: int
+    # per seat tag "k:s" (seat s of a k-seat table, from 1): its advantage over seat 0, in Elo, and
+    # its standard error; empty for a game fitted without seat advantage
+    seat_advantage: Mapping[str, tuple[float, float]] = dataclasses.field(default_factory=dict)
+    draw_ratio: float | None = None  # the share of pairwise results drawn (None: no result)
 
     def _index(self, player: str) -> int:
         return self.players.index(player)
@@ -193,11 +197,19 @@ def fit(table: PairTable, prior_draws: float = PRIOR_DRAWS) -> Fit:
     if prior_draws <= 0:
         raise ValueError("the MAP fit needs a positive prior; use mle_ratings for the prior-free fit")
     players = table.players()
-    theta, iterations, factor = _newton(players, _pair_list(table, players), prior_draws, free=None)
-    covariance = tuple(tuple(v * ELO_PER_UNIT**2 for v in row) for row in _centered(_inverse(factor)))
-    ratings = {p: CENTER + t * ELO_PER_UNIT for p, t in zip(players, theta, strict=True)}
+    pairs, seats = _terms(table, players)
+    size = len(players) + len(seats)
+    theta, iterations, factor = _newton(size, pairs, prior_draws, free=None)
+    inverse = _inverse(factor)
+    n = len(players)
+    block = _centered([row[:n] for row in inverse[:n]])
+    covariance = tuple(tuple(v * ELO_PER_UNIT**2 for v in row) for row in block)
+    ratings = {p: CENTER + t * ELO_PER_UNIT for p, t in zip(players, theta[:n], strict=True)}
     games = {p: table.games(p) for p in players}
-    return Fit(tuple(players), ratings, covariance, games, iterations)
+    advantage = {
+        tag: (theta[k] * ELO_PER_UNIT, math.sqrt(inverse[k][k]) * ELO_PER_UNIT) for tag, k in seats.items()
+    }
+    return Fit(tuple(players), ratings, covariance, games, iterations, advantage, table.draw_ratio())
 
 
 def mle_ratings(table: PairTable) -> dict[str, float]:
@@ -211,19 +223,66 @@ def mle_ratings(table: PairTable) -> dict[str, float]:
     if len(players) < 2:
         return {p: CENTER for p in players}
     _require_finite_mle(table, players)
-    pairs = _pair_list(table, players)
-    theta, _, _ = _newton(players, pairs, 0.0, free=range(1, len(players)))
+    pairs, seats = _terms(table, players)
+    if seats:
+        raise ValueError("the prior-free ratings are fitted without seat advantage")
+    theta, _, _ = _newton(len(players), pairs, 0.0, free=range(1, len(players)))
     mean = sum(theta) / len(theta)
     return {p: CENTER + (t - mean) * ELO_PER_UNIT for p, t in zip(players, theta, strict=True)}
 
 
-_Pair = tuple[int, int, int, float]  # (i, j, games, score of i), by player index
+# (i, j, games, score of i, seat term of i, seat term of j): parameter indices, the games and score
+# weighted (``match_weight``); a seat term is NO_SEAT for seat 0 or a result recorded without seats
+_Pair = tuple[int, int, float, float, int, int]
+NO_SEAT = -1
 
 
-def _pair_list(table: PairTable, players: Sequence[str]) -> list[_Pair]:
-    """Returns ``(i, j, games, score of i)`` for every pair that met, by player index."""
+def match_weight(size: int) -> float:
+    """Returns the weight of each pairwise result of a ``size``-seat match: 3 / (size + 1), 1 for two
+    seats (see the module docstring: the pairs of one match are not independent)."""
+    return 3.0 / (size + 1)
+
+
+def _terms(table: PairTable, players: Sequence[str]) -> tuple[list[_Pair], dict[str, int]]:
+    """Returns the fit's terms, weighted, and the parameter index of every seat tag ("k:s", s >= 1)
+    the table holds (after the players'). Plain cells of one pair are summed into one term, so the
+    fit costs what it did before sizes were kept."""
     index = {p: i for i, p in enumerate(players)}
-    return [(index[a], index[b], r.games, r.score) for a, b, r in table.pairs() if r.games]
+    tags = sorted({f"{c[2]}:{s}" for c, _ in table.cells() for s in c[3:] if s > 0})
+    seats = {tag: len(players) + k for k, tag in enumerate(tags)}
+    plain: dict[tuple[int, int], list[float]] = {}
+    seated: list[_Pair] = []
+    for (a, b, size, seat_a, seat_b), record in table.cells():
+        weight = match_weight(size)
+        games, score = weight * record.games, weight * record.score
+        i, j = index[a], index[b]
+        if seat_a == PLAIN:
+            total = plain.setdefault((i, j), [0.0, 0.0])
+            total[0] += games
+            total[1] += score
+        else:
+            seat_i, seat_j = (seats.get(f"{size}:{s}", NO_SEAT) for s in (seat_a, seat_b))
+            seated.append((i, j, games, score, seat_i, seat_j))
+    terms = [(i, j, n, s, NO_SEAT, NO_SEAT) for (i, j), (n, s) in sorted(plain.items()) if n]
+    return terms + seated, seats
+
+
+def _difference(theta: Sequence[float], term: _Pair) -> float:
+    """Returns a term's strength difference: its players', and its seats' when it has seats."""
+    i, j, _, _, si, sj = term
+    d = theta[i] - theta[j]
+    if si != NO_SEAT:
+        d += theta[si]
+    if sj != NO_SEAT:
+        d -= theta[sj]
+    return d
+
+
+def _indices(term: _Pair) -> list[tuple[int, float]]:
+    """Returns the parameters a term's difference moves with, and the sign of each."""
+    i, j, _, _, si, sj = term
+    out = [(i, 1.0), (j, -1.0)]
+    return out + [(k, sign) for k, sign in ((si, 1.0), (sj, -1.0)) if k != NO_SEAT]
 
 
 def _log_sigmoid(x: float) -> float:
@@ -238,8 +297,9 @@ def _sigmoid(x: float) -> float:
 def _log_posterior(theta: Sequence[float], pairs: Sequence[_Pair], prior: float) -> float:
     """Returns the log-likelihood of the pairs plus the prior's virtual draws (up to a constant)."""
     total = 0.0
-    for i, j, n, s in pairs:
-        d = theta[i] - theta[j]
+    for term in pairs:
+        d = _difference(theta, term)
+        n, s = term[2], term[3]
         total += s * _log_sigmoid(d) + (n - s) * _log_sigmoid(-d)
     if prior:
         total += sum(0.5 * prior * (_log_sigmoid(t) + _log_sigmoid(-t)) for t in theta)
@@ -249,10 +309,10 @@ def _log_posterior(theta: Sequence[float], pairs: Sequence[_Pair], prior: float)
 def _gradient(theta: Sequence[float], pairs: Sequence[_Pair], prior: float) -> list[float]:
     """Returns the gradient of ``_log_posterior``: each player's score minus its expected score."""
     g = [prior * (0.5 - _sigmoid(t)) for t in theta]
-    for i, j, n, s in pairs:
-        r = s - n * _sigmoid(theta[i] - theta[j])
-        g[i] += r
-        g[j] -= r
+    for term in pairs:
+        r = term[3] - term[2] * _sigmoid(_difference(theta, term))
+        for k, sign in _indices(term):
+            g[k] += sign * r
     return g
 
 
@@ -263,25 +323,33 @@ def _information(theta: Sequence[float], pairs: Sequence[_Pair], prior: float) -
     for i, t in enumerate(theta):
         p = _sigmoid(t)
         h[i][i] = prior * p * (1.0 - p)
-    for i, j, n, _ in pairs:
-        p = _sigmoid(theta[i] - theta[j])
-        w = n * p * (1.0 - p)
-        h[i][i] += w
-        h[j][j] += w
-        h[i][j] -= w
-        h[j][i] -= w
+    for term in pairs:
+        p = _sigmoid(_difference(theta, term))
+        w = term[2] * p * (1.0 - p)
+        if term[4] == term[5] == NO_SEAT:
+            i, j = term[0], term[1]
+            h[i][i] += w
+            h[j][j] += w
+            h[i][j] -= w
+            h[j][i] -= w
+            continue
+        moved = _indices(term)
+        for a, sign_a in moved:
+            for b, sign_b in moved:
+                h[a][b] += sign_a * sign_b * w
     return h
 
 
 def _newton(
-    players: Sequence[str], pairs: Sequence[_Pair], prior: float, free: Sequence[int] | range | None
+    size: int, pairs: Sequence[_Pair], prior: float, free: Sequence[int] | range | None
 ) -> tuple[list[float], int, list[list[float]]]:
     """Returns the maximizing ``theta``, the number of Newton steps and the Cholesky factor of the
     information at the last step (which moved no rating by more than the tolerance, so it serves
-    as the information at the maximum); ``free`` lists the players that move (None: all), the
-    others staying at 0 (the prior-free fit pins one player)."""
-    theta = [0.0] * len(players)
-    free = list(range(len(players)) if free is None else free)
+    as the information at the maximum) for ``size`` parameters (the players', then the seats');
+    ``free`` lists those that move (None: all), the others staying at 0 (the prior-free fit pins one
+    player)."""
+    theta = [0.0] * size
+    free = list(range(size) if free is None else free)
     current = _log_posterior(theta, pairs, prior)
     for iteration in range(1, MAX_ITERATIONS + 1):
         g = _gradient(theta, pairs, prior)

@@ -42,6 +42,9 @@ from arena.ratings.elo import Placement
 VERSION_MARK = "@"  # between a bot's name and its version in a player id
 WIN_MARK = ">"  # "a>b": a's wins over b
 DRAW_MARK = "="  # "a=b" (a < b): their draws
+TAG_MARK = "/"  # "a>b/4": a 4-seat match's result; "a>b/2/0.1": with the seats a and b held
+SEAT_MARK = "."  # between the two seats of a seat tag
+PLAIN = -1  # the seat of a result recorded without seats
 
 
 def player_id(bot: str, version: str = "") -> str:
@@ -90,8 +93,15 @@ class Record:
         return Record(self.losses, self.draws, self.wins)
 
 
+Cell = tuple[str, str, int, int, int]  # (a, b, table size, a's seat, b's seat), a < b; seats PLAIN or 0..
+
+
 class PairTable:
     """Wins/draws/losses per unordered pair of players and matches per player; add, merge, serialize.
+
+    Each pair's results are kept per *cell*: the table size of the match they came from (2 for a
+    two-seat match, and for results recorded before sizes were kept) and, for a game whose fit has
+    a seat advantage, the two seats held. ``record`` and ``pairs`` sum a pair's cells.
 
     >>> table = PairTable()
     >>> table.add_match([Placement("a", 1), Placement("b", 2), Placement("c", 2)])
@@ -100,25 +110,27 @@ class PairTable:
     """
 
     def __init__(self) -> None:
-        self._pairs: dict[tuple[str, str], list[int]] = {}  # [wins, draws, losses] of the first
+        self._cells: dict[Cell, list[int]] = {}  # [wins, draws, losses] of the first player
+        self._totals: dict[tuple[str, str], list[int]] = {}  # the same, summed over a pair's cells
         self._games: dict[str, int] = {}
 
-    def add_match(self, placements: Sequence[Placement]) -> None:
-        """Counts one match: a pairwise result for every pair of seats, a game for every seat."""
-        for key, (wins, draws, losses) in _outcomes(placements):
-            counts = self._pairs.setdefault(key, [0, 0, 0])
-            counts[0] += wins
-            counts[1] += draws
-            counts[2] += losses
+    def _count(self, cell: Cell, slot: int, count: int) -> None:
+        self._cells.setdefault(cell, [0, 0, 0])[slot] += count
+        self._totals.setdefault(cell[:2], [0, 0, 0])[slot] += count
+
+    def add_match(self, placements: Sequence[Placement], seats: bool = False) -> None:
+        """Counts one match: a pairwise result for every pair of seats (in the cell of the match's
+        size, and with ``seats`` of the seats held: ``placements`` in seat order), a game per seat."""
+        for cell, outcome in _outcomes(placements, seats):
+            self._count(cell, outcome, 1)
         for seat in placements:
             self._games[seat.bot] = self._games.get(seat.bot, 0) + 1
 
     def merge(self, other: PairTable) -> None:
         """Adds every count of ``other`` to this table (the order of merges never matters)."""
-        for key, theirs in other._pairs.items():
-            counts = self._pairs.setdefault(key, [0, 0, 0])
-            for k in range(3):
-                counts[k] += theirs[k]
+        for cell, theirs in other._cells.items():
+            for slot in range(3):
+                self._count(cell, slot, theirs[slot])
         for player, games in other._games.items():
             self._games[player] = self._games.get(player, 0) + games
 
@@ -133,27 +145,47 @@ class PairTable:
     def record(self, player: str, opponent: str) -> Record:
         """Returns ``player``'s results against ``opponent`` (all zero if they never met)."""
         if player <= opponent:
-            return Record(*self._pairs.get((player, opponent), (0, 0, 0)))
-        return Record(*self._pairs.get((opponent, player), (0, 0, 0))).flipped()
+            return Record(*self._totals.get((player, opponent), (0, 0, 0)))
+        return Record(*self._totals.get((opponent, player), (0, 0, 0))).flipped()
 
     def pairs(self) -> Iterator[tuple[str, str, Record]]:
         """Yields ``(a, b, record of a against b)`` for every pair that met, with ``a < b``, sorted."""
-        for a, b in sorted(self._pairs):
-            yield a, b, Record(*self._pairs[(a, b)])
+        for a, b in sorted(self._totals):
+            yield a, b, Record(*self._totals[(a, b)])
+
+    def cells(self) -> Iterator[tuple[Cell, Record]]:
+        """Yields every cell (pair, table size, seats) that holds a result, and its record, sorted."""
+        for cell in sorted(self._cells):
+            yield cell, Record(*self._cells[cell])
+
+    def draw_ratio(self) -> float | None:
+        """Returns the share of pairwise results that were draws (None before any result): for
+        two-seat matches, the share of matches drawn."""
+        draws = sum(c[1] for c in self._cells.values())
+        results = sum(sum(c) for c in self._cells.values())
+        return draws / results if results else None
 
     def subset(self, players: Iterable[str]) -> PairTable:
         """Returns the table restricted to ``players`` (their matches counted as before)."""
         keep = set(players)
         table = PairTable()
-        table._pairs = {k: list(c) for k, c in self._pairs.items() if k[0] in keep and k[1] in keep}
+        for cell, counts in self._cells.items():
+            if cell[0] in keep and cell[1] in keep:
+                for slot in range(3):
+                    table._count(cell, slot, counts[slot])
         table._games = {p: g for p, g in self._games.items() if p in keep}
         return table
 
     def to_fields(self) -> dict[str, str]:
         """Returns the stored form (one Redis hash of counters, see the module docstring)."""
         fields = {player: str(games) for player, games in sorted(self._games.items())}
-        for (a, b), (wins, draws, losses) in sorted(self._pairs.items()):
-            for field, count in ((f"{a}>{b}", wins), (f"{a}={b}", draws), (f"{b}>{a}", losses)):
+        for (a, b, size, seat_a, seat_b), (wins, draws, losses) in sorted(self._cells.items()):
+            flipped = (size, seat_b, seat_a)
+            for field, count in (
+                (_field(a, WIN_MARK, b, (size, seat_a, seat_b)), wins),
+                (_field(a, DRAW_MARK, b, (size, seat_a, seat_b)), draws),
+                (_field(b, WIN_MARK, a, flipped), losses),
+            ):
                 if count:
                     fields[field] = str(count)
         return fields
@@ -167,18 +199,22 @@ class PairTable:
             count = int(value)
             if count < 0:
                 raise ValueError(f"field {field!r}: a negative count {count}")
-            if WIN_MARK in field:
-                winner, _, loser = field.partition(WIN_MARK)
-                key, slot = ((winner, loser), 0) if winner < loser else ((loser, winner), 2)
-            elif DRAW_MARK in field:
-                first, second = field.split(DRAW_MARK, 1)
-                key, slot = (first, second), 1
-                if not key[0] < key[1]:
-                    raise ValueError(f"draw field {field!r}: players must be sorted and distinct")
-            else:
+            if WIN_MARK not in field and DRAW_MARK not in field:
                 table._games[field] = count
                 continue
-            table._pairs.setdefault(key, [0, 0, 0])[slot] += count
+            pair, size, seat_a, seat_b = _parse_tag(field)
+            if WIN_MARK in pair:
+                winner, _, loser = pair.partition(WIN_MARK)
+                if winner < loser:
+                    cell, slot = (winner, loser, size, seat_a, seat_b), 0
+                else:
+                    cell, slot = (loser, winner, size, seat_b, seat_a), 2
+            else:
+                first, second = pair.split(DRAW_MARK, 1)
+                cell, slot = (first, second, size, seat_a, seat_b), 1
+                if not first < second:
+                    raise ValueError(f"draw field {field!r}: players must be sorted and distinct")
+            table._count(cell, slot, count)
         return table
 
     def __eq__(self, other: object) -> bool:
@@ -187,37 +223,78 @@ class PairTable:
     __hash__ = None  # type: ignore[assignment]  # mutable
 
 
-def match_fields(placements: Sequence[Placement]) -> list[str]:
+def _field(first: str, mark: str, second: str, tag: tuple[int, int, int]) -> str:
+    """Returns a stored field: ``first`` + mark + ``second``, then the size unless it is a plain
+    two-seat result, then the seats if held (see the module docstring)."""
+    size, seat_first, seat_second = tag
+    if seat_first != PLAIN:
+        return f"{first}{mark}{second}{TAG_MARK}{size}{TAG_MARK}{seat_first}{SEAT_MARK}{seat_second}"
+    return f"{first}{mark}{second}{TAG_MARK}{size}" if size != 2 else f"{first}{mark}{second}"
+
+
+def _parse_tag(field: str) -> tuple[str, int, int, int]:
+    """Returns a result field's pair part, table size and seats (the size 2 and seats PLAIN when
+    untagged); raises ValueError for a malformed tag."""
+    pair, *tag = field.split(TAG_MARK)
+    try:
+        size = int(tag[0]) if tag else 2
+        seats = [int(s) for s in tag[1].split(SEAT_MARK)] if len(tag) > 1 else [PLAIN, PLAIN]
+    except ValueError:
+        raise ValueError(f"field {field!r}: a malformed table size or seats") from None
+    if (
+        len(tag) > 2
+        or len(seats) != 2
+        or not 2 <= size <= MAX_SEATS
+        or not all(-1 <= s < size for s in seats)
+    ):
+        raise ValueError(f"field {field!r}: a malformed table size or seats")
+    return pair, size, seats[0], seats[1]
+
+
+MAX_SEATS = 6  # the largest table a game seats
+
+
+def match_fields(placements: Sequence[Placement], seats: bool = False) -> list[str]:
     """Returns the stored fields one match increments by one: a field per pair (its winner's
-    ``"a>b"``, or ``"a=b"`` for a draw) and a field per seat (its match count).
+    ``"a>b"``, or ``"a=b"`` for a draw, tagged with the table size from 3 seats up and with the seats
+    held when ``seats``) and a field per seat (its match count). ``placements`` are in seat order.
 
     >>> match_fields([Placement("b", 1), Placement("a", 2), Placement("c", 2)])
-    ['b>a', 'b>c', 'a=c', 'b', 'a', 'c']
+    ['b>a/3', 'b>c/3', 'a=c/3', 'b', 'a', 'c']
+    >>> match_fields([Placement("b", 1), Placement("a", 2)], seats=True)
+    ['b>a/2/0.1', 'b', 'a']
     """
     fields = []
-    for (a, b), (wins, draws, _) in _outcomes(placements):
-        fields.append(f"{a}{WIN_MARK}{b}" if wins else f"{a}{DRAW_MARK}{b}" if draws else f"{b}{WIN_MARK}{a}")
+    for (a, b, size, seat_a, seat_b), outcome in _outcomes(placements, seats):
+        if outcome == 2:
+            fields.append(_field(b, WIN_MARK, a, (size, seat_b, seat_a)))
+        else:
+            fields.append(_field(a, WIN_MARK if outcome == 0 else DRAW_MARK, b, (size, seat_a, seat_b)))
     return fields + [seat.bot for seat in placements]
 
 
-def _outcomes(placements: Sequence[Placement]) -> list[tuple[tuple[str, str], tuple[int, int, int]]]:
-    """Returns, for every pair of seats, the sorted pair of players and the first one's
-    (wins, draws, losses): the single reading of a match into pairwise results."""
+def _outcomes(placements: Sequence[Placement], seats: bool = False) -> list[tuple[Cell, int]]:
+    """Returns, for every pair of seats, its cell (the sorted pair of players, the table size, and
+    their seats when ``seats``) and the first player's outcome: 0 a win, 1 a draw, 2 a loss; the
+    single reading of a match into pairwise results."""
     players = [p.bot for p in placements]
     if len(set(players)) != len(players):
         raise ValueError(f"a player holds two seats: {players}")
+    size = len(placements)
     out = []
     for i, seat in enumerate(placements):
-        for other in placements[i + 1 :]:
-            a, b = (seat, other) if seat.bot < other.bot else (other, seat)
-            outcome = (1, 0, 0) if a.rank < b.rank else (0, 1, 0) if a.rank == b.rank else (0, 0, 1)
-            out.append(((a.bot, b.bot), outcome))
+        for j in range(i + 1, size):
+            other = placements[j]
+            (a, sa), (b, sb) = sorted(((seat, i), (other, j)), key=lambda x: x[0].bot)
+            outcome = 0 if a.rank < b.rank else 1 if a.rank == b.rank else 2
+            tag = (sa, sb) if seats else (PLAIN, PLAIN)
+            out.append(((a.bot, b.bot, size, *tag), outcome))
     return out
 
 
-def table_of(matches: Iterable[Sequence[Placement]]) -> PairTable:
-    """Returns the pair table of a list of matches (each given by its placements)."""
+def table_of(matches: Iterable[Sequence[Placement]], seats: bool = False) -> PairTable:
+    """Returns the pair table of a list of matches (each given by its placements, in seat order)."""
     table = PairTable()
     for placements in matches:
-        table.add_match(placements)
+        table.add_match(placements, seats)
     return table

@@ -7,8 +7,9 @@ the new shape (``replay_sha256`` of the text, ``recorded_at`` the time of the mi
 old record kept no time, and no ``replay_lines``), trims recorded jobs' hashes to their status
 (which then expires, as recording does now), indexes the old matches in each bot's list of
 matches (``keys.bot_matches``, which bot pages and head to head read), ahead of any match recorded
-since the upgrade, and gives a game whose results were recorded before pair tables existed its pair
-table (the ratings are fitted on it), counted from the game's results.
+since the upgrade, and gives a game whose results were recorded before pair tables existed, or before
+they kept each result's table size, its pair table (the ratings are fitted on it), counted from the
+game's results.
 
 Design detail: each match is moved in the order put, then one transaction that rewrites the result and
 deletes the old key. Interrupted anywhere, a rerun finds the old key still there and puts the same
@@ -28,6 +29,7 @@ from arena.games import GAMES
 from arena.queue import keys, store
 from arena.queue.connection import hash_fields, maybe_text
 from arena.ratings.pairs import match_fields
+from arena.ratings.seating import records_seats
 from arena.storage import replays
 
 BATCH = 500  # keys asked for per SCAN / SSCAN
@@ -115,24 +117,31 @@ def _index_old_matches(client: redis.Redis, game: str) -> int:
 
 def _count_pair_table(client: redis.Redis, game: str) -> int:
     """Counts a game's pair table anew from its results when they disagree (results recorded before
-    pair tables existed); returns 1 if it did, 0 if the table was whole.
+    pair tables existed), or once when its results were counted before pair tables kept each
+    result's table size (issue 37: a 3- to 6-seat match's pairwise results weigh less than a duel's,
+    ``arena.ratings.fit.match_weight``); returns 1 if it counted a table that has results, else 0.
 
     Design detail: recording increments ``keys.rating_updates`` with the pair table, so a counter
     below the results list's length means matches the table lacks. The table is counted into a
     temporary key and renamed over the old one in a transaction watching both, so a match recorded
-    meanwhile makes it count again rather than be lost.
+    meanwhile makes it count again rather than be lost. A flag in ``keys.MIGRATIONS``
+    (``sized-pairs:GAME``), set in the same transaction, marks a table whose results all carry their
+    size; until the migration sets it, the fit reads an untagged result as a duel's (weight 1), which
+    is what every fit did before sizes were kept.
     """
-    results, updates = keys.results(game), keys.rating_updates(game)
+    results, updates, flag = keys.results(game), keys.rating_updates(game), f"sized-pairs:{game}"
     while True:
         with client.pipeline() as pipe:
             try:
-                pipe.watch(results, updates)
+                pipe.watch(results, updates, keys.MIGRATIONS)
                 matches = pipe.llen(results)
-                if int(pipe.get(updates) or 0) >= matches:
+                sized = pipe.hexists(keys.MIGRATIONS, flag)
+                if int(pipe.get(updates) or 0) >= matches and sized:
                     return 0
                 counts: dict[str, int] = {}
                 for placements in store.iter_results(client, game):
-                    for field in match_fields(store.rated_placements(placements)):
+                    fields = match_fields(store.rated_placements(placements), records_seats(game))
+                    for field in fields:
                         counts[field] = counts.get(field, 0) + 1
                 temporary = keys.pairs(game) + ":counting"
                 pipe.multi()
@@ -141,8 +150,9 @@ def _count_pair_table(client: redis.Redis, game: str) -> int:
                     pipe.hset(temporary, mapping=hash_fields(counts))
                     pipe.rename(temporary, keys.pairs(game))
                 pipe.set(updates, matches)
+                pipe.hset(keys.MIGRATIONS, flag, str(int(time.time())))
                 pipe.execute()
-                return 1
+                return 1 if matches else 0
             except redis.WatchError:  # a match was recorded meanwhile: count again
                 continue
 
