@@ -12,15 +12,23 @@ from arena.console import printable
 from arena.ratings.fit import MIN_GAMES, PROVISIONAL_HALF_WIDTH
 
 METHOD = (
-    "Elo fitted to all results at once (Bradley-Terry, maximum a posteriori, BayesElo's prior: two draws\n"
-    "  against a virtual 1500); 95% interval from the fit's curvature, relative to the pool; LOS next:\n"
-    "  likelihood of superiority over the next row"
+    "Elo fitted to all results at once (Bradley-Terry on every pair of seats, a k-seat match's pairs\n"
+    "  weighing 3/(k+1); maximum a posteriori, prior: two draws of every bot against a virtual 1500, not\n"
+    "  BayesElo's); 95% interval from the fit's curvature, relative to the pool; LOS next: likelihood of\n"
+    "  superiority over the next row"
 )
 PROVISIONAL_MARK = "*"
 PROVISIONAL = (
     f"{PROVISIONAL_MARK} provisional: fewer than {MIN_GAMES} matches, or 95% interval wider than "
     f"+/-{PROVISIONAL_HALF_WIDTH:.0f}; ranked by its rating like\n    every row, but its rank is uncertain"
 )
+
+
+def _draws(view: Mapping[str, Any]) -> str:
+    """Returns ", draw ratio X%" (the share of pairwise results drawn), or "" for a view cached
+    before views had it."""
+    ratio = view.get("draw_ratio")
+    return "" if ratio is None else f", draw ratio {100 * ratio:.1f}%"
 
 
 def _row_line(row: Mapping[str, Any]) -> str:
@@ -53,7 +61,7 @@ def format_leaderboard(game: str, view: Mapping[str, Any], pairs: bool = False) 
     if not view["rows"]:
         return f"no recorded matches of {game} yet"
     lines = [
-        f"{game} leaderboard: {view['matches']} matches recorded",
+        f"{game} leaderboard: {view['matches']} matches recorded{_draws(view)}",
         f"  {METHOD}",
         *format_rows(view["rows"]),
     ]
@@ -84,7 +92,7 @@ def format_standings(view: Mapping[str, Any]) -> str:
     if not view["rows"]:
         return f"tournament {name} ({game}): no recorded matches yet"
     lines = [
-        f"tournament {name}: {game}, {view['matches']} of {view['total']} matches recorded",
+        f"tournament {name}: {game}, {view['matches']} of {view['total']} matches recorded{_draws(view)}",
         f"  {METHOD}",
         *format_rows(view["rows"]),
         "",

@@ -4,8 +4,10 @@ A match result is the finishing rank of every seat, and every pair of seats coun
 game (win 1, tie 0.5, loss 0). Two estimators read it:
 
 - the fit to all results (``pairs``, ``fit``), which arena shows: a pair table of wins/draws/losses
-  per pair of bot versions, fitted by Bradley-Terry with BayesElo's prior, independent of the order of
-  the results, with intervals from the curvature, LOS and provisional marks (docs/ratings.md);
+  per pair of bot versions and table size, fitted by Bradley-Terry (a k-seat match's pairs weighing
+  3/(k+1)) with two virtual draws of every player against a virtual 1500, independent of the order
+  of the results, with intervals from the curvature, LOS and provisional marks (docs/ratings.md);
+  ``seating`` says which games' fits add a seat advantage;
   ``views`` turns a fit into what the leaderboard and a tournament's standings show.
 - the online Elo (``elo``), kept as the baseline the fit is scored against: each seat's K factor is
   split over its opponents; ``apply`` adds one result, ``rebuild`` replays results in order.

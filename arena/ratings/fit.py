@@ -2,11 +2,33 @@
 
 The model (Bradley-Terry on the Elo scale): player ``i`` scores against ``j`` with probability
 ``1 / (1 + 10 ** ((r_j - r_i) / 400))``, so 400 points are 10:1 odds; a draw counts as half a win to
-each side. The estimator is the maximum a posteriori fit with BayesElo's prior: every player has also
-drawn two virtual games against a virtual opponent rated 1500. The prior makes every rating finite (a
-player that never lost is rated above its opponents, not at infinity), anchors the scale (the virtual
-opponent is 1500) and ties every player to it, so the fit exists even when the players fall into
-groups that never met. Its pull is worth two games: negligible after a few dozen, decisive after none.
+each side. A match of ``k`` seats is read as its ``k(k-1)/2`` pairwise results, each weighing
+``match_weight(k) = 3 / (k + 1)`` (1 for two seats). The estimator is the maximum a posteriori fit
+with arena's prior: every player has also drawn two virtual games against a virtual opponent rated
+1500. (Not BayesElo's prior, which spreads each player's two virtual draws over its real opponents:
+3:1 in four games puts two players 145.8 Elo apart here, 120.4 under BayesElo's.) The prior makes
+every rating finite (a player that never lost is rated above its opponents, not at infinity),
+anchors the scale (the virtual opponent is 1500) and ties every player to it, so the fit exists even
+when the players fall into groups that never met. Its pull is worth two games: negligible after a
+few dozen, decisive after none.
+
+Design detail, the weight (issue 37): the pairwise results of one match are not independent. Under
+Plackett-Luce (each place drawn among the seats left with odds ``10 ** (r / 400)``) every pair is
+exactly Bradley-Terry, so the pairwise reading finds the right ratings, but a seat's pairwise score
+in one ``k``-seat match, ``k - rank``, has variance ``(k^2 - 1) / 12`` at even strengths: ``(k + 1) /
+3`` times the ``(k - 1) / 4`` of independent pairs. Counted as independent, a match's evidence is
+counted ``(k + 1) / 3`` times over, and the intervals were too narrow (coverage of the "95%" intervals
+92% at 3 seats, 89% at 4, 83% at 6: bench/coverage_bench.py). Weighing each pair ``3 / (k + 1)``
+makes the curvature the composite likelihood's sandwich variance (``H^-1 J H^-1`` with ``J = (k + 1)
+/ 3 H``), so the intervals hold their 95% at every table size, while the fit still depends on the
+results only through the pair table (now kept per table size) and costs what it did. A full
+Plackett-Luce fit would gain a little precision (its information per 4-seat match is 6% higher) but
+needs every distinct finishing line-up stored, which grows with the results: docs/ratings.md.
+
+Design detail, the seat advantage: for a game that records seats (``arena.ratings.seating``), a
+pairwise result of seats ``s`` and ``t`` of a ``k``-seat table compares ``r_i + a(k, s)`` with ``r_j +
+a(k, t)``, where ``a(k, 0) = 0`` and every other ``a(k, s)`` is fitted with the ratings (the same
+prior: two virtual draws against seat 0), reported in ``Fit.seat_advantage``.
 
 Why a fit instead of the online Elo of ``arena.ratings.elo``: the fit depends on the results only
 through the pair table (``arena.ratings.pairs``), so it does not depend on their order, and its cost
@@ -17,7 +39,9 @@ Design detail, the method: Newton's method on the log-posterior in natural units
 would lower the posterior (it is concave, so this converges from any start); it stops when the largest
 step is below ``TOLERANCE_ELO``. Each step solves the full Hessian system by Cholesky, ``O(n^3)`` for
 ``n`` players: about a fifth of a second for 100 players (bench/ratings_bench.py), independent of the
-number of results. Sums run over players and pairs in sorted order, so the fit is deterministic.
+number of results. Sums run over players and pairs in sorted order, so the fit is deterministic. With a seat
+advantage, the seats' parameters join the players' in the same system; their covariance with the
+ratings is accounted for (the players' block of the inverse is their marginal covariance).
 
 Design detail, the intervals: from the curvature of the log-posterior at its maximum. The covariance of
 the ratings is the inverse of the full observed information (minus the Hessian, prior included), not a
@@ -26,9 +50,9 @@ next needs the covariance of the two (``var(a - b) = var a + var b - 2 cov(a, b)
 matches would cost hundreds of refits per page; the curvature costs one matrix inverse, and the prior
 keeps it finite for a player that never lost, whose interval is then wide (open) rather than empty.
 The covariance is then taken relative to the pool's average rating (``C' = P C P`` with ``P = I -
-11^T / n``), as BayesElo reports it: the prior places the pool on the scale, and a rating's interval
-says how well the results place it among the others. Against the virtual opponent instead, every
-interval would include the uncertainty of the whole pool's location, which only the prior's two
+11^T / n``), as BayesElo reports its intervals: the prior places the pool on the scale, and a
+rating's interval says how well the results place it among the others. Against the virtual opponent
+instead, every interval would include the uncertainty of the whole pool's location, which only the prior's two
 virtual games per player settle: about +/-140 for each member of a small pool, whatever its games.
 Differences, and so LOS, are the same either way.
 """
@@ -46,7 +70,7 @@ from arena.ratings.pairs import PLAIN, PairTable, split_player
 
 CENTER = INITIAL_RATING  # 1500: the virtual opponent's rating, and every player's before any result
 ELO_PER_UNIT = 400.0 / math.log(10.0)  # Elo points per natural-log unit of odds (173.7...)
-PRIOR_DRAWS = 2.0  # virtual draws of every player against the virtual opponent (BayesElo's prior)
+PRIOR_DRAWS = 2.0  # virtual draws of every player against the virtual 1500 (not BayesElo's prior)
 TOLERANCE_ELO = 1e-6  # Newton stops when no rating moved by more than this (Elo points)
 MAX_ITERATIONS = 100
 Z95 = 1.959963984540054  # two-sided 95% quantile of the normal law

@@ -3,27 +3,39 @@
 A *player* is a bot version, named by ``player_id(bot, version)``: ``"greedy@3f2a9c01b7d4"``, or just
 ``"greedy"`` when the version is not known. A match of 2 to 6 seats is read as one pairwise result for
 every pair of seats: the seat with the better (lower) finishing rank won that pair, equal ranks drew.
-The table keeps, for every unordered pair of players, three integers (the first player's wins, the
-draws, the second player's wins), and for every player the number of matches it played.
+The table keeps, for every unordered pair of players and table size, three integers (the first
+player's wins, the draws, the second player's wins), and for every player the number of matches it
+played.
 
-Why this aggregate: the Bradley-Terry likelihood depends on the results only through these counts, so
-a fit on the table gives exactly the numbers a fit on the full list of matches gives, while the table
-grows with the number of pairs met, not with the number of matches. Adding a match touches at most
-15 pair records and 6 player counters (a 6-seat match), and two tables merge by adding counts, so a
-burst of results, or the results of several workers, can be folded in any order.
+Why this aggregate: the (weighted) Bradley-Terry likelihood depends on the results only through
+these counts, so a fit on the table gives exactly the numbers a fit on the full list of matches
+gives, while the table grows with the number of pairs met, not with the number of matches. Adding a
+match touches at most 15 pair records and 6 player counters (a 6-seat match), and two tables merge
+by adding counts, so a burst of results, or the results of several workers, can be folded in any order.
 
 Design detail, the stored form: a flat ``dict[str, str]`` of counters, one Redis hash per game (and
 one per tournament), in which recording a match is nothing but ``HINCRBY``s:
 
 - ``"a"``: the number of matches player ``a`` played;
-- ``"a>b"``: the number of pairwise results ``a`` won against ``b`` (both orders occur);
-- ``"a=b"`` with ``a < b``: the number of draws between them.
+- ``"a>b"``: the number of pairwise results ``a`` won against ``b`` in two-seat matches (both orders
+  occur);
+- ``"a=b"`` with ``a < b``: the number of draws between them;
+- ``"a>b/4"``, ``"a=b/4"``: the same for the results of ``k``-seat matches, ``k`` from 3 to 6 (the fit
+  weighs them ``3 / (k + 1)``: ``arena.ratings.fit.match_weight``);
+- ``"a>b/2/1.0"``: for a game that records seats (``arena.ratings.seating``), the seats the two held,
+  ``a``'s first, whatever the table size.
+
+Why tagged by table size (issue 37): the pairs of one match are not independent, and how much each
+counts depends on the number of seats; a tag per size keeps that in the counts, at most 5 sizes per
+pair, so the table stays bounded by the pairs met. A field without a size is a two-seat result, and
+so, until ``arena storage migrate`` recounts a game's table, is every result recorded before sizes
+were kept: old tables fit exactly as they did.
 
 Why three counters per pair rather than one ``"wins draws losses"`` string: a match adds exactly one
 pairwise result to each pair, so the recording script increments one field per pair and one per seat,
 with no read, no parsing and no rewrite inside Lua, and increments commute, so concurrent recordings
-need no ordering. The price is up to three fields per pair instead of one (about 2.2 on average with
-no draws, bench/ratings_bench.py), read once per refit.
+need no ordering. The price is up to three fields per pair and table size instead of one,
+read once per refit (bench/ratings_bench.py).
 
 Player ids are made of the bot name and the version with every character outside ``[A-Za-z0-9_.~-]``
 percent-encoded (``urllib.parse.quote``), so the marks ``@``, ``>`` and ``=`` never occur inside a

@@ -29,12 +29,13 @@ def leaderboard(
     versions) stay in the fit but are shown nowhere, so a name registered again starts fresh.
 
     ``rows`` are ``Standing.to_json()`` of each bot's latest version; ``pairs[a][b]`` is the expected
-    score of bot ``a``'s row against bot ``b``'s; ``bots[bot]`` holds ``versions`` (every version's
-    standing, among that bot's versions) and ``head_to_head`` (its pairwise record against each
-    other bot, every version of both counted).
+    score of bot ``a``'s row against bot ``b``'s; ``draw_ratio`` is the share of pairwise results
+    drawn (all versions); ``bots[bot]`` holds ``versions`` (every version's standing, among that
+    bot's versions) and ``head_to_head`` (its pairwise record against each other bot, every version
+    of both counted).
     """
     if not table.players():
-        return {"rows": [], "pairs": {}, "bots": {}}
+        return {"rows": [], "pairs": {}, "draw_ratio": None, "bots": {}}
     result = fit(table)
     shown = [
         p
@@ -57,7 +58,13 @@ def leaderboard(
         }
         for bot, players in versions.items()
     }
-    return {"rows": [r.to_json() for r in rows], "pairs": pairs, "bots": bots}
+    return {"rows": [r.to_json() for r in rows], "pairs": pairs, "draw_ratio": _ratio(table), "bots": bots}
+
+
+def _ratio(table: PairTable) -> float | None:
+    """Returns the table's draw ratio (pairwise results drawn) to 0.001, or None before any result."""
+    ratio = table.draw_ratio()
+    return None if ratio is None else round(ratio, PROBABILITY_DIGITS)
 
 
 def head_to_head(table: PairTable) -> dict[str, list[dict[str, Any]]]:
@@ -95,14 +102,15 @@ def _records(against: Mapping[str, list[int]]) -> list[dict[str, Any]]:
 
 
 def tournament(table: PairTable) -> dict[str, Any]:
-    """Returns ``{"rows", "crosstable"}``: the standings of every player of the table and, in the same
-    order, each one's record against every other (``wins``, ``draws``, ``losses``, ``score``)."""
+    """Returns ``{"rows", "crosstable", "draw_ratio"}``: the standings of every player of the table and,
+    in the same order, each one's record against every other (``wins``, ``draws``, ``losses``,
+    ``score``), and the share of pairwise results drawn."""
     if not table.players():
-        return {"rows": [], "crosstable": []}
+        return {"rows": [], "crosstable": [], "draw_ratio": None}
     result = fit(table)
     rows = standings(result)
     crosstable = cross_table(table, [r.player for r in rows])
-    return {"rows": [r.to_json() for r in rows], "crosstable": crosstable}
+    return {"rows": [r.to_json() for r in rows], "crosstable": crosstable, "draw_ratio": _ratio(table)}
 
 
 def cross_table(table: PairTable, order: list[str]) -> list[dict[str, Any]]:

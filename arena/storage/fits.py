@@ -34,12 +34,17 @@ from arena.ratings import views
 from arena.ratings.pairs import PairTable
 
 BOARD = "view"  # the cached hash's field of the view's main part (a bot's part: bot_part(name))
+# The shape of the cached view: a view cached in another shape is refitted. 2 (issue 37): results
+# weighted by table size, seat advantage, draw ratio.
+VIEW_FORMAT = "2"
 
 # KEYS: the fit's hash, the refit counter. ARGV: the count of matches the view reflects, then (field,
-# JSON) for each part of the view.
+# JSON) for each part of the view, the first being ("format", VIEW_FORMAT): a view of another format
+# is replaced whatever count it reflects.
 _STORE = """
 redis.call('INCR', KEYS[2])
 local stored = tonumber(redis.call('HGET', KEYS[1], 'updates') or '-1')
+if redis.call('HGET', KEYS[1], 'format') ~= ARGV[3] then stored = -1 end
 if tonumber(ARGV[1]) >= stored then
   redis.call('HSET', KEYS[1], 'updates', unpack(ARGV))
 end
@@ -122,9 +127,10 @@ def _cached(client: redis.Redis, source: Source, part: str) -> tuple[bool, str |
     """Returns whether the cached view reflects the current count of matches, and its ``part``."""
     with client.pipeline(transaction=True) as pipe:
         source.read_counter(pipe)
-        pipe.hmget(keys.fit(source.name), ["updates", part])
-        counter, (updates, text) = pipe.execute()
-    return updates is not None and int(updates) == int(counter or 0), text
+        pipe.hmget(keys.fit(source.name), ["updates", "format", part])
+        counter, (updates, shape, text) = pipe.execute()
+    current = updates is not None and int(updates) == int(counter or 0) and shape == VIEW_FORMAT
+    return current, text
 
 
 def refit(client: redis.Redis, source: Source) -> dict[str, dict[str, Any]]:
@@ -147,6 +153,8 @@ def refit(client: redis.Redis, source: Source) -> dict[str, dict[str, Any]]:
         parts = {BOARD: {"matches": matches, **views.tournament(table)}}
     args = [
         matches,
+        "format",
+        VIEW_FORMAT,
         *(x for field, part in parts.items() for x in (field, json.dumps(part, separators=(",", ":")))),
     ]
     run_script(client, _STORE, (keys.fit(source.name), keys.refits(source.name)), args)

@@ -64,12 +64,12 @@ async def stamp(request: Request) -> Response:
 
 
 async def leaderboard(request: Request) -> Response:
-    """``GET /api/v1/games/{game}/leaderboard``: the game's fitted view."""
+    """``GET /api/v1/games/{game}/leaderboard``: the game's fitted view (with its draw ratio: the
+    share of pairwise results drawn, null before any result)."""
     game = game_name(path_param(request, "game"))
     board = await off_loop(data.leaderboard, client(request), game)
-    return JSONResponse(
-        {"game": game, "matches": board["matches"], "rows": board["rows"], "pairs": board["pairs"]}
-    )
+    fields = {"game": game, "matches": board["matches"], "rows": board["rows"], "pairs": board["pairs"]}
+    return JSONResponse(fields | {"draw_ratio": board.get("draw_ratio")})
 
 
 async def results(request: Request) -> Response:

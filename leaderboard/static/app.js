@@ -284,9 +284,11 @@ const COLUMNS = [
     title: "likelihood of superiority over the next row shown" },
 ];
 
-const METHOD = "Elo fitted to all results at once (Bradley-Terry, BayesElo's prior: two draws against a " +
-  "virtual 1500) · 95% interval from the fit's curvature, relative to the pool · LOS: likelihood of " +
-  "superiority over the next row";
+const METHOD = "Elo fitted to all results at once (Bradley-Terry on every pair of seats, a k-seat match's " +
+  "pairs weighing 3/(k+1); prior: two draws of every bot against a virtual 1500, not BayesElo's) · 95% " +
+  "interval from the fit's curvature, relative to the pool · LOS: likelihood of superiority over the next row";
+// " · draw ratio X%" of a view (the share of pairwise results drawn); "" when the view has none.
+const drawRatio = (view) => (view.draw_ratio == null ? "" : ` · draw ratio ${(100 * view.draw_ratio).toFixed(1)}%`);
 const PROVISIONAL = "fewer than 10 matches, or 95% interval wider than ±150: ranked by its rating like " +
   "every row, but its rank is uncertain";
 
@@ -409,7 +411,7 @@ async function gamePage(main, game) {
   drawTable();
   main.replaceChildren(
     h("h1", {}, info ? info.title : board.game),
-    h("p", { class: "muted" }, `${board.game} · ${board.matches} matches · each bot's latest version · `,
+    h("p", { class: "muted" }, `${board.game} · ${board.matches} matches${drawRatio(board)} · each bot's latest version · `,
       METHOD, " · click a column to sort"),
     tableBox,
     h("h2", {}, "Ratings and their 95% intervals"),
@@ -492,7 +494,7 @@ async function tournamentPage(main, id) {
   main.replaceChildren(
     h("p", { class: "crumbs" }, h("a", { href: gameLink(t.game) }, t.game), " › tournament"),
     h("h1", {}, "Tournament ", h("span", { class: "matchid" }, t.tournament)),
-    h("p", { class: "muted" }, `${t.game} · ${t.matches} of ${t.total} matches recorded · fitted on this tournament's `,
+    h("p", { class: "muted" }, `${t.game} · ${t.matches} of ${t.total} matches recorded${drawRatio(t)} · fitted on this tournament's `,
       "results only · ", METHOD),
     tableBox,
     h("h2", {}, "Crosstable"),
