@@ -110,7 +110,7 @@ def test_submit_update_and_remove_need_the_owner_secret(client: redis.Redis, tmp
     bot, secret = registry.submit(client, "tr", ["ninjan"], directory=folder, entry="python bot.py")
     assert secret and bot.kind == "directory" and bot.entry == ("python", "bot.py") and bot.files == 2
     assert secret not in all_values(client)  # only its hash is stored
-    with pytest.raises(SubmissionError, match=r"give its owner secret \(\$ARENA_BOT_SECRET or --secret-file"):
+    with pytest.raises(SubmissionError, match=r"its owner secret updates it \(\$ARENA_BOT_SECRET\)"):
         registry.submit(client, "tr", ["ninjan"], builtin="greedy")
     with pytest.raises(SubmissionError, match="wrong owner secret"):
         registry.submit(client, "tr", ["ninjan"], builtin="greedy", secret="guess")
@@ -193,10 +193,7 @@ def test_bots_cli_and_a_tournament_of_a_submitted_bot(
     secret = proc.stdout.split("needed to update or remove tr): ")[1].strip()
     again = run_arena(*args, *common, env=env)
     assert again.returncode == 2
-    assert again.stderr == (
-        "arena: error: bot tr exists: give its owner secret ($ARENA_BOT_SECRET or --secret-file) "
-        "to update it\n"
-    )
+    assert again.stderr == "arena: error: bot tr exists: its owner secret updates it ($ARENA_BOT_SECRET)\n"
     listed = json.loads(run_arena("bots", "list", "--json", *common).stdout)
     version = listed[0]["version"]
     assert [b["name"] for b in listed] == ["tr"] and listed[0]["entry"] == ["python", "bot.py"]

@@ -343,9 +343,7 @@ def _authorize(name: str, existing: dict[str, str], secret: str | None, account:
     if owned(name, existing, account):
         return None
     if secret is None:
-        raise SubmissionError(
-            f"bot {name} exists: give its owner secret ($ARENA_BOT_SECRET or --secret-file) to update it"
-        )
+        raise SubmissionError(f"bot {name} exists: its owner secret updates it ($ARENA_BOT_SECRET)")
     if not verify_secret(_stored_secret(existing), secret):
         raise SubmissionError(f"wrong owner secret for bot {name}")
     return None
