@@ -1,7 +1,7 @@
 """What readers are shown of a fit: JSON-ready views computed from a pair table, once per refit.
 
-- ``leaderboard(table, latest)``: a row per bot for its latest version (``fit.standings``: established
-  rows by rating, then provisional ones), the pairwise win-probability table among those rows, and per
+- ``leaderboard(table, latest)``: a row per bot for its latest version (``fit.standings``: every row by
+  rating, provisional ones marked in place), the pairwise win-probability table among those rows, and per
   bot every version's rating and its head-to-head record against the other bots.
 - ``tournament(table)``: the standings of every player of one tournament's table, and the crosstable
   (wins, draws, losses and score for every pair, as cutechess-cli prints it).
