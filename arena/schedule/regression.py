@@ -3,10 +3,16 @@
 ``arena bots submit NAME ... --test-against previous`` notes on the new version (``request``) the bot's
 active version at that moment, the SPRT's hypotheses and a budget of games. The series starts when the
 new version becomes active (``activated``): at once on this machine, after its smoke match passes on a
-server (``arena.submissions.smoke``). By default it is a non-regression test that can decide within its
-budget: H0 says the new version is 50 Elo weaker than the old one (a regression), H1 that it is as
-strong (elo0=-50, elo1=0, alpha=beta=0.05), at most ``DEFAULT_MAX_GAMES`` games (fishtest's elo0=-10
-expects some 6,400 games).
+server (``arena.submissions.smoke``). By default H0 says the new version is 25 Elo weaker than the old
+one (a regression), H1 that it is as strong (logistic Elo: elo0=-25, elo1=0, alpha=beta=0.05), in at
+most ``DEFAULT_MAX_GAMES`` = 800 games; a test that reaches its budget decides there, by the side of the
+bounds' middle its LLR lies on (``Sprt.verdict_at_budget``), so every series that is not stopped gets
+a verdict. Simulated with the pair frequencies the four games really show and with independent games
+(``bench/regression_oc.py``, docs/ratings.md): an unchanged version gets "no regression" in 85% of
+tests or more, a version 30 Elo weaker "regression" in 93% or more; the price is that an unchanged
+version is called a regression in up to about 15% of tests (``false_alarm``), which every "regression"
+verdict says. (The old default, elo0=-50 in 400 games without a decision at the budget, left an
+unchanged version without a verdict in most tests; fishtest's elo0=-10 needs thousands of games.)
 
 Bounded (issue 33). One series per bot at a time: when a version becomes a bot's active one, the
 running series of the version it replaced is cancelled, and a series still waiting for a candidate
@@ -19,7 +25,7 @@ when no rated, tournament or smoke job waits (``arena.queue.jobs``), and that ho
 ``QUEUE_CAP`` games platform-wide; a series that finds it full is noted in ``keys.REGRESSION_STARVED``
 and gets the room first when games leave (``feed``). Owners' SPRTs are clamped (``check``): alpha and
 beta at least ``MIN_ERROR``, elo1 - elo0 at least ``MIN_WIDTH``, at most ``MAX_GAMES_LIMIT`` games,
-and a test whose expected length (``expected_games``) exceeds its budget is refused at submission.
+and a test too short to tell its hypotheses apart (``least_budget``) is refused at submission.
 
 How the games of a series are queued in pairs, recorded and scored until the SPRT decides:
 ``arena.schedule.series``.
@@ -47,16 +53,15 @@ from arena.schedule.series import DROP_FUNCTION, State, advance, drop_args, feed
 from arena.seeds import fresh_seed
 from arena.submissions.registry import Submission, SubmissionError
 
-# A non-regression test that can decide within its budget: H0, 50 Elo weaker; H1, as strong. (Fishtest's
-# elo0=-10 expects some 6,400 games at either hypothesis: far past any budget a submission may have.)
-DEFAULT_PARAMS = SprtParams(elo0=-50.0, elo1=0.0)
-DEFAULT_MAX_GAMES = 400
+# The default test (issue 37): H0, 25 Elo weaker (logistic); H1, as strong; decided by 800 games at the
+# latest. The window and budget are the smallest that meet "an unchanged version: no regression in >= 80%
+# of tests; 30 Elo weaker: regression in >= 90%" in every simulated pair model (bench/regression_oc.py).
+DEFAULT_PARAMS = SprtParams(elo0=-25.0, elo1=0.0)
+DEFAULT_MAX_GAMES = 800
 MAX_GAMES_LIMIT = 2_000  # a budget larger than this is refused: every game is a job
 MIN_ERROR = 0.01  # alpha and beta below this are refused
 MIN_WIDTH = 5.0  # elo1 - elo0 below this is refused
 TARGETS = ("previous",)  # what --test-against accepts
-
-
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,8 +114,8 @@ def _budget_of(sprt: str | None, max_games: int | None) -> tuple[str, int | None
 def check(wanted: Request) -> None:
     """Raises SubmissionError, in one line saying what to choose instead, for a test an owner may not
     ask for: alpha or beta below ``MIN_ERROR``, hypotheses less than ``MIN_WIDTH`` Elo apart, a budget
-    outside 2..``MAX_GAMES_LIMIT`` games, or a test that cannot decide within its budget: one whose
-    expected length even at its quicker hypothesis (``expected_games``) exceeds the budget."""
+    outside 2..``MAX_GAMES_LIMIT`` games, or a budget too short to tell the hypotheses apart: fewer games
+    than ``least_budget``."""
     p, budget = wanted.params, wanted.max_games
     for name in ("alpha", "beta"):
         if getattr(p, name) < MIN_ERROR:
@@ -121,55 +126,79 @@ def check(wanted: Request) -> None:
     if p.elo1 - p.elo0 < MIN_WIDTH:
         raise SubmissionError(
             f"--sprt: elo0={p.elo0:g} and elo1={p.elo1:g} are {p.elo1 - p.elo0:g} Elo apart: "
-            f"choose hypotheses at least {MIN_WIDTH:g} Elo apart (the default is elo0=-50,elo1=0)"
+            f"choose hypotheses at least {MIN_WIDTH:g} Elo apart "
+            f"(the default is elo0={DEFAULT_PARAMS.elo0:g},elo1={DEFAULT_PARAMS.elo1:g})"
         )
     if not 2 <= budget <= MAX_GAMES_LIMIT:
         raise SubmissionError(
             f"a regression test plays 2 to {MAX_GAMES_LIMIT:,} games, not {budget}: "
             f"choose max_games=N in that range (the default is {DEFAULT_MAX_GAMES})"
         )
-    expected = expected_games(p)
-    if expected <= budget:
+    needed = least_budget(p)
+    if needed <= budget:
         return
     test = f"elo0={p.elo0:g},elo1={p.elo1:g},alpha={p.alpha:g},beta={p.beta:g}"
     choices = []
     wide = _widest_needed(p, budget)
     if wide is not None:
         choices.append(f"elo0={p.elo1 - wide:g} or lower (keeping elo1={p.elo1:g})")
-    if expected <= MAX_GAMES_LIMIT:
-        choices.append(f"max_games={expected}")
+    if needed <= MAX_GAMES_LIMIT:
+        choices.append(f"max_games={needed}")
     choose = " or ".join(choices) if choices else f"a larger max_games (at most {MAX_GAMES_LIMIT:,})"
     raise SubmissionError(
-        f"--sprt: {test} cannot decide within {budget:,} games (it expects about {expected:,} games even "
-        f"at its quicker hypothesis): choose {choose}"
+        f"--sprt: {test} cannot tell its hypotheses apart within {budget:,} games (it needs at least "
+        f"{needed:,} to be right at either in 5 tests of 6): choose {choose}"
     )
 
 
-def expected_games(params: SprtParams) -> int:
-    """Returns about how many games the series' SPRT takes to decide at the hypothesis where it is
-    quicker: Wald's average sample number, the bound it reaches (weighted by the chance of reaching
-    the other) over the expected drift of the LLR per pair at that hypothesis, two games a pair.
+# The largest variance of a game's score (won or lost, never drawn): draws, and pairs whose games split,
+# only make a pair's score vary less, so figures computed with it hold for every game.
+MOST_GAME_VARIANCE = 0.25
+RIGHT_SIGMAS = 1.0  # least_budget: the budget's decision is right at either hypothesis 1 sigma out (84%)
 
-    Design detail: near the hypotheses the LLR of a pair is about ``(s1 - s0) / v * (x - (s0 + s1) /
-    2)``, ``x`` the pair's score per game, ``s0`` and ``s1`` the hypotheses' expected scores and ``v``
-    the variance of ``x``; its drift is ``+-(s1 - s0) ** 2 / (2 v)`` at H1 and H0. ``v`` is taken as
-    that of two independent games without a draw, ``s (1 - s) / 2`` at the mean of ``s0`` and ``s1``:
-    the most a pair can vary, so draws, and deals that favour a seat, only shorten a series.
-    (Simulated pairs of that kind took 270 games for -50..0 Elo, where this says 258.)"""
+
+def regression_chance(params: SprtParams, max_games: int, elo: float) -> float:
+    """Returns about how often a test that runs to its budget says "regression" (H0) when the new
+    version is ``elo`` stronger than the old.
+
+    Design detail, a normal approximation: near the hypotheses the LLR of ``n`` pairs is about ``n (s1
+    - s0) (x - (s0 + s1) / 2) / v``, ``x`` the mean score per game, ``s0`` and ``s1`` the hypotheses'
+    expected scores and ``v`` the variance of a pair's score per game, taken at its largest
+    (``MOST_GAME_VARIANCE`` / 2); it says H0 when the LLR ends below the bounds' middle. Early stops at
+    a bound are left out. For the default at 0 Elo it gives 15.5%, where the simulation's hardest model
+    (independent games, no draws) gives 15.3% and the measured pair models less (docs/ratings.md)."""
     s0, s1 = score_rate(params.elo0), score_rate(params.elo1)
-    middle = (s0 + s1) / 2
-    drift = (s1 - s0) ** 2 / (2 * (middle * (1 - middle) / 2))
-    at_h1 = ((1 - params.beta) * params.upper + params.beta * params.lower) / drift
-    at_h0 = -(params.alpha * params.upper + (1 - params.alpha) * params.lower) / drift
-    return 2 * max(1, math.ceil(min(at_h0, at_h1)))
+    pairs = max(1, max_games // 2)
+    pair_variance = MOST_GAME_VARIANCE / 2
+    threshold = (s0 + s1) / 2 + params.midpoint * pair_variance / (pairs * (s1 - s0))
+    z = (threshold - score_rate(elo)) / math.sqrt(pair_variance / pairs)
+    return 0.5 * math.erfc(-z / math.sqrt(2))
+
+
+def false_alarm(request: Request) -> float:
+    """Returns about how often the test calls an unchanged version (0 Elo) a regression: the rate
+    every "regression" verdict states (``regression_chance``)."""
+    return regression_chance(request.params, request.max_games, 0.0)
+
+
+def least_budget(params: SprtParams) -> int:
+    """Returns the fewest games (even) with which a test that runs to its budget is right at either
+    hypothesis in about 5 tests of 6 (the hypotheses ``RIGHT_SIGMAS`` standard deviations from the
+    middle, at the largest variance of a game): a budget below it is refused, since its verdict would
+    be little better than a coin's. For the default, 776 (its budget: 800); for fishtest's window
+    (elo0=-10, elo1=0, logistic here), 4,832."""
+    s0, s1 = score_rate(params.elo0), score_rate(params.elo1)
+    games = MOST_GAME_VARIANCE * (2 * RIGHT_SIGMAS / (s1 - s0)) ** 2
+    return 2 * math.ceil(games / 2 - 1e-9)
 
 
 def _widest_needed(params: SprtParams, budget: int) -> float | None:
     """Returns the least whole number of Elo between the hypotheses (elo1 kept) with which the test
-    expects to decide within ``budget`` games, or None when no width up to 800 Elo does."""
+    can tell them apart within ``budget`` games (``least_budget``), or None when no width up to 800
+    Elo does."""
     for width in range(max(int(MIN_WIDTH), math.ceil(params.elo1 - params.elo0)), 801):
         wider = dataclasses.replace(params, elo0=params.elo1 - width)
-        if expected_games(wider) <= budget:
+        if least_budget(wider) <= budget:
             return float(width)
     return None
 
@@ -248,7 +277,6 @@ def activated(client: redis.Redis, bot: str, version: str) -> bool:
     return True
 
 
-
 # KEYS: series hash, bot hash, waiting list. ARGV: version, waiting, running, cancelled, now, then
 # ``drop_waiting``'s job prefix, statuses and TTL. Cancels the series if a newer version superseded
 # it: a waiting one whose version is neither the bot's candidate nor its active version any more (its
@@ -309,25 +337,29 @@ def sweep(client: redis.Redis, bot: str) -> list[str]:
     return cancelled
 
 
-
-
 def status(client: redis.Redis, version: str) -> dict | None:
     """Returns the regression series of ``version`` as ``arena bots show --json`` and the web page
     show it, or None when none was requested: state (waiting, running, done, cancelled), verdict
     ("H0", "H1", "none" or None while it runs; "none" when cancelled), reason, llr, lower, upper,
     elo0, elo1, alpha, beta, games, max_games, wins, draws, losses (of the new version), pentanomial,
-    bot, game, new, old, and ``superseded``: the bot's series requested before this one and cancelled
+    bot, game, new, old, ``false_alarm`` (about how often this test calls an unchanged version a
+    regression), ``verdict_text`` (the verdict in words, None while it runs), and ``superseded``: the
+    bot's series requested before this one and cancelled
     (new, old, games, reason), newest first, at most ``SHOWN_CANCELLED``."""
     fields = text_hash(client.hgetall(keys.regression(version)))
     if not fields:
         return None
     test = test_of(fields)
     p = test.params
+    verdict, llr = fields.get("verdict") or None, float(fields.get("llr", test.llr))
+    alarm = false_alarm(Request(p, int(fields["max_games"])))
     return {
         "state": fields["state"],
-        "verdict": fields.get("verdict") or None,
+        "verdict": verdict,
+        "verdict_text": verdict_text(verdict, p.lower < llr < p.upper, alarm),
+        "false_alarm": round(alarm, 3),
         "reason": fields.get("reason", ""),
-        "llr": round(float(fields.get("llr", test.llr)), 4),
+        "llr": round(llr, 4),
         "lower": round(p.lower, 4),
         "upper": round(p.upper, 4),
         **{"elo0": p.elo0, "elo1": p.elo1, "alpha": p.alpha, "beta": p.beta},
@@ -374,11 +406,22 @@ def for_bot(client: redis.Redis, candidate: str, version: str, bot: str = "") ->
     return found if found is not None and found["state"] == State.CANCELLED else None
 
 
-VERDICT_WORDS = {
-    "H1": "no regression (H1 accepted)",
-    "H0": "a regression (H0 accepted)",
-    "none": "no verdict",
-}
+def verdict_text(verdict: str | None, at_budget: bool, alarm: float) -> str | None:
+    """Returns a verdict in words (None while the test runs): a "regression" says how often the test
+    calls an unchanged version one (``alarm``), and a verdict the budget forced says so."""
+    if verdict is None:
+        return None
+    if verdict == "none":
+        return "no verdict"
+    how = verdict + (
+        f": the budget ran out with the LLR {'above' if verdict == 'H1' else 'below'} the bounds' middle"
+        if at_budget
+        else " accepted"
+    )
+    if verdict == "H1":
+        return f"no regression ({how})"
+    rate = f"{alarm:.0%}" if alarm >= 0.005 else "under 1%"
+    return f"a regression ({how}; an unchanged version gets this verdict in about {rate} of tests)"
 
 
 def format_lines(state: dict) -> list[str]:
@@ -392,10 +435,7 @@ def format_lines(state: dict) -> list[str]:
     ]
     if state["state"] == State.WAITING:
         return [head, "  waiting: starts when this version becomes active (its smoke match passes)", *earlier]
-    if state["state"] == State.CANCELLED:
-        verdict = "cancelled"
-    else:
-        verdict = VERDICT_WORDS.get(state["verdict"] or "", "running")
+    verdict = "cancelled" if state["state"] == State.CANCELLED else state["verdict_text"] or "running"
     counts = f"W/D/L {state['wins']}/{state['draws']}/{state['losses']}"
     llr = f"LLR {state['llr']:.2f} ({state['lower']:.2f}, {state['upper']:.2f})"
     lines = [

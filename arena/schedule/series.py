@@ -6,7 +6,8 @@ model applies (``arena.ratings.sprt``). A worker records each game of a series w
 one script marks the job recorded, adds its match id to the recorded set (a game recorded twice
 counts once) and, when the other game of its pair is in, adds the pair's score to the counts
 ``p0``..``p4``. Then ``advance`` recomputes the LLR from the counts and either stores the verdict (H0:
-regression, H1: no regression, ``none`` when the budget ran out or the games could not be played) or
+regression, H1: no regression, by the LLR's side of the bounds' middle when the budget ran out;
+``none`` only when the games could not be played or a version was removed) or
 queues the next pairs, keeping ``AHEAD`` pairs queued or playing. ``advance`` reads everything from
 Redis and may run any number of times, from any worker, in any order: a worker killed between
 recording and advancing has not acknowledged the game's job yet, so the worker that reclaims it
@@ -18,7 +19,6 @@ it full is noted in ``keys.REGRESSION_STARVED`` and gets the room first when gam
 
 How a series is requested, started, cancelled and shown: ``arena.schedule.regression``.
 """
-
 
 from __future__ import annotations
 
@@ -42,6 +42,7 @@ MAX_VOID = 3  # pairs that could not be played (a job dead-lettered) after which
 PREVIOUS_SUFFIX = "~previous"  # the old version's seat name (a name no submitted bot can have)
 _MATCH_ID = re.compile(r"^regression-((?:builtin-)?[0-9a-f]{12})-p(\d+)([ab])$")
 
+
 class State(enum.StrEnum):
     """Where a series is, the ``state`` field of ``keys.regression(version)``."""
 
@@ -49,7 +50,6 @@ class State(enum.StrEnum):
     RUNNING = "running"  # pairs of games queued or playing
     DONE = "done"  # ``verdict`` stored; games still in flight are not counted
     CANCELLED = "cancelled"  # superseded by a newer version (``reason``); verdict ``none``
-
 
 
 # Takes the games of a stopped series that still wait out of the waiting list and closes their jobs
@@ -85,8 +85,6 @@ DROP_WAITING = (
 
 def drop_args(version: str) -> tuple[str, ...]:
     return (version, keys.job(""), JobStatus.QUEUED.value, JobStatus.RECORDED.value, str(JOB_TTL))
-
-
 
 
 def params_of(fields: dict[str, str]) -> SprtParams:
@@ -140,8 +138,8 @@ def _decide(client: redis.Redis, fields: dict[str, str]) -> tuple[str | None, st
     if void >= MAX_VOID:
         why = fields.get("error") or "no error given"
         return "none", f"{void} pairs of games could not be played; the last error: {why}"
-    if test.games + 2 * void >= int(fields["max_games"]):
-        return "none", f"the budget of {fields['max_games']} games ran out before the test decided"
+    if test.games + 2 * void >= int(fields["max_games"]):  # decided at the budget: never "none"
+        return test.verdict_at_budget(), ""
     return None, ""
 
 
@@ -338,4 +336,3 @@ def void_game(client: redis.Redis, job: MatchJob, error: str = "") -> None:
     run_script(client, _VOID, (keys.regression(version),), (str(pair), State.RUNNING.value, error[:500]))
     feed(client)
     advance(client, version)
-
