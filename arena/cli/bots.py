@@ -133,11 +133,13 @@ def submit_command(
     sprt: Annotated[
         str | None,
         typer.Option(
-            show_default="elo0=-50,elo1=0,alpha=0.05,beta=0.05,max_games=400",
-            help="The regression test's hypotheses (Elo of this version over the previous one, at least "
-            f"{regression.MIN_WIDTH:g} apart), error rates (at least {regression.MIN_ERROR:g}) and budget "
-            f"(at most {regression.MAX_GAMES_LIMIT} games); a test that cannot decide within its budget "
-            "is refused.",
+            show_default=regression.DEFAULT_TEXT,
+            help="The regression test's hypotheses (logistic Elo of this version over the previous one, "
+            f"at least {regression.MIN_WIDTH:g} apart), error rates (at least {regression.MIN_ERROR:g}) and "
+            f"budget (at most {regression.MAX_GAMES_LIMIT} games). A test that reaches its budget decides "
+            "there, by the LLR's side of the bounds' middle; a budget too short to tell the hypotheses "
+            "apart is refused. The default calls an unchanged version a regression in about "
+            f"{regression.false_alarm(regression.Request()):.0%} of tests (docs/ratings.md).",
         ),
     ] = None,
     as_json: JsonOption = False,

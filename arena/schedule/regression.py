@@ -58,6 +58,7 @@ from arena.submissions.registry import Submission, SubmissionError
 # of tests; 30 Elo weaker: regression in >= 90%" in every simulated pair model (bench/regression_oc.py).
 DEFAULT_PARAMS = SprtParams(elo0=-25.0, elo1=0.0)
 DEFAULT_MAX_GAMES = 800
+DEFAULT_TEXT = "elo0=-25,elo1=0,alpha=0.05,beta=0.05,max_games=800"  # as --sprt reads it (held equal)
 MAX_GAMES_LIMIT = 2_000  # a budget larger than this is refused: every game is a job
 MIN_ERROR = 0.01  # alpha and beta below this are refused
 MIN_WIDTH = 5.0  # elo1 - elo0 below this is refused

@@ -152,6 +152,9 @@ const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 // -- live updates -----------------------------------------------------------------------------------
 
+// Pages served by arena view (view.html) over replay files rather than the platform's record.
+const VIEW_MODE = document.body.dataset.mode === "view";
+
 // Polls /api/v1/stamp (each game's count of recorded results) and calls `refresh` whenever it changes.
 const live = {
   stamp: null,
@@ -159,6 +162,7 @@ const live = {
   timer: null,
   start(refresh) {
     this.refresh = refresh;
+    if (VIEW_MODE) return; // arena view's files are no live record: its badge says "local replay"
     if (this.timer === null) this.tick();
   },
   async tick() {
@@ -228,7 +232,7 @@ function matchRow(m, showGame) {
     showGame ? h("td", {}, h("a", { href: gameLink(m.game) }, m.game)) : null,
     h("td", { class: "num" }, String(m.number)),
     h("td", {}, playersCell(m.game, m)),
-    h("td", {}, m.winner === null ? "shared" : m.winner),
+    h("td", {}, m.winner !== null ? m.winner : m.termination === "unfinished" ? "unfinished" : "shared"),
     h("td", { class: "num" }, String(m.steps)),
     h("td", {}, h("a", { href: matchLink(m.match_id), class: "replay-link" }, "watch")));
 }
@@ -462,8 +466,9 @@ async function botPage(main, game, bot) {
 
 // The newest version's regression test against the previous one (arena bots submit --test-against previous).
 function regressionSection(r) {
-  const words = { H1: "no regression (H1 accepted)", H0: "a regression (H0 accepted)", none: "no verdict" };
-  const state = r.state === "waiting" ? "waiting for this version to become active" : (words[r.verdict] || "running");
+  // verdict_text words a verdict (arena.schedule.regression.verdict_text): a "regression" says how often
+  // the test calls an unchanged version one
+  const state = r.state === "waiting" ? "waiting for this version to become active" : (r.verdict_text || "running");
   return [h("h2", {}, "Regression test"),
     h("p", { id: "regression" }, `version ${r.new} against ${r.old}: ${state} · ${r.games} of at most `,
       `${r.max_games} games · W/D/L ${r.wins}/${r.draws}/${r.losses} · LLR ${r.llr.toFixed(2)} `,
@@ -517,7 +522,8 @@ async function matchesPage(main) {
     h("h1", {}, "Matches"),
     h("form", { class: "filters", method: "get", action: "/matches" }, select, input,
       h("button", { type: "submit" }, "filter")),
-    h("p", { class: "muted" }, "Newest first within each game", bot ? " · # is the bot's own match count" : ""),
+    h("p", { class: "muted" }, VIEW_MODE ? "Newest replay file first" : "Newest first within each game",
+      bot && !VIEW_MODE ? " · # is the bot's own match count" : ""),
     pagedMatches(first.matches, first.next, url, true));
 }
 
