@@ -10,6 +10,13 @@ With ``SeriesConfig.duplicate``, each seed is played once per rotation of the se
 as in duplicate bridge): with two bots, games 2k and 2k+1 deal the same cards with the seats swapped,
 so the luck of the deal cancels out within the pair. A ``stop`` predicate may end a series early
 (``arena match --sprt``); the games played so far keep their replays and results.
+
+Duplicate deals need fresh processes for every game (``retire_bots``), and starting a bot costs more
+than playing a game. So, where this process may give a niced process its priority back
+(``niceness.can_restore``), the next game's bots start while the current game plays, at a lower
+priority, each with a lease of its own that admits it to its own game only, and get the referee's
+priority when their game begins (``_prestart``, ``_take_prestarted``). Elsewhere they start after the
+game, and each game costs a bot start more than in a plain series (docs/ladder.md gives the figures).
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from arena.games.base import Game
 from arena.games.play import Step
 from arena.games.rng import derive_seed
 from arena.paths import state_dir
+from arena.referee import niceness
 from arena.referee.botlog import match_log_path, match_log_text
 from arena.referee.branch import Branch
 from arena.referee.leases import Lease, LeaseRegistry
@@ -178,8 +186,15 @@ async def _run_series(
         BotEntry(spec, name, i) for i, (spec, name) in enumerate(zip(specs, unique_names(specs), strict=True))
     ]
     results = []
+    early = config.duplicate and all(s.kind != "wait" for s in specs) and niceness.can_restore()
+    upcoming: tuple[list[BotEntry], asyncio.Task] | None = None
+    retiring: list[tuple[list[BotEntry], asyncio.Task]] = []  # bots of games played, being stopped
     try:
         for number in range(config.games):
+            if upcoming is not None:
+                retiring.append((entries, asyncio.create_task(retire_bots(entries, referee.registry))))
+                entries = await _take_prestarted(upcoming)
+                upcoming = None
             await connect_bots(
                 entries,
                 referee.registry,
@@ -194,17 +209,59 @@ async def _run_series(
                 name_by_joins(entries, config.match.anonymous)
                 if config.on_names is not None:
                     config.on_names([e.name for e in entries])
+            if early and number + 1 < config.games:
+                upcoming = _prestart(entries, referee, log_dir, config, private)
             result = await _play_one(game, entries, number, config, on_step)
             results.append(result)
             if on_result:
                 on_result(result)
             if stop is not None and stop():
                 break
-            if config.duplicate:
+            if config.duplicate and upcoming is None:
                 await retire_bots(entries, referee.registry)
     finally:
-        await stop_bots(entries, referee.registry)
+        if upcoming is not None:
+            upcoming[1].cancel()
+            retiring.append(upcoming)
+        await asyncio.gather(*(task for _, task in retiring), return_exceptions=True)
+        await stop_bots([e for bots, _ in retiring for e in bots] + entries, referee.registry)
     return results
+
+
+def _prestart(
+    entries: list[BotEntry], referee: SharedReferee, log_dir: Path, config: SeriesConfig, private: tuple
+) -> tuple[list[BotEntry], asyncio.Task]:
+    """Starts the next game's bots now, niced (``connect_bots(..., niced=True)``), while this game
+    plays: new processes with new leases, each seat's under its name and log; returns them and the
+    task that waits for them to join."""
+    fresh = [BotEntry(e.spec, e.name, e.index, log=e.log) for e in entries]
+    joining = connect_bots(
+        fresh,
+        referee.registry,
+        referee.endpoint,
+        log_dir,
+        config.join_timeout,
+        config.bot_limits,
+        private,
+        niced=True,
+    )
+    return fresh, asyncio.create_task(joining)
+
+
+async def _take_prestarted(upcoming: tuple[list[BotEntry], asyncio.Task]) -> list[BotEntry]:
+    """Gives the prestarted bots the referee's priority, waits for them to join and returns them (a bot
+    that failed to start or join is started again by the next ``connect_bots``). The caller stops the
+    last game's bots meanwhile, off the next game's path.
+
+    Design detail: the priority is given back before the wait, so that a bot still starting when the
+    game before ends (a short game, a busy machine, where a niced start crawls) starts no slower than
+    one started then; and again after it, for the threads a bot made while the first pass ran."""
+    fresh, joining = upcoming
+    roots = [e.process.pid for e in fresh if e.process is not None]
+    await asyncio.to_thread(niceness.restore, roots)
+    await joining
+    await asyncio.to_thread(niceness.restore, roots)
+    return fresh
 
 
 async def stop_bots(entries: list[BotEntry], registry: LeaseRegistry) -> None:
@@ -233,13 +290,15 @@ async def connect_bots(
     limits: BotLimits = DEFAULT_LIMITS,
     private: tuple[Path, ...] = (),
     on_wait: WaitAnnouncer | None = None,
+    niced: bool = False,
 ) -> None:
     """(Re)starts every bot whose stream is not open and waits until each joined, exited or timed out.
 
     ``private`` names folders no bot may read (replays, logs), hidden from the sandbox. A sandboxed
     bot reaches the referee through a socket of its own seat (``seat_endpoint``), so no seat's streams
     can keep another out. A ``@wait`` entry starts no process: ``on_wait`` is told its address and
-    token, and the bot started by hand has ``timeout`` to join.
+    token, and the bot started by hand has ``timeout`` to join. ``niced``: the processes start at a
+    lower priority (``niceness.lower``; the next game's bots, started during a game).
     """
     starting = [e for e in entries if e.lease is None or not e.lease.connected]
     for entry in starting:
@@ -265,6 +324,8 @@ async def connect_bots(
                 (*private, log_dir, state_dir()),
                 slot=entry.index,
             )
+            if niced:
+                niceness.lower(entry.process.pid)
         except OSError as exc:
             entry.process = None
             entry.problem = f"bot {entry.name} could not be started: {exc}"
