@@ -4,13 +4,26 @@ that share a deal with the seats swapped, keeping every game played and leaving 
 from __future__ import annotations
 
 import json
+import os
 import re
 import secrets
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import json_lines, processes_named, reports_in_logs, run_arena
+from arena.referee import niceness
+from tests.conftest import (
+    GATED_BOT,
+    REPO,
+    Gate,
+    json_lines,
+    processes_named,
+    reports_in_logs,
+    run_arena,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -132,3 +145,72 @@ def test_each_game_of_a_paired_deal_meets_fresh_bot_processes(tmp_path: Path) ->
     games = [line for line in json_lines(proc.stdout) if "sprt" not in line]
     starts = {report["nonce"] for report in reports_in_logs(tmp_path / "out", "STARTED")}
     assert len(games) == 4 and len(starts) == 4
+
+
+NICE_BOT = """import json, os
+seen = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+print("STARTED " + json.dumps({"nice": os.nice(0), "seen": len(seen)}), flush=True)
+from arena.sdk import Bot
+
+
+class NiceBot(Bot):
+    reported = False
+
+    def choose(self, observation, legal_actions, deadline):
+        if not self.reported:
+            self.reported = True
+            print("DECIDES " + json.dumps({"nice": os.nice(0)}), flush=True)
+        return 0
+
+
+NiceBot().run()
+"""
+
+
+def test_a_sprt_games_bots_decide_at_full_priority_and_see_no_other_bot(tmp_path: Path) -> None:
+    """--sprt starts each game's fresh processes while the game before plays, niced where arena may
+    give them their priority back: they decide at the referee's priority, and see no more of the
+    machine than a bot started alone (no other bot's process, sandboxed)."""
+    bot = tmp_path / "bot" / "nice.py"
+    bot.parent.mkdir()
+    bot.write_text(NICE_BOT)
+    args = ["match", "ninjan", str(bot), "random", "--sprt", "elo0=-2,elo1=2", "--games", "6"]
+    proc = run_arena(*args, "--seed", "3", "--json", "--replay-dir", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    starts = reports_in_logs(tmp_path / "out", "STARTED")
+    decisions = reports_in_logs(tmp_path / "out", "DECIDES")
+    assert len(starts) == 6 and len({s["seen"] for s in starts}) == 1, starts
+    assert [d["nice"] for d in decisions] == [os.nice(0)] * 6  # the referee's: the test's children's
+
+
+def test_the_next_games_bots_start_niced_while_a_game_plays(tmp_path: Path) -> None:
+    """Each game is held at a gate (its opponent's first decision) until the next game's bot reported
+    its start: every start but the first happens while a game plays, at a lower priority where arena
+    may give it back, else none starts early (and so none is niced)."""
+    bot = tmp_path / "bot" / "nice.py"
+    bot.parent.mkdir()
+    bot.write_text(NICE_BOT)
+    gate = Gate(tmp_path / "gate")
+    gated = f"GATE={gate.folder} {sys.executable} {GATED_BOT}"
+    out = tmp_path / "out"
+    argv = [sys.executable, "-m", "arena.cli", "match", "ninjan", str(bot), gated, "--no-sandbox"]
+    argv += ["--sprt", "elo0=-2,elo1=2", "--games", "4", "--seed", "3", "--replay-dir", str(out)]
+    proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    early = niceness.can_restore()
+    try:
+        deadline = time.monotonic() + 240
+        for game in range(4):  # game g goes on once game g + 1's bot started (the last: at once)
+            started = game + 2 if early and game < 3 else game + 1
+            while len(reports_in_logs(out, "STARTED")) < started:
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr
+                time.sleep(0.05)
+            gate.grant(1)
+        _, err = proc.communicate(timeout=240)
+    finally:
+        gate.open()
+        proc.kill()
+    assert proc.returncode == 0, err
+    mine = os.nice(0)
+    niced = min(19, mine + niceness.PRESTART_NICENESS) if early else mine
+    assert [s["nice"] for s in reports_in_logs(out, "STARTED")] == [mine, niced, niced, niced]
+    assert [d["nice"] for d in reports_in_logs(out, "DECIDES")] == [mine] * 4

@@ -111,7 +111,12 @@ SprtOption = Annotated[
         "seed is played twice with the seats swapped (game seeds are otherwise all different), so "
         "pairs of games score 0..2 and the test uses fishtest's pentanomial model. A win is being "
         "ranked first alone, a draw equal ranks; a forfeit is a loss. With --json, the last line is "
-        '{"sprt": {"verdict": "H0"|"H1"|"none", "games", "llr", "lower", "upper"}}.',
+        '{"sprt": {"verdict": "H0"|"H1"|"none", "games", "llr", "lower", "upper"}}. Cost: every game '
+        "starts fresh bot processes (a process must not remember a deal it plays again). Where arena "
+        "may give a niced process its priority back (root, CAP_SYS_NICE), the next game's bots start, "
+        "niced, while a game plays; elsewhere each game also waits for its bots to start (about half a "
+        "second of CPU per Python bot): several times a plain series' time per game when games are "
+        "short (docs/ladder.md has the figures).",
     ),
 ]
 DeadlineMsOption = Annotated[
