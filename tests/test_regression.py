@@ -1,7 +1,7 @@
 """Regression tests of a new version against the version it replaced (issue 17, item 3), on a real Redis:
 the series' bookkeeping fed with made-up games (pairs counted once, the budget, dead games, removed
 versions), then end to end with a real worker and the sandbox: a far stronger new version gets H1 and
-an equal one uses its budget without a verdict, as ``arena bots show`` tells.
+an equal one gets a verdict at its budget (issue 37: never "none"), as ``arena bots show`` tells.
 """
 
 from __future__ import annotations
@@ -167,14 +167,29 @@ def test_fishtest_bounds_accept_h1_for_clean_wins_and_h0_for_clean_losses(client
 
 
 @needs_redis
-def test_the_budget_ends_a_series_without_a_verdict(client: redis.Redis) -> None:
-    new = started(client, regression.Request(max_games=6))
-    for pair in range(3):
-        play_pair(client, new, pair, (2, 0))
-    state = regression.status(client, new)
-    assert (state["verdict"], state["games"], state["pentanomial"]) == ("none", 6, [0, 0, 3, 0, 0])
-    assert "budget of 6 games ran out" in state["reason"]
-    assert load_job(client, f"regression-{new}-p3a")[0] is None  # nothing queued past the budget
+def test_a_series_that_reaches_its_budget_decides_by_the_llrs_side_of_the_bounds_middle(
+    client: redis.Redis,
+) -> None:
+    """Issue 37 (item 3): the budget ends a series with H1 or H0, never "none". Split pairs score the
+    default's H1 (0.5 a game): H1; pairs of a draw and a loss score 0.25 a game: H0, worded with how often
+    an unchanged version is called a regression. Neither crosses a bound in three pairs."""
+    for name, points, verdict, side in [("even", (2, 0), "H1", "above"), ("worse", (1, 0), "H0", "below")]:
+        new = started(client, regression.Request(max_games=6), name)
+        for pair in range(3):
+            play_pair(client, new, pair, points)
+        state = regression.status(client, new)
+        assert state["lower"] < state["llr"] < state["upper"]  # no bound crossed: the budget decided
+        assert (state["state"], state["verdict"], state["games"], state["reason"]) == ("done", verdict, 6, "")
+        assert f"the budget ran out with the LLR {side} the bounds' middle" in state["verdict_text"]
+        assert (state["llr"] >= 0) == (verdict == "H1")  # alpha = beta: the middle is 0
+        assert load_job(client, f"regression-{new}-p3a")[0] is None  # nothing queued past the budget
+        shown = "\n".join(regression.format_lines(state))
+        assert f"  {state['verdict_text']}: 6 of at most 6 games" in shown and "stopped:" not in shown
+    rate = f"{regression.false_alarm(regression.Request(max_games=6)):.0%}"
+    assert state["verdict_text"] == (
+        "a regression (H0: the budget ran out with the LLR below the bounds' middle; an unchanged "
+        f"version gets this verdict in about {rate} of tests)"
+    )
 
 
 @needs_redis
@@ -217,13 +232,16 @@ def test_the_bot_page_shows_the_newest_versions_test(client: redis.Redis, redis_
     assert store.record(client, MatchJob("rated-1", "ninjan", 5, ("twin", "random")), record, text, "0-1")
     page = data.bot_page(client, "ninjan", "twin")
     assert page is not None and page["regression"] == regression.status(client, new)
-    assert page["regression"]["verdict"] == "none"  # the budget of one pair is spent
+    assert page["regression"]["verdict"] == "H1"  # the budget of one pair is spent: 1.5 of 2 decides
     assert data.bot_page(client, "ninjan", "random")["regression"] is None  # a built-in bot has none
     if not Path(browser.CHROMIUM).exists():
         return
     with browser.serving(create_app(redis_url)) as base, browser.chromium() as chrome:
         shown = browser.open_page(chrome, f"{base}/games/ninjan/bots/twin").text_content("#regression")
-    assert f"version {new} against " in shown and ": no verdict · 2 of at most 2 games" in shown
+    decided = (
+        ": no regression (H1: the budget ran out with the LLR above the bounds' middle) · 2 of at most 2"
+    )
+    assert f"version {new} against " in shown and decided in shown
     assert "W/D/L 1/1/0" in shown and "0, 0, 0, 1, 0" in shown
 
 
@@ -275,7 +293,10 @@ def test_a_worker_killed_before_advancing_leaves_the_step_to_the_worker_that_rec
     assert client.xpending(keys.JOBS_STREAM, keys.WORKERS_GROUP)["pending"] == 1  # not acknowledged
     worker(client, redis_url, cache, idle_timeout=timedelta(milliseconds=200)).run(burst=True)
     state = regression.status(client, new)
-    assert (state["state"], state["verdict"], state["games"]) == ("done", "none", 2)
+    assert (state["state"], state["games"]) == ("done", 2) and state["verdict"] in (
+        "H0",
+        "H1",
+    )  # at its budget
     assert client.xpending(keys.JOBS_STREAM, keys.WORKERS_GROUP)["pending"] == 0
 
 
@@ -318,7 +339,7 @@ def test_a_far_stronger_new_version_passes_after_its_smoke_match(
 
 @needs_redis
 @needs_sandbox
-def test_an_equal_new_version_uses_its_budget_without_h1(
+def test_an_equal_new_version_gets_a_verdict_at_its_budget(
     client: redis.Redis, redis_url: str, tmp_path: Path
 ) -> None:
     folder = tmp_path / "same"
@@ -331,7 +352,7 @@ def test_an_equal_new_version_uses_its_budget_without_h1(
         env=SEED_KEY_ENV,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "regression: " in proc.stdout and "running: 0 of at most 400 games" in proc.stdout
+    assert "regression: " in proc.stdout and "running: 0 of at most 800 games" in proc.stdout
     first = run_arena(
         *(
             "bots",
@@ -354,6 +375,6 @@ def test_an_equal_new_version_uses_its_budget_without_h1(
     client.hset(keys.regression(new), "max_games", "8")  # a small budget for the test
     worker(client, redis_url, tmp_path / "cache").run(burst=True)
     state = regression.status(client, new)
-    assert state["verdict"] in ("none", "H0") and state["verdict"] != "H1", state
-    assert state["games"] == 8 if state["verdict"] == "none" else state["games"] < 8
+    assert state["state"] == "done" and state["verdict"] in ("H0", "H1"), state  # never "none" (issue 37)
+    assert state["games"] == 8 if state["lower"] < state["llr"] < state["upper"] else state["games"] < 8
     assert state["wins"] + state["draws"] + state["losses"] == state["games"] == 2 * sum(state["pentanomial"])
