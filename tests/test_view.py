@@ -325,3 +325,20 @@ _EVENT_KIND = {
     "ninja-burger": "check_rolled",
     "pnrz": "tile_placed",
 }
+
+
+@needs_chromium
+def test_the_list_says_local_replay_and_names_an_unfinished_replay(
+    replays: dict[str, Path], tmp_path: Path
+) -> None:
+    folder = tmp_path / "replays"
+    folder.mkdir()
+    lines = replays["ninjan"].read_text().splitlines(keepends=True)
+    (folder / "ninjan-cut.jsonl").write_text("".join(lines[:4]))  # a game stopped after a few steps
+    with browser.serving(create_view_app(replay_files([folder]))) as base, browser.chromium() as chrome:
+        page = browser.open_page(chrome, f"{base}/")
+        page.wait_for_selector("tr[data-match='ninjan-cut']")
+        assert "unfinished" in page.inner_text("tr[data-match='ninjan-cut']")
+        assert "Newest replay file first" in page.inner_text("main")
+        page.wait_for_load_state("networkidle")  # a live page's first poll has come back by now
+        assert page.inner_text("#live") == "local replay"
