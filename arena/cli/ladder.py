@@ -4,7 +4,9 @@ It keeps a few matches queued among the bots' latest versions, chosen where the 
 certain (``arena.ratings.pairing``), runs local workers as ``arena tournament`` does, and shows the
 game's leaderboard when it stops: after ``--matches N``, or at Ctrl-C or SIGTERM (exit code 130, as
 ``arena match``; the matches still queued stay queued, and the same command with the same ``--seed``
-resumes the ladder). ``app`` holds the command; ``arena.cli.main`` adds it to its own app.
+resumes the ladder). While it runs it shows the matches finished and the current order with 95%
+intervals (a bar on a terminal; ``--progress`` off one: a line at most every few seconds). ``app``
+holds the command; ``arena.cli.main`` adds it to its own app.
 
 With ``--server URL`` (or ``$ARENA_SERVER``) and ``--organiser-token-file`` it asks that ``arena
 server`` to start (or resume) the ladder instead, and returns: the server keeps it fed and its workers
