@@ -1,7 +1,8 @@
 """Regression series bounded (issue 33, item 5), on a real Redis with real workers: one live series per
 bot (a newer version cancels the one it supersedes, whose games are never played), rated and smoke
-jobs before regression games, at most ``series.QUEUE_CAP`` games waiting, and SPRTs that cannot
-decide within their budget refused at submission with the reason and what to choose.
+jobs before regression games, at most ``series.QUEUE_CAP`` games waiting (with issue 37's default
+budget of 800 games too), and SPRTs too short to tell their hypotheses apart refused at submission
+with the reason and what to choose.
 """
 
 from __future__ import annotations
@@ -238,6 +239,32 @@ def test_the_waiting_list_holds_at_most_queue_cap_games_and_starved_series_get_r
     assert client.xpending(keys.JOBS_STREAM, keys.WORKERS_GROUP)["pending"] == 0
 
 
+def test_the_cap_and_rated_jobs_first_hold_with_the_default_budget(client: redis.Redis) -> None:
+    """Issue 33's bounds with issue 37's default budget (800 games, twice the old one): series of the
+    default test, more than fit, queue ``AHEAD`` pairs each and never more than ``QUEUE_CAP`` games in
+    all while workers play 300 of their games, a rated job queued meanwhile is taken before any of
+    them, and no series promises more than ``AHEAD`` pairs beyond those it has played."""
+    assert regression.Request().max_games == regression.DEFAULT_MAX_GAMES == 800
+    full = series.QUEUE_CAP // (2 * series.AHEAD)
+    versions = [started(client, regression.Request(), f"default-{i}") for i in range(full + 2)]
+    assert len(waiting_games(client)) == series.QUEUE_CAP
+    for played in range(300):
+        if played == 150:
+            assert jobs.enqueue(client, MatchJob("rated-now", "ninjan", 7, ("random", "greedy")))
+            taken = take_job(client, "w")
+            assert taken is not None and taken.job.match_id == "rated-now"  # before the waiting games
+            client.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, taken.entry_id)
+        taken = take_job(client, "w")
+        assert taken is not None and taken.job.match_id.startswith("regression-")
+        assert series.finish_game(client, taken.job, record_for(taken.job, played % 3), taken.entry_id)
+        assert len(waiting_games(client)) <= series.QUEUE_CAP
+    for version in versions:
+        fields = client.hgetall(keys.regression(version))
+        settled = sum(int(fields.get(f"p{k}", 0)) for k in range(5))
+        assert int(fields["queued"]) <= settled + series.AHEAD
+        assert fields["max_games"] == "800" and fields["state"] == "running"
+
+
 def test_bad_sprt_parameters_and_undecidable_series_are_refused_with_their_reason(
     client: redis.Redis, redis_url: str, tmp_path: Path
 ) -> None:
@@ -252,22 +279,24 @@ def test_bad_sprt_parameters_and_undecidable_series_are_refused_with_their_reaso
         ("max_games=lots", "max_games='lots' is not a whole number of games"),
         (
             "elo0=0,elo1=5",
-            "elo0=0,elo1=5,alpha=0.05,beta=0.05 cannot decide within 400 games (it expects about "
-            "25,594 games even at its quicker hypothesis): choose elo0=-36 or lower (keeping elo1=5)",
+            "elo0=0,elo1=5,alpha=0.05,beta=0.05 cannot tell its hypotheses apart within 800 games (it "
+            "needs at least 19,318 to be right at either in 5 tests of 6): choose elo0=-20 or lower "
+            "(keeping elo1=5)",
         ),
         (
-            "elo0=-30,elo1=0",
-            "cannot decide within 400 games (it expects about 714 games even at its quicker hypothesis): "
-            "choose elo0=-41 or lower (keeping elo1=0) or max_games=714",
+            "elo0=-30,elo1=0,max_games=400",
+            "cannot tell its hypotheses apart within 400 games (it needs at least 540 to be right at either "
+            "in 5 tests of 6): choose elo0=-35 or lower (keeping elo1=0) or max_games=540",
         ),
-        ("elo0=-10,elo1=0,max_games=2000", "expects about 6,400 games"),  # fishtest's: far too long
+        ("elo0=-10,elo1=0,max_games=2000", "needs at least 4,832"),  # fishtest's window: far too long
     ]:
         with pytest.raises(SubmissionError) as refusal:
             regression.parse_request("previous", sprt)
         assert words in str(refusal.value) and "\n" not in str(refusal.value), (sprt, str(refusal.value))
-    assert regression.parse_request("previous", None) == regression.Request(SprtParams(-50.0, 0.0), 400)
-    assert regression.expected_games(regression.DEFAULT_PARAMS) <= regression.DEFAULT_MAX_GAMES
-    assert regression.parse_request("previous", "elo0=-30,elo1=0,max_games=714").max_games == 714
+    assert regression.parse_request("previous", None) == regression.Request(SprtParams(-25.0, 0.0), 800)
+    assert regression.parse_request("previous", regression.DEFAULT_TEXT) == regression.Request()
+    assert regression.least_budget(regression.DEFAULT_PARAMS) <= regression.DEFAULT_MAX_GAMES
+    assert regression.parse_request("previous", "elo0=-30,elo1=0,max_games=540").max_games == 540
 
     old, secret = registry.submit(client, "picky", ["ninjan"], builtin="random")
     proc = run_arena(
@@ -286,7 +315,8 @@ def test_bad_sprt_parameters_and_undecidable_series_are_refused_with_their_reaso
         env=SEED_KEY_ENV,
     )
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
-    assert "cannot decide within 400 games" in proc.stderr and "choose elo0=-36 or lower" in proc.stderr
+    assert "cannot tell its hypotheses apart within 800 games" in proc.stderr, proc.stderr
+    assert "choose elo0=-20 or lower" in proc.stderr
     assert client.hget(keys.bot("picky"), "version") == old.version  # refused before anything is stored
 
     with TestClient(server_app(redis_url, ServerConfig(write_burst=1000), client)) as api:
@@ -294,7 +324,7 @@ def test_bad_sprt_parameters_and_undecidable_series_are_refused_with_their_reaso
         client.hset(keys.bot("remote"), "version", client.hget(keys.bot("remote"), "candidate"))
         body = bot_archive([member("v2", b"2")])
         for sprt, words in [
-            ("elo0=0,elo1=5", "cannot decide within 400 games"),
+            ("elo0=0,elo1=5", "cannot tell its hypotheses apart within 800 games"),
             ("elo0=0,elo1=2", "5 Elo apart"),
         ]:
             refused(
