@@ -80,7 +80,8 @@ def play(bots: list[str], games: int, cpus: float, folder: Path) -> list[dict]:
     done = subprocess.run(command, capture_output=True, text=True, timeout=3600)
     if done.returncode not in (0, 1):
         sys.exit(f"cpu_share: arena match failed: {done.stderr.strip()[-500:]}")
-    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    return [line for line in lines if "match_id" in line]  # not the series' last line, its summary
 
 
 def think_times(results: list[dict], bot: str) -> list[float]:

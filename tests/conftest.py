@@ -60,6 +60,12 @@ def json_lines(text: str) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
+def game_lines(text: str) -> list[dict]:
+    """Returns the games of ``arena match --json``'s output: every line but the series' last ones
+    (``{"summary": ...}`` after two or more games, ``{"sprt": ...}`` with --sprt)."""
+    return [line for line in json_lines(text) if "match_id" in line]
+
+
 KIT_GAMES = tuple(GAMES)  # every game a starter kit must play: all of the registry's
 # The smallest table of each game: what a test plays when the number of seats is not its subject.
 SMALLEST = {name: game.spec.min_players for name, game in GAMES.items()}

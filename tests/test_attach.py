@@ -19,7 +19,7 @@ from typing import IO
 import pytest
 
 from arena.referee.processes import BotSpecError, resolve_bot
-from tests.conftest import REPO, run_arena
+from tests.conftest import REPO, game_lines, run_arena
 
 ADDRESS_LINE = re.compile(r"ARENA_ADDRESS=(\S+) ARENA_TOKEN=(\S+)")
 
@@ -110,7 +110,7 @@ def test_a_bot_attached_once_plays_every_game_of_a_series(tmp_path: Path) -> Non
         arena.kill()
     assert played.returncode == 0, played.stderr
     assert arena.returncode == 0, stderr
-    results = [json.loads(line) for line in stdout.splitlines()]
+    results = game_lines(stdout)
     assert len(results) == 2
     assert all(p["strikes"] == 0 for r in results for p in r["players"])
     assert stderr.count("ARENA_TOKEN=") == 0  # the stream stayed open: no second announcement

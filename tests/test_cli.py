@@ -10,7 +10,7 @@ import pytest
 
 from arena.bots import builtin_bots
 from arena.seeds import series_seed
-from tests.conftest import json_lines, run_arena
+from tests.conftest import game_lines, json_lines, run_arena
 
 NINJAN_BOTS = ", ".join(sorted(builtin_bots("ninjan")))  # as the error lists them
 
@@ -82,7 +82,7 @@ def test_two_hundred_games_json_greedy_beats_random(tmp_path: Path) -> None:
         str(tmp_path),
     )
     assert proc.returncode == 0, proc.stderr
-    games = json_lines(proc.stdout)
+    games = game_lines(proc.stdout)
     assert len(games) == 200
     assert [g["seed"] for g in games] == [series_seed(1, g) for g in range(200)]
     for game in games:
@@ -150,7 +150,7 @@ def test_python_file_bots_play(tmp_path: Path) -> None:
         str(tmp_path),
     )
     assert proc.returncode == 0, proc.stderr
-    games = json_lines(proc.stdout)
+    games = game_lines(proc.stdout)
     assert len(games) == 4
     # the names the bots send in Join (first_bot.py's Bot.name is "first")
     assert {p["bot"] for g in games for p in g["players"]} == {"first", "take-richest"}
@@ -164,7 +164,7 @@ def test_local_match_ids_follow_the_seed_and_line_up_and_never_repeat_across_run
     def ids(*args: str) -> list[str]:
         ran = run_arena("match", "ninjan", *args, "--games", "2", "--json", "--no-sandbox")
         assert ran.returncode == 0, ran.stderr
-        return [line["match_id"] for line in json_lines(ran.stdout)]
+        return [line["match_id"] for line in game_lines(ran.stdout)]
 
     first = ids("random", "greedy", "--seed", "4")
     assert len(set(first)) == 2 and all(re.fullmatch(r"ninjan-[0-9a-f]{12}", i) for i in first), first

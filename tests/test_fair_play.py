@@ -23,7 +23,7 @@ from arena.games.ninjan.engine import Ninjan
 from arena.queue import keys, store
 from arena.referee import cgroups, seccomp
 from arena.referee.processes import BotLimits
-from tests.conftest import REPO, RedisServer, json_lines, processes_named, run_arena
+from tests.conftest import REPO, RedisServer, game_lines, json_lines, processes_named, run_arena
 
 pytestmark = pytest.mark.e2e
 CHEATER = REPO / "tests" / "bots" / "cheater.py"
@@ -51,7 +51,7 @@ def play(tmp_path: Path, attack: str, *options: str, games: int = 1, opponent: s
         env={"XDG_STATE_HOME": str(tmp_path / "state"), "ARENA_REDIS_URL": "redis://:hunter2@127.0.0.1:1/0"},
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    results = json_lines(proc.stdout)
+    results = game_lines(proc.stdout)
     assert len(results) == games
     return results
 

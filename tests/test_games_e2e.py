@@ -10,7 +10,7 @@ import pytest
 
 from arena.bots import builtin_bots
 from arena.games import GAMES
-from tests.conftest import json_lines, run_arena
+from tests.conftest import game_lines, run_arena
 
 pytestmark = pytest.mark.e2e
 
@@ -50,7 +50,7 @@ def test_full_games_through_the_referee(tmp_path: Path, game: str, bots: list[st
         "10000",  # generous: a strike here must mean a broken bot, not a busy machine
     )
     assert proc.returncode == 0, proc.stderr
-    results = json_lines(proc.stdout)
+    results = game_lines(proc.stdout)
     assert len(results) == games
     for result in results:
         assert result["game"] == game

@@ -24,7 +24,7 @@ from arena.referee.replay import parse_lines
 from arena.schedule import plan
 from arena.storage import replays
 from arena.submissions import registry
-from tests.conftest import SEED_KEY, run_arena
+from tests.conftest import SEED_KEY, game_lines, run_arena
 from tests.test_forfeits import QUITTER, sandbox_works, submit_files
 from tests.test_queue import FAST
 
@@ -104,7 +104,7 @@ def test_a_line_written_on_match_start_goes_with_the_first_decision_in_every_gam
     args = ["--games", "6", "--json", "--replay-dir", str(tmp_path / "r")]
     proc = run_arena("match", "ninjan", str(bot), "random", *args)
     assert proc.returncode == 0, proc.stderr
-    games = [Path(json.loads(line)["replay"]) for line in proc.stdout.splitlines()]
+    games = [Path(line["replay"]) for line in game_lines(proc.stdout)]
     assert len(games) == 6
     for number, replay in enumerate(games):
         log = read_match_log(replay)

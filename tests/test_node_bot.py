@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, json_lines, run_arena
+from tests.conftest import REPO, game_lines, json_lines, run_arena
 
 NODE_DIR = REPO / "bots" / "node"
 pytestmark = [
@@ -40,7 +40,7 @@ def test_node_bot_plays_full_matches(tmp_path: Path, node_modules: Path) -> None
         str(tmp_path),
     )
     assert proc.returncode == 0, proc.stderr
-    games = json_lines(proc.stdout)
+    games = game_lines(proc.stdout)
     assert len(games) == 4
     for game in games:
         node = next(p for p in game["players"] if p["bot"] == "node")  # its Join name

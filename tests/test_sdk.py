@@ -18,7 +18,7 @@ from arena.games import GAMES
 from arena.sdk import Bot, LegalActions
 from arena.sdk.client import decide
 from arena.v1 import arena_pb2 as pb
-from tests.conftest import REPO, json_lines, run_arena
+from tests.conftest import REPO, game_lines, json_lines, run_arena
 
 # The recorder writes to the file RECORDER_LOG names: its stdout here, which the referee keeps in the
 # bot's log (a sandboxed bot can write no file of the test's, and gets only the variables it declares).
@@ -44,7 +44,7 @@ def test_the_sdk_hands_the_bot_every_event_in_order(tmp_path: Path, game: str) -
     assert proc.returncode == 0, proc.stderr
     (log,) = (tmp_path / "replays" / "logs").glob("0-recorder.log")  # one process for the whole series
     seen = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
-    results = json_lines(proc.stdout)
+    results = game_lines(proc.stdout)
     assert [e["match_id"] for e in seen if e["type"] == "start"] == [r["match_id"] for r in results]
     starts = [i for i, e in enumerate(seen) if e["type"] == "start"] + [len(seen)]
     for number, result in enumerate(results):

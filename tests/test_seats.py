@@ -25,7 +25,7 @@ from arena.referee.processes import BotSpec, BotSpecError, resolve_bot
 from arena.referee.runner import BotEntry, name_by_joins
 from arena.referee.seat_names import table_names
 from arena.submissions import registry, smoke
-from tests.conftest import REPO, json_lines, run_arena
+from tests.conftest import REPO, game_lines, json_lines, run_arena
 from tests.test_forfeits import sandbox_works
 from tests.test_smoke import play_smoke
 
@@ -181,7 +181,7 @@ def test_join_names_are_shown_everywhere_the_same(tmp_path: Path) -> None:
         "--replay-dir", str(tmp_path / "replays"),
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    games = json_lines(proc.stdout)
+    games = game_lines(proc.stdout)
     for game in games:
         names = {p["seat"]: p["bot"] for p in game["players"]}
         assert sorted(names.values()) == ["first", "me", "random", "random#2"]

@@ -19,6 +19,7 @@ from tests.conftest import (
     GATED_BOT,
     REPO,
     Gate,
+    game_lines,
     json_lines,
     processes_named,
     reports_in_logs,
@@ -32,11 +33,13 @@ SPRT_KEYS = ["verdict", "games", "llr", "lower", "upper"]
 
 def sprt_run(tmp_path: Path, *args: str) -> tuple[list[dict], dict]:
     """Runs ``arena match ... --json`` with the given arguments; returns the game lines and the last
-    line's ``sprt`` object, after checking that the last line is exactly that object."""
+    line's ``sprt`` object, after checking that the last line is exactly that object and the one before
+    it the series' summary (its W/D/L over every game played)."""
     proc = run_arena("match", "ninjan", *args, "--json", "--replay-dir", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
-    *games, last = json_lines(proc.stdout)
+    *games, summary, last = json_lines(proc.stdout)
     assert list(last) == ["sprt"] and list(last["sprt"]) == SPRT_KEYS, last
+    assert list(summary) == ["summary"] and summary["summary"]["games"] == len(games), summary
     assert proc.stdout.splitlines()[-1] == json.dumps(last)
     return games, last["sprt"]
 
@@ -90,10 +93,13 @@ def test_stopping_early_keeps_the_summary_and_replays_and_stops_the_bots(tmp_pat
     assert proc.returncode == 0, proc.stderr
     verdict = proc.stdout.strip().splitlines()[-1]
     found = re.fullmatch(
-        rf"SPRT greedy_{tag} vs random \(.*\) after (\d+) games: H1 accepted \(LLR .*\)", verdict
+        rf"SPRT greedy_{tag} vs random \(.*\) after (\d+) games: H1 accepted \(LLR [^)]*\); "
+        r"W - L - D: (\d+) - (\d+) - (\d+), Elo difference: \S+ \+/- \S+, LOS: \S+ %, DrawRatio: \S+ %",
+        verdict,
     )
     assert found, verdict
     played = int(found[1])
+    assert sum(map(int, found.groups()[1:])) == played  # the estimate beside the verdict: every game
     assert played < 20000  # --sprt without --games plays at most 20,000
     assert f"{played} games of ninjan" in proc.stdout
     assert len(list(replays.glob("*.jsonl"))) == played
@@ -142,7 +148,7 @@ def test_each_game_of_a_paired_deal_meets_fresh_bot_processes(tmp_path: Path) ->
     args = ["match", "ninjan", str(bot), "random", "--sprt", "elo0=0,elo1=20", "--games", "4"]
     proc = run_arena(*args, "--seed", "3", "--json", "--replay-dir", str(tmp_path / "out"))
     assert proc.returncode == 0, proc.stderr
-    games = [line for line in json_lines(proc.stdout) if "sprt" not in line]
+    games = game_lines(proc.stdout)
     starts = {report["nonce"] for report in reports_in_logs(tmp_path / "out", "STARTED")}
     assert len(games) == 4 and len(starts) == 4
 

@@ -35,6 +35,7 @@ from arena.cli.series import (
     play_by_play,
     report_interrupted,
     result_json,
+    summary_json,
 )
 from arena.console import printable, say
 from arena.games import GameError, get_game
@@ -171,7 +172,15 @@ ViewOption = Annotated[
     typer.Option("--view", help="Then serve the games played in the web replay viewer (as arena view does)."),
 ]
 VerboseOption = Annotated[bool, typer.Option("-v", "--verbose", help="Print a play-by-play.")]
-JsonGamesOption = Annotated[bool, typer.Option("--json", help="Print one JSON object per game on stdout.")]
+JsonGamesOption = Annotated[
+    bool,
+    typer.Option(
+        "--json",
+        help='Print one JSON object per game on stdout; after two or more games, a last {"summary": '
+        '{"game", "games", "pairs": [{"bot", "opponent", "wins", "draws", "losses", "elo", "elo_error", '
+        '"los", "draw_ratio", ...}]}} (then --sprt\'s line).',
+    ),
+]
 
 
 @app.command("match")
@@ -290,6 +299,8 @@ def play_series(
     if not as_json and games > 1:
         typer.echo(format_summary(played))
         typer.echo(format_written(played))
+    elif played and games > 1:
+        typer.echo(json.dumps(summary_json(played)))  # cutechess-cli's estimate, as the last game line
     return played
 
 

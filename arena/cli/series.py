@@ -1,6 +1,8 @@
 """What ``arena match`` prints about a series: each game's table or JSON object, the play-by-play, the
-summary, where the replays and bot logs were written, where a ``@wait`` seat's bot connects, which
-bots never connected or crashed, what a Ctrl-C leaves, and the running SPRT of ``--sprt``.
+summary (each bot's record, then cutechess-cli's Elo difference, LOS and draw ratio of the first bot
+against each other: ``arena.ratings.summary``), where the replays and bot logs were written, where a
+``@wait`` seat's bot connects, which bots never connected or crashed, what a Ctrl-C leaves, and the
+running SPRT of ``--sprt``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import typer
 from arena.console import printable, say
 from arena.games.play import Step
 from arena.ratings.sprt import Sprt
+from arena.ratings.summary import Score, head_to_head
 from arena.referee.record import MatchRecord
 from arena.referee.runner import GameResult
 
@@ -70,10 +73,12 @@ class SprtRun:
     bot: str
     opponent: str
     pending: list[float] = dataclasses.field(default_factory=list)
+    score: Score = dataclasses.field(default_factory=Score)  # the tested bot's W/D/L, for the estimate
 
     def add(self, record: MatchRecord) -> bool:
         """Counts one game; returns whether it completed a pair (and so moved the test)."""
         self.pending.append(game_score(record, self.bot))
+        self.score = self.score.add(*(_rank(record, bot) for bot in (self.bot, self.opponent)))
         if len(self.pending) < 2:
             return False
         self.test = self.test.with_pair(sum(self.pending))
@@ -95,7 +100,14 @@ class SprtRun:
             outcome = f"H0 accepted (LLR {t.llr:.2f} <= {p.lower:.2f})"
         else:
             outcome = f"no verdict, --games ran out (LLR {p.lower:.2f} < {t.llr:.2f} < {p.upper:.2f})"
-        return f"SPRT {self.bot} vs {self.opponent} ({hypotheses}) after {t.games} games: {outcome}"
+        s = self.score
+        estimate = f"W - L - D: {s.wins} - {s.losses} - {s.draws}, {s.elo_line()}"
+        head = f"SPRT {self.bot} vs {self.opponent} ({hypotheses}) after {t.games} games"
+        return f"{head}: {outcome}; {estimate}"
+
+
+def _rank(record: MatchRecord, bot: str) -> int:
+    return next(p.rank for p in record.players if p.bot == bot)
 
 
 def result_json(result: GameResult) -> dict[str, Any]:
@@ -160,7 +172,41 @@ def format_summary(results: list[GameResult]) -> str:
             f"  {bot:<20} {g:>5.0f} {s['wins']:>5.0f} {s['ties']:>5.0f} {100 * s['wins'] / g:>5.1f}% "
             f"{s['score'] / g:>9.2f} {s['rank'] / g:>8.2f} {s['forfeits']:>8.0f}"
         )
-    return "\n".join(lines)
+    return "\n".join(lines + format_estimates(results))
+
+
+def head_to_heads(results: list[GameResult]) -> list[tuple[str, str, Score]]:
+    """Returns the first bot's score against each other bot of the series (bots in the first game's
+    seat order, which is the command's): ahead of it in a game's finishing order is a win, level a
+    draw, behind a loss (``arena.ratings.summary.head_to_head``; a forfeit ranks last)."""
+    first, *others = [p.bot for p in results[0].record.players]
+    games = [[(p.bot, p.rank) for p in r.record.players] for r in results]
+    return [(first, other, head_to_head(games, first, other)) for other in others]
+
+
+def format_estimates(results: list[GameResult]) -> list[str]:
+    """Returns cutechess-cli's two lines per opponent of the first bot: ``Score of A vs B: W - L - D
+    [ratio] N`` and ``Elo difference: X +/- Y, LOS: Z %, DrawRatio: W %`` (what they mean for more
+    than two seats is said on a line above them)."""
+    pairs = head_to_heads(results)
+    seats = max(len(r.record.players) for r in results)
+    lines = []
+    if seats > 2:
+        lines.append(
+            f"  {pairs[0][0]} against each other bot, pair by pair: W - L - D counts the {seats}-seat "
+            "games it finished ahead of, behind and level with that bot"
+        )
+    for bot, opponent, score in pairs:
+        lines += [score.score_line(bot, opponent), score.elo_line()]
+    return lines
+
+
+def summary_json(results: list[GameResult]) -> dict[str, Any]:
+    """Returns the last line of ``arena match --games N --json``: ``{"summary": {"game", "games",
+    "pairs": [{"bot", "opponent", "games", "wins", "draws", "losses", "score", "elo", "elo_error",
+    "los", "draw_ratio"}]}}``, one pair per opponent of the first bot (as ``format_estimates``)."""
+    pairs = [{"bot": a, "opponent": b} | score.to_json() for a, b, score in head_to_heads(results)]
+    return {"summary": {"game": results[0].record.game, "games": len(results), "pairs": pairs}}
 
 
 _SEAT = re.compile(r"\bseat ?(\d+)\b")
