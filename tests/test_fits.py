@@ -19,7 +19,7 @@ import pytest
 import redis
 
 from arena.games.base import Termination
-from arena.queue import store
+from arena.queue import keys, store
 from arena.queue.jobs import MatchJob
 from arena.ratings import Placement, player_id, standings, table_of, views
 from arena.ratings.fit import fit
@@ -178,3 +178,19 @@ def test_provisional_bots_are_ranked_by_their_rating_and_marked(
     ]
     assert rows[0]["games"] == 2
     assert rows[-1]["los_next"] is None and all(r["los_next"] > 0.5 for r in rows[:-1])
+
+
+def test_a_view_cached_before_the_weights_is_refitted_once(client: redis.Redis) -> None:
+    """Issue 37: a view cached by an older arena (no ``format``) reflects the same count of matches
+    but the old fit; it is refitted on the first read (with the draw ratio), and then served."""
+    record_random(client, 12, seed=4)
+    source = fits.game_source("ninjan")
+    fresh = fits.view(client, source)
+    assert fresh is not None and "draw_ratio" in fresh
+    old = {k: v for k, v in fresh.items() if k != "draw_ratio"}
+    client.hset(keys.fit("ninjan"), mapping={"view": json.dumps(old)})
+    client.hdel(keys.fit("ninjan"), "format")
+    refits = fits.refits(client, source)
+    assert fits.view(client, source) == fresh
+    assert fits.refits(client, source) == refits + 1
+    assert fits.view(client, source) == fresh and fits.refits(client, source) == refits + 1
