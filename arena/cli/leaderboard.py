@@ -1,5 +1,7 @@
-"""The ratings' commands: ``arena leaderboard GAME [--json] [--pairs]`` prints a game's fitted ratings,
-``arena results GAME [--json]`` streams its recorded placements, ``arena web`` serves the read-only web
+"""The ratings' commands: ``arena leaderboard GAME [--json] [--pairs] [--los]`` prints a game's fitted
+ratings (with the win-probability or the likelihood-of-superiority table of every pair), ``arena results
+GAME [--json | --format text|json|pgn|csv]`` streams its recorded placements (PGN and CSV for other
+rating tools: ``arena.cli.exports``), ``arena web`` serves the read-only web
 app of ``leaderboard/``, ``arena screenshots DIR`` starts that app, drives headless Chromium at it and
 writes PNGs. ``app`` holds them; ``arena.cli.main`` adds it to its own app.
 
@@ -14,13 +16,15 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
+import redis
 import typer
 
+from arena.cli import exports
 from arena.cli.connections import reading, redis_url, remote, server_only
 from arena.cli.errors import CliError
 from arena.cli.options import GameArgument, RedisOption, ServerOption
@@ -60,6 +64,14 @@ def leaderboard_command(
             '(with --json, only it: {"bot": {"opponent": p}}).',
         ),
     ] = False,
+    los: Annotated[
+        bool,
+        typer.Option(
+            "--los",
+            help="Also print the likelihood of superiority of every bot over every other, from the fit "
+            '(with --json, only it: {"bot": {"opponent": p}}, p the probability that bot is stronger).',
+        ),
+    ] = False,
     redis_: RedisOption = None,
     server_: ServerOption = None,
 ) -> None:
@@ -67,6 +79,8 @@ def leaderboard_command(
     interval, games, provisional mark and likelihood of superiority over the next row."""
     name = _game(game)
     server_only(server_, redis_=redis_)
+    if as_json and pairs and los:
+        raise CliError("--json prints one table: give --pairs or --los, not both")
     view: dict[str, Any] | None
     if server_:
         path = f"/api/v1/games/{quote(name, safe='')}/leaderboard"
@@ -74,12 +88,27 @@ def leaderboard_command(
     else:
         url = redis_url(redis_)
         client = connect(url)
-        view = reading(url, lambda: fits.view(client, fits.game_source(name)))
+        view = reading(url, lambda: _board(client, name, los))
     assert view is not None  # every view has its board part
+    if los and "los" not in view:
+        raise CliError("--los needs the fit: the server's API sends no LOS matrix; give --redis URL instead")
     if as_json:
-        typer.echo(json.dumps(view["pairs"] if pairs else view["rows"], indent=2))
+        typer.echo(json.dumps(view["pairs"] if pairs else view["los"] if los else view["rows"], indent=2))
     else:
-        typer.echo(format_leaderboard(name, view, pairs))
+        typer.echo(format_leaderboard(name, view, pairs, los))
+
+
+def _board(client: redis.Redis, game: str, los: bool) -> dict[str, Any] | None:
+    """Returns the game's cached view; with ``los``, refitted if it was cached before views held the
+    LOS matrix (it is refitted anyway at the next recorded match)."""
+    source = fits.game_source(game)
+    view = fits.view(client, source)
+    if los and view is not None and "los" not in view:
+        view = fits.refit(client, source)[fits.BOARD]
+    return view
+
+
+ResultsFormat = Literal["text", "json", "pgn", "csv"]
 
 
 @app.command("results")
@@ -89,9 +118,20 @@ def results_command(
         bool,
         typer.Option(
             "--json",
-            help='One JSON object per match and line: {"match_id", "players": [{"bot", "version", "rank"}]}.',
+            help='One JSON object per match and line: {"match_id", "players": [{"bot", "version", "rank"}]} '
+            "(as --format json).",
         ),
     ] = False,
+    format_: Annotated[
+        ResultsFormat,
+        typer.Option(
+            "--format",
+            help="text; json (as --json); pgn: one game per two-seat match, seat 0 White, seat 1 Black, "
+            "players as the fit names them (bot@version), for BayesElo and Ordo (a game with a match of "
+            "more seats is refused); csv: a row per match of any size, a column per seat's bot, version, "
+            "rank and score (docs/ratings.md, 'Summaries and exports').",
+        ),
+    ] = "text",
     redis_: RedisOption = None,
     server_: ServerOption = None,
 ) -> None:
@@ -100,13 +140,51 @@ def results_command(
     and it stops at once, quietly, when its reader does (arena results GAME --json | head)."""
     name = _game(game)
     server_only(server_, redis_=redis_)
-    found = server_results(server_, name) if server_ else store.iter_results(connect(redis_url(redis_)), name)
+    if as_json and format_ not in ("text", "json"):
+        raise CliError(f"--json is --format json: give one of --json and --format {format_}")
+    shape: ResultsFormat = "json" if as_json else format_
+
+    found: Callable[[], Iterator[dict]]
+    lookup: exports.Lookup = exports.no_details  # a server's results API has no seeds, dates, scores
+    if server_:
+        found = functools.partial(server_results, server_, name)
+    else:
+        client = connect(redis_url(redis_))
+        found, lookup = functools.partial(store.iter_results, client, name), exports.redis_lookup(client)
+    lines = _result_lines(name, shape, found, lookup)
     try:
-        for match in found:
-            typer.echo(json.dumps(match, separators=(",", ":")) if as_json else _result_line(match))
+        for line in lines:
+            typer.echo(line, nl=False)
         sys.stdout.flush()
     except BrokenPipeError:
         _stop_quietly()
+    except exports.MultiSeatError as exc:  # a match of more seats recorded while the PGN was printed
+        raise CliError(str(exc)) from None
+
+
+def _result_lines(
+    game: str, shape: str, found: Callable[[], Iterator[dict]], lookup: exports.Lookup
+) -> Iterator[str]:
+    """Yields the lines of ``arena results`` in ``shape``, each ending with its newline; for PGN,
+    first reads every match's seats and raises CliError at the first match that is not two-seat,
+    before a line is printed."""
+    if shape == "text":
+        yield from (_result_line(m) + "\n" for m in found())
+    elif shape == "json":
+        yield from (json.dumps(m, separators=(",", ":")) + "\n" for m in found())
+    elif shape == "pgn":
+        try:
+            for match in found():
+                exports.check_two_seats(match)
+        except exports.MultiSeatError as exc:
+            raise CliError(str(exc)) from None
+        for number, (match, details) in enumerate(exports.with_details(found(), lookup), 1):
+            yield exports.pgn_game(game, number, match, details)
+    else:
+        seats = get_game(game).spec.max_players
+        yield exports.csv_header(seats)
+        for number, (match, details) in enumerate(exports.with_details(found(), lookup), 1):
+            yield exports.csv_row(number, match, details, seats)
 
 
 def server_results(url: str, game: str) -> Iterator[dict]:

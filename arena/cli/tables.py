@@ -54,9 +54,9 @@ def format_rows(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-def format_leaderboard(game: str, view: Mapping[str, Any], pairs: bool = False) -> str:
+def format_leaderboard(game: str, view: Mapping[str, Any], pairs: bool = False, los: bool = False) -> str:
     """Returns a game's leaderboard (each bot's latest version) as a terminal table; with ``pairs``,
-    followed by the win-probability table."""
+    followed by the win-probability table, with ``los`` by the likelihood-of-superiority table."""
     game = printable(game)
     if not view["rows"]:
         return f"no recorded matches of {game} yet"
@@ -67,6 +67,11 @@ def format_leaderboard(game: str, view: Mapping[str, Any], pairs: bool = False) 
     ]
     if pairs:
         lines += ["", *format_win_table(view["rows"], view["pairs"])]
+    if los:
+        caption = (
+            "LOS: likelihood that the row's bot is stronger than the column's, from the fit (columns by rank)"
+        )
+        lines += ["", *_pair_grid(caption, view["rows"], view["los"], percent=True)]
     return "\n".join(lines)
 
 
@@ -75,14 +80,27 @@ def format_win_table(
 ) -> list[str]:
     """Returns the lines of the pairwise table: the row bot's expected score against the column's
     (columns numbered by rank)."""
-    lines = [
-        "expected score of the row's bot against the column's (win 1, draw 1/2; columns by rank)",
-        f"  {'rank':>4}  {'bot':<20} " + " ".join(f"{r['rank']:>6}" for r in rows),
-    ]
+    caption = "expected score of the row's bot against the column's (win 1, draw 1/2; columns by rank)"
+    return _pair_grid(caption, rows, pairs)
+
+
+def _pair_grid(
+    caption: str,
+    rows: Sequence[Mapping[str, Any]],
+    cells: Mapping[str, Mapping[str, float]],
+    percent: bool = False,
+) -> list[str]:
+    """Returns the lines of a table with a cell for every two rows (row bot, column bot), columns
+    numbered by rank: a probability to 0.001, or as a percentage to 0.1."""
+    lines = [caption, f"  {'rank':>4}  {'bot':<20} " + " ".join(f"{r['rank']:>6}" for r in rows)]
     for row in rows:
-        cells = ["-" if c is row else f"{pairs[row['bot']][c['bot']]:.3f}" for c in rows]
-        lines.append(f"  {row['rank']:>4}  {printable(row['bot']):<20} " + " ".join(f"{c:>6}" for c in cells))
+        shown = ["-" if c is row else _probability(cells[row["bot"]][c["bot"]], percent) for c in rows]
+        lines.append(f"  {row['rank']:>4}  {printable(row['bot']):<20} " + " ".join(f"{c:>6}" for c in shown))
     return lines
+
+
+def _probability(p: float, percent: bool) -> str:
+    return f"{100 * p:.1f}%" if percent else f"{p:.3f}"
 
 
 def format_standings(view: Mapping[str, Any]) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from arena.ratings.fit import fit, standings, win_table
 from arena.ratings.pairs import PairTable, Record, player_id, split_player
+from arena.ratings.summary import los_matrix
 
 PROBABILITY_DIGITS = 3  # win probabilities are shown to 0.001
 
@@ -29,13 +30,14 @@ def leaderboard(
     versions) stay in the fit but are shown nowhere, so a name registered again starts fresh.
 
     ``rows`` are ``Standing.to_json()`` of each bot's latest version; ``pairs[a][b]`` is the expected
-    score of bot ``a``'s row against bot ``b``'s; ``draw_ratio`` is the share of pairwise results
+    score of bot ``a``'s row against bot ``b``'s; ``los[a][b]`` the fit's likelihood that bot ``a``'s row
+    is stronger than bot ``b``'s (every pair of rows); ``draw_ratio`` is the share of pairwise results
     drawn (all versions); ``bots[bot]`` holds ``versions`` (every version's standing, among that
     bot's versions) and ``head_to_head`` (its pairwise record against each other bot, every version
     of both counted).
     """
     if not table.players():
-        return {"rows": [], "pairs": {}, "draw_ratio": None, "bots": {}}
+        return {"rows": [], "pairs": {}, "los": {}, "draw_ratio": None, "bots": {}}
     result = fit(table)
     shown = [
         p
@@ -46,6 +48,10 @@ def leaderboard(
     pairs = {
         split_player(a)[0]: {split_player(b)[0]: round(p, PROBABILITY_DIGITS) for b, p in against.items()}
         for a, against in win_table(result, [r.player for r in rows]).items()
+    }
+    los = {
+        split_player(a)[0]: {split_player(b)[0]: round(p, PROBABILITY_DIGITS) for b, p in against.items()}
+        for a, against in los_matrix(result, [r.player for r in rows]).items()
     }
     versions: dict[str, list[str]] = {}
     for player in (p for p in result.players if p not in retired):
@@ -58,7 +64,8 @@ def leaderboard(
         }
         for bot, players in versions.items()
     }
-    return {"rows": [r.to_json() for r in rows], "pairs": pairs, "draw_ratio": _ratio(table), "bots": bots}
+    board = {"rows": [r.to_json() for r in rows], "pairs": pairs, "los": los}
+    return board | {"draw_ratio": _ratio(table), "bots": bots}
 
 
 def _ratio(table: PairTable) -> float | None:
