@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from arena.ratings.sprt import Sprt, SprtParams, SprtSpecError, llr, score_rate
+from arena.ratings.sprt import Sprt, SprtParams, SprtSpecError, llr, score_rate, tilted
 
 FISHTEST_PAIRS = [10789, 19328, 33806, 19402, 10543]  # a pentanomial sample from fishtest's sources
 
@@ -144,3 +144,68 @@ def test_each_result_returns_a_new_state() -> None:
     after = empty.with_game(1).with_game(0.5)
     assert empty.counts == (0, 0, 0) and after.counts == (0, 1, 1)
     assert after.llr == pytest.approx(llr([0, 1, 1], 0, 5))
+
+
+def test_a_test_at_its_budget_decides_by_the_side_of_the_bounds_middle() -> None:
+    """Issue 37 (item 3): between the bounds the verdict at the budget is H1 at or above their middle
+    (0 when alpha = beta), H0 below; a crossed bound keeps its verdict; unequal error rates move the
+    middle."""
+    params = SprtParams.parse("elo0=-25,elo1=0")
+    leaning_h1, leaning_h0 = Sprt(params, (0, 1, 3, 1, 0)), Sprt(params, (1, 2, 2, 0, 0))
+    assert leaning_h1.verdict is None and 0 < leaning_h1.llr < params.upper
+    assert leaning_h0.verdict is None and params.lower < leaning_h0.llr < 0
+    assert (leaning_h1.verdict_at_budget(), leaning_h0.verdict_at_budget()) == ("H1", "H0")
+    crossed = Sprt(params, (90, 10, 0, 0, 0))
+    assert crossed.verdict == crossed.verdict_at_budget() == "H0"
+    lopsided = SprtParams(-25, 0, alpha=0.05, beta=0.2)
+    assert lopsided.midpoint == pytest.approx((math.log(0.2 / 0.95) + math.log(0.8 / 0.05)) / 2)
+    assert 0 < leaning_h1.llr < lopsided.midpoint  # above 0, below the lopsided middle: H0 there
+    assert Sprt(lopsided, leaning_h1.counts).verdict_at_budget() == "H0"
+    assert Sprt(params, (0, 0, 0, 0, 0)).verdict_at_budget() == "H1"  # LLR 0 is the middle: H1
+
+
+def bisected_llr(counts: list[int], elo0: float, elo1: float) -> float:
+    """The ratio as it was computed before issue 37, each tilt found by bisection alone."""
+    if sum(counts) == 0:
+        return 0.0
+    regular = [c if c else 1e-3 for c in counts]
+    total = sum(regular)
+    freq = [c / total for c in regular]
+    scores = [k / (len(counts) - 1) for k in range(len(counts))]
+
+    def tilt(mean: float) -> float:
+        lo, hi = -1.0 / (max(scores) - mean), -1.0 / (min(scores) - mean)
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if mid in (lo, hi):
+                break
+            if sum(f * (a - mean) / (1.0 + mid * (a - mean)) for f, a in zip(freq, scores, strict=True)) > 0:
+                lo = mid
+            else:
+                hi = mid
+        return 0.5 * (lo + hi)
+
+    s0, s1 = score_rate(elo0), score_rate(elo1)
+    x0, x1 = tilt(s0), tilt(s1)
+    return total * sum(
+        f * (math.log1p(x0 * (a - s0)) - math.log1p(x1 * (a - s1))) for f, a in zip(freq, scores, strict=True)
+    )
+
+
+def test_the_newton_tilt_gives_the_ratio_bisection_gave() -> None:
+    rng = random.Random(37)
+    for _ in range(2000):
+        counts = [rng.choice([0, 0, 1, 3, 40, rng.randint(0, 2000)]) for _ in range(rng.choice([3, 5]))]
+        elo0 = rng.uniform(-300, 50)
+        elo1 = elo0 + rng.uniform(5, 300)
+        assert llr(counts, elo0, elo1) == pytest.approx(bisected_llr(counts, elo0, elo1), rel=1e-9, abs=1e-9)
+
+
+def test_tilted_frequencies_keep_their_shape_and_take_the_asked_mean() -> None:
+    measured = [4, 1, 15, 2, 8]
+    for elo in (-60, -30, 0, 30):
+        p = tilted(measured, score_rate(elo))
+        assert sum(p) == pytest.approx(1) and min(p) > 0
+        assert sum(q * k / 4 for k, q in enumerate(p)) == pytest.approx(score_rate(elo), abs=1e-12)
+    own_mean = sum(c * k / 4 for k, c in enumerate(measured)) / sum(measured)
+    assert tilted(measured, own_mean) == pytest.approx([c / sum(measured) for c in measured], abs=1e-12)
