@@ -12,15 +12,16 @@ model and difference: P(no regression) (H1), P(regression) (H0), P(none) (stoppe
 only with ``--no-decide-at-budget``, the rule before issue 37) and the mean number of games.
 
 The pair models come from ``bench/regression_pairs.json`` (games really played, see
-``bench/regression_pairs.py``):
-- correlated: a matchup's measured pentanomial frequencies (an outcome never seen counts
-  ``REGULARIZE``), carried to each true difference with ``arena.ratings.sprt.tilted`` (the distribution
-  nearest the measured one with that mean score: the measured shape, draws and correlation kept as far
-  as the mean allows). Matchups whose pairs all scored alike (a deterministic bot against itself:
-  every pair 1-1) are left out: they carry no spread to shift.
-- independent: the same matchup's per-game W/D/L, carried to the mean likewise, two independent games
-  a pair; and "independent, no draws": games that are won or lost, the largest variance a pair of
-  independent games can have, the hardest case for any test.
+``bench/regression_pairs.py``), at each true difference's mean score:
+- correlated: a matchup's measured draw ratio and correlation of the two games of a pair: a mixture
+  of independent games and of games coupled as far as they can be (the same outcome in both for a
+  positive correlation; for a negative one, one game's best outcomes with the other's worst, as a
+  deal that favours a seat does) weighted to give that correlation. A bot against itself splits every
+  pair (correlation -1: built-in bots choose alike on a deal, whatever the match id), the search-tier
+  bots against the next tier from -0.03 to -0.44.
+- independent: two independent games a pair at the matchup's draw ratio, and "no draws": games that
+  are won or lost, the largest variance a pair can have short of a positive correlation (none was
+  measured), the hardest case for the test.
 
 Seeded (``--seed``; each model and difference has its own generator), so a run prints the same table
 again. The figures issue 37 asks of the default: P(no regression) >= 0.80 at 0 Elo and P(regression)
@@ -50,7 +51,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.ratings.sprt import REGULARIZE, Sprt, SprtParams, score_rate, tilted
+from arena.ratings.sprt import Sprt, SprtParams, score_rate
 from arena.schedule import regression
 
 HERE = Path(__file__).resolve().parent
@@ -72,35 +73,91 @@ class PairModel:
     at: Callable[[float], list[float]]
 
 
-def correlated(name: str, pentanomial: Sequence[int]) -> PairModel:
-    """Returns the model of measured pairs: their frequencies tilted to each mean."""
-    freq = [c if c else REGULARIZE for c in pentanomial]
-    return PairModel(name, "correlated", lambda mean: tilted(freq, mean))
+def game_shares(mean: float, draw_ratio: float) -> list[float]:
+    """Returns a game's loss, draw, win probabilities with that mean score and draw ratio."""
+    return [1 - mean - draw_ratio / 2, draw_ratio, mean - draw_ratio / 2]
 
 
-def independent(name: str, games_ldw: Sequence[float]) -> PairModel:
-    """Returns the model of two independent games a pair, each with the measured W/D/L tilted to the
-    mean (zero draws stay zero)."""
-    freq = [c if c or k == 1 else REGULARIZE for k, c in enumerate(games_ldw)]
+def coupled(game: Sequence[float], opposite: bool) -> list[float]:
+    """Returns the pentanomial of two games with the same shares of L/D/W whose scores move together
+    as far as they can: the same outcome in both (``opposite`` False), or one game's best outcomes
+    with the other's worst (True: one uniform draw read from both ends of the shares)."""
+    if not opposite:
+        return [game[0], 0.0, game[1], 0.0, game[2]]
+    pair = [0.0] * 5
+    ends = list(itertools.accumulate(game))
+    starts = [0.0, *ends[:-1]]
+    for i in range(3):  # the first game's outcome i covers [starts[i], ends[i]) of the draw u
+        for j in range(3):  # the second's outcome j covers u in (1 - ends[j], 1 - starts[j]]
+            overlap = min(ends[i], 1 - starts[j]) - max(starts[i], 1 - ends[j])
+            if overlap > 0:
+                pair[i + j] += overlap
+    return pair
 
-    def pair(mean: float) -> list[float]:
-        game = tilted(freq, mean)
-        return [sum(game[i] * game[k - i] for i in range(3) if 0 <= k - i <= 2) for k in range(5)]
 
-    return PairModel(name, "independent", pair)
+def independent_pair(game: Sequence[float]) -> list[float]:
+    """Returns the pentanomial of two independent games with the given L/D/W shares."""
+    return [sum(game[i] * game[k - i] for i in range(3) if 0 <= k - i <= 2) for k in range(5)]
+
+
+def correlation(game: Sequence[float], pair: Sequence[float]) -> float:
+    """Returns the correlation of the two games' scores in pairs scoring ``pair`` (each game's
+    shares ``game``): from the variances of a game and of a pair's total."""
+    mean = sum(p * k / 2 for k, p in enumerate(game))
+    game_var = sum(p * (k / 2 - mean) ** 2 for k, p in enumerate(game))
+    pair_var = sum(p * (k / 2 - 2 * mean) ** 2 for k, p in enumerate(pair))
+    return (pair_var - 2 * game_var) / (2 * game_var) if game_var > 0 else 0.0
+
+
+def correlated(name: str, draw_ratio: float, rho: float) -> PairModel:
+    """Returns the model of pairs with the measured draw ratio and correlation of the two games'
+    scores: at each mean, a mixture of independent games and games coupled as far as they can be
+    (the same way for a positive correlation, opposite ways for a negative one) whose correlation is
+    ``rho`` (the coupling's own at most: a game and its swap can be no more opposite than that)."""
+
+    def at(mean: float) -> list[float]:
+        game = game_shares(mean, draw_ratio)
+        free, tied = independent_pair(game), coupled(game, rho < 0)
+        weight = min(1.0, rho / correlation(game, tied)) if rho else 0.0
+        return [(1 - weight) * f + weight * t for f, t in zip(free, tied, strict=True)]
+
+    return PairModel(name, "correlated", at)
+
+
+def independent(name: str, draw_ratio: float) -> PairModel:
+    """Returns the model of two independent games a pair with the measured draw ratio."""
+    return PairModel(name, "independent", lambda mean: independent_pair(game_shares(mean, draw_ratio)))
 
 
 def models(measured: dict) -> list[PairModel]:
-    """Returns the pair models of ``bench/regression_pairs.json``: per matchup a correlated one (if
-    its pairs vary) and an independent one, and independent games without draws."""
-    found = []
+    """Returns the pair models of ``bench/regression_pairs.json``: per matchup, pairs at its measured
+    draw ratio and correlation and independent games at its draw ratio, and independent games without
+    draws (the largest variance a pair can have without a positive correlation); a model that is
+    another's (the same pairs at two means) is left out."""
+    found, seen = [], set()
+    candidates = [independent("no draws", 0.0)]
     for row in measured["matchups"]:
-        name = f"{row['game']} {row['first']}-{row['second']}"
-        if sum(1 for c in row["pentanomial"] if c) > 1:
-            found.append(correlated(name, row["pentanomial"]))
-        found.append(independent(name, row["games_ldw"]))
-    found.append(independent("no draws", [1, 0, 1]))
+        candidates.append(correlated(name(row), row["draw_ratio"], row["correlation"]))
+        candidates.append(independent(name(row), row["draw_ratio"]))
+    for model in candidates:
+        shape = (model.kind, *(round(p, 9) for mean in (0.5, 0.45) for p in model.at(mean)))
+        if shape not in seen:
+            seen.add(shape)
+            found.append(model)
     return found
+
+
+def name(row: dict) -> str:
+    return f"{row['game']} {row['first']}-{row['second']}"
+
+
+def parse_test(text: str) -> tuple[SprtParams, int]:
+    """Returns the parameters and budget of a ``--sprt`` text with ``max_games=N`` (default: the
+    regression default's budget). Not checked against the submission rules: the old defaults too."""
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    budgets = [int(item.partition("=")[2]) for item in items if item.startswith("max_games=")]
+    rest = ",".join(item for item in items if not item.startswith("max_games="))
+    return SprtParams.parse(rest), budgets[-1] if budgets else regression.DEFAULT_MAX_GAMES
 
 
 @dataclasses.dataclass
@@ -220,9 +277,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    default = regression.Request()
-    p = default.params
-    text = f"elo0={p.elo0:g},elo1={p.elo1:g},alpha={p.alpha:g},beta={p.beta:g},max_games={default.max_games}"
+    text = regression.DEFAULT_TEXT
     parser.add_argument("--sprt", default=text, help=f"the test (default: the regression default, {text})")
     parser.add_argument("--tests", type=int, default=1000, help="simulated tests per model and difference")
     parser.add_argument("--seed", type=int, default=37)
@@ -234,14 +289,11 @@ def main(argv: list[str] | None = None) -> None:
         "--out", type=Path, help=f"where to write the rows (default: {OUT.name} for the default)"
     )
     args = parser.parse_args(argv)
-    wanted = regression.parse_request("previous", args.sprt)
-    assert wanted is not None
+    params, budget = parse_test(args.sprt)
     decide = not args.no_decide_at_budget
     rows = []
     for model in models(json.loads(PAIRS.read_text())):
-        rows += characteristics(
-            model, wanted.params, wanted.max_games, args.tests, args.seed, decide_at_budget=decide
-        )
+        rows += characteristics(model, params, budget, args.tests, args.seed, decide_at_budget=decide)
         print(table(rows[-len(DIFFERENCES) :]).split("\n", 1)[1], flush=True)
     print(table(rows))
     out = args.out or (OUT if args.sprt == text and decide else None)

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from arena.ratings.sprt import Sprt, SprtParams, SprtSpecError, llr, score_rate, tilted
+from arena.ratings.sprt import Sprt, SprtParams, SprtSpecError, llr, score_rate
 
 FISHTEST_PAIRS = [10789, 19328, 33806, 19402, 10543]  # a pentanomial sample from fishtest's sources
 
@@ -199,13 +199,3 @@ def test_the_newton_tilt_gives_the_ratio_bisection_gave() -> None:
         elo0 = rng.uniform(-300, 50)
         elo1 = elo0 + rng.uniform(5, 300)
         assert llr(counts, elo0, elo1) == pytest.approx(bisected_llr(counts, elo0, elo1), rel=1e-9, abs=1e-9)
-
-
-def test_tilted_frequencies_keep_their_shape_and_take_the_asked_mean() -> None:
-    measured = [4, 1, 15, 2, 8]
-    for elo in (-60, -30, 0, 30):
-        p = tilted(measured, score_rate(elo))
-        assert sum(p) == pytest.approx(1) and min(p) > 0
-        assert sum(q * k / 4 for k, q in enumerate(p)) == pytest.approx(score_rate(elo), abs=1e-12)
-    own_mean = sum(c * k / 4 for k, c in enumerate(measured)) / sum(measured)
-    assert tilted(measured, own_mean) == pytest.approx([c / sum(measured) for c in measured], abs=1e-12)

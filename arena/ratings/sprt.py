@@ -211,19 +211,6 @@ def llr(counts: Sequence[int], elo0: float, elo1: float) -> float:
     )
 
 
-def tilted(freq: Sequence[float], mean: float) -> list[float]:
-    """Returns the distribution nearest to ``freq`` (in the likelihood's sense) whose mean per-game
-    score is ``mean``: ``p_k = f_k / (1 + x (a_k - mean))``, the distribution the ratio puts at a
-    hypothesis. ``freq`` has 3 (L/D/W) or 5 (pairs scoring 0..2) entries, all positive; the result sums
-    to 1. Used to carry measured frequencies to another Elo difference (``bench/regression_oc.py``)."""
-    total = sum(freq)
-    shares = [f / total for f in freq]
-    scores = [k / (len(freq) - 1) for k in range(len(freq))]
-    x = _tilt(shares, scores, mean)
-    p = [f / (1.0 + x * (a - mean)) for f, a in zip(shares, scores, strict=True)]
-    return [q / sum(p) for q in p]
-
-
 def _tilt(freq: Sequence[float], scores: Sequence[float], mean: float) -> float:
     """Returns ``x`` such that ``f_k / (1 + x (a_k - mean))`` has mean ``mean``: the root of a
     decreasing function on ``(-1 / (max a - mean), -1 / (min a - mean))``.
