@@ -113,6 +113,24 @@ def test_a_line_written_on_match_start_goes_with_the_first_decision_in_every_gam
         assert steps_of(log, seat, "booting the talker") == ([None] if number == 0 else [])
 
 
+def test_arena_logs_shows_what_a_bot_wrote_after_its_last_decision_and_at_exit(tmp_path: Path) -> None:
+    """A local series' last game: its processes end with it, so what the bot wrote on MatchResult and
+    what it left in its stdout buffer until exit are in that game's log, each line once."""
+    bot = tmp_path / "talk.py"
+    bot.write_text(TALKER, encoding="utf-8")
+    proc = run_arena(
+        "match", "ninjan", str(bot), "random", "--games", "2", "--json", "--replay-dir", str(tmp_path / "r")
+    )
+    assert proc.returncode == 0, proc.stderr
+    replay = Path(game_lines(proc.stdout)[-1]["replay"])
+    log = read_match_log(replay)
+    seat = next(s for s in range(2) if log.bot(s) != "random")
+    calls = sum(t.seat == seat for t in log.think)
+    lines = texts(log, seat)
+    assert lines.count(f"result after {calls} calls") == 1, lines
+    assert f"buffered {calls}" in lines, lines  # the buffer's lines (both games') come at exit
+
+
 @pytest.fixture
 def talker_tournament(client: redis.Redis, redis_url: str, tmp_path: Path) -> tuple[redis.Redis, list]:
     """Plays a duplicate tournament (fresh processes for every match) of the talker against random

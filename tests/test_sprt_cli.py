@@ -93,7 +93,7 @@ def test_stopping_early_keeps_the_summary_and_replays_and_stops_the_bots(tmp_pat
     assert proc.returncode == 0, proc.stderr
     verdict = proc.stdout.strip().splitlines()[-1]
     found = re.fullmatch(
-        rf"SPRT greedy_{tag} vs random \(.*\) after (\d+) games: H1 accepted \(LLR [^)]*\); "
+        r"SPRT greedy vs random \(.*\) after (\d+) games: H1 accepted \(LLR [^)]*\); "
         r"W - L - D: (\d+) - (\d+) - (\d+), Elo difference: \S+ \+/- \S+, LOS: \S+ %, DrawRatio: \S+ %",
         verdict,
     )

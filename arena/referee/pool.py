@@ -19,7 +19,6 @@ from pathlib import Path
 from types import TracebackType
 
 from arena.games.base import Game
-from arena.referee.botlog import with_seat_lines
 from arena.referee.leases import LeaseRegistry
 from arena.referee.match import MatchConfig
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits, BotSpec, RefereeEndpoint
@@ -30,6 +29,7 @@ from arena.referee.runner import (
     connect_bots,
     play_match,
     stop_bots,
+    with_output_of_ended,
 )
 from arena.referee.server import start_referee
 
@@ -122,28 +122,3 @@ class BotPool:
 
     async def _stop(self, entries: list[BotEntry]) -> None:
         await stop_bots(entries, self.registry)
-
-
-def with_output_of_ended(result: GameResult, seated: list[BotEntry], ended: list[BotEntry]) -> GameResult:
-    """Returns ``result`` whose match log holds all that the seats' processes stopped after the match
-    wrote: what a bot wrote after its last decision, or at its exit (a buffer flushed), reached the
-    pipe after the log was made, and a stopped process's output is all in its pipe.
-
-    Design detail: a process kept warm for a later match gets no such wait: nothing in the protocol
-    tells the referee when a bot is done writing about a match. What it wrote by the time the match
-    ended is in the log; what reaches the pipe later and before the next match begins for it is in its
-    log file only, not in the next match's log; what comes later still is read as the next match's
-    (``arena.referee.botlog``).
-    """
-    stopped = {id(e) for e in ended}
-    lines = {
-        seat: e.process.output.take()
-        for seat, e in enumerate(seated)
-        if id(e) in stopped and e.process is not None
-    }
-    if not lines or not result.match_log_text:
-        return result
-    text = with_seat_lines(result.match_log_text, lines)
-    if result.match_log is not None:
-        result.match_log.write_text(text, encoding="utf-8")
-    return dataclasses.replace(result, match_log_text=text)

@@ -35,7 +35,7 @@ from arena.games.play import Step
 from arena.games.rng import derive_seed
 from arena.paths import state_dir
 from arena.referee import niceness
-from arena.referee.botlog import match_log_path, match_log_text
+from arena.referee.botlog import match_log_path, match_log_text, with_seat_lines
 from arena.referee.branch import Branch
 from arena.referee.leases import Lease, LeaseRegistry
 from arena.referee.match import NEVER_CONNECTED, Match, MatchConfig, SeatState
@@ -185,14 +185,18 @@ async def _run_series(
     entries = [
         BotEntry(spec, name, i) for i, (spec, name) in enumerate(zip(specs, unique_names(specs), strict=True))
     ]
-    results = []
+    results: list[GameResult] = []
+    seats: list[list[BotEntry]] = []  # each game's bots by seat, to add what they write as they stop
     early = config.duplicate and all(s.kind != "wait" for s in specs) and niceness.can_restore()
     upcoming: tuple[list[BotEntry], asyncio.Task] | None = None
-    retiring: list[tuple[list[BotEntry], asyncio.Task]] = []  # bots of games played, being stopped
+    # bots being stopped, with the index of the game they played last (None: started, never played)
+    retiring: list[tuple[int | None, list[BotEntry], asyncio.Task]] = []
     try:
         for number in range(config.games):
             if upcoming is not None:
-                retiring.append((entries, asyncio.create_task(retire_bots(entries, referee.registry))))
+                retiring.append(
+                    (len(results) - 1, entries, asyncio.create_task(retire_bots(entries, referee.registry)))
+                )
                 entries = await _take_prestarted(upcoming)
                 upcoming = None
             await connect_bots(
@@ -211,20 +215,27 @@ async def _run_series(
                     config.on_names([e.name for e in entries])
             if early and number + 1 < config.games:
                 upcoming = _prestart(entries, referee, log_dir, config, private)
-            result = await _play_one(game, entries, number, config, on_step)
+            result, seated = await _play_one(game, entries, number, config, on_step)
             results.append(result)
+            seats.append(seated)
             if on_result:
                 on_result(result)
             if stop is not None and stop():
                 break
             if config.duplicate and upcoming is None:
                 await retire_bots(entries, referee.registry)
+                results[-1] = with_output_of_ended(results[-1], seated, entries)
     finally:
         if upcoming is not None:
             upcoming[1].cancel()
-            retiring.append(upcoming)
-        await asyncio.gather(*(task for _, task in retiring), return_exceptions=True)
-        await stop_bots([e for bots, _ in retiring for e in bots] + entries, referee.registry)
+            retiring.append((None, *upcoming))
+        await asyncio.gather(*(task for _, _, task in retiring), return_exceptions=True)
+        await stop_bots([e for _, bots, _ in retiring for e in bots] + entries, referee.registry)
+        for index, bots, _ in retiring:  # what they wrote after their last decision, or at exit
+            if index is not None:
+                results[index] = with_output_of_ended(results[index], seats[index], bots)
+        if results:  # the last game's processes ended with the series
+            results[-1] = with_output_of_ended(results[-1], seats[-1], entries)
     return results
 
 
@@ -375,7 +386,8 @@ def _match_id(game: Game, config: SeriesConfig, number: int, seed: int, names: l
 
 async def _play_one(
     game: Game, entries: list[BotEntry], number: int, config: SeriesConfig, on_step: Callable | None
-) -> GameResult:
+) -> tuple[GameResult, list[BotEntry]]:
+    """Plays game ``number`` of the series; returns its result and its bots by seat."""
     n = len(entries)
     rotation = 0 if config.branch else number % n
     seated = [entries[(seat + rotation) % n] for seat in range(n)]  # seats rotate between games
@@ -388,7 +400,8 @@ async def _play_one(
     if config.on_game_start is not None:
         config.on_game_start([e.name for e in seated])
     path = config.replay_dir / f"{name}.jsonl" if config.replay_dir is not None else None
-    return await play_match(game, seated, seed, match_id, config.match, path, on_step, config.branch)
+    result = await play_match(game, seated, seed, match_id, config.match, path, on_step, config.branch)
+    return result, seated
 
 
 async def play_match(
@@ -456,3 +469,28 @@ async def _disconnect_note(seat: SeatState, entry: BotEntry) -> str:
         text += f" ({entry.process.exit_description()})"
     tail = entry.process.log_tail()
     return text + (f": {tail}" if tail else "")
+
+
+def with_output_of_ended(result: GameResult, seated: list[BotEntry], ended: list[BotEntry]) -> GameResult:
+    """Returns ``result`` whose match log holds all that the seats' processes stopped after the match
+    wrote: what a bot wrote after its last decision, or at its exit (a buffer flushed), reached the
+    pipe after the log was made, and a stopped process's output is all in its pipe.
+
+    Design detail: a process kept warm for a later match gets no such wait: nothing in the protocol
+    tells the referee when a bot is done writing about a match. What it wrote by the time the match
+    ended is in the log; what reaches the pipe later and before the next match begins for it is in its
+    log file only, not in the next match's log; what comes later still is read as the next match's
+    (``arena.referee.botlog``).
+    """
+    stopped = {id(e) for e in ended}
+    lines = {
+        seat: e.process.output.take()
+        for seat, e in enumerate(seated)
+        if id(e) in stopped and e.process is not None
+    }
+    if not lines or not result.match_log_text:
+        return result
+    text = with_seat_lines(result.match_log_text, lines)
+    if result.match_log is not None:
+        result.match_log.write_text(text, encoding="utf-8")
+    return dataclasses.replace(result, match_log_text=text)
