@@ -137,6 +137,9 @@ def test_leaderboard_and_results_print_what_the_api_answers(state: Hosted, via_e
     assert json.loads(as_json.stdout) == board["rows"]
     pairs = state.arena("leaderboard", "ninjan", "--pairs", via_env=via_env)
     assert pairs.stdout == format_leaderboard("ninjan", board, pairs=True) + "\n"
+    los = state.arena("leaderboard", "ninjan", "--los", "--json", via_env=via_env)
+    assert los.returncode == 0, los.stderr
+    assert json.loads(los.stdout) == board["los"] and set(board["los"]) == {r["bot"] for r in board["rows"]}
 
     results = state.api("/api/v1/games/ninjan/results")["results"]
     assert [r["match_id"] for r in results] == [m["match_id"] for m in state.matches]  # oldest first

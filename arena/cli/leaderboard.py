@@ -90,8 +90,8 @@ def leaderboard_command(
         client = connect(url)
         view = reading(url, lambda: _board(client, name, los))
     assert view is not None  # every view has its board part
-    if los and "los" not in view:
-        raise CliError("--los needs the fit: the server's API sends no LOS matrix; give --redis URL instead")
+    if los and view.get("los") is None:
+        raise CliError("the server's fit holds no LOS matrix yet (it will after its next refit): try later")
     if as_json:
         typer.echo(json.dumps(view["pairs"] if pairs else view["los"] if los else view["rows"], indent=2))
     else:

@@ -65,11 +65,12 @@ async def stamp(request: Request) -> Response:
 
 async def leaderboard(request: Request) -> Response:
     """``GET /api/v1/games/{game}/leaderboard``: the game's fitted view (with its draw ratio: the
-    share of pairwise results drawn, null before any result)."""
+    share of pairwise results drawn, null before any result; and ``los``, every pair's likelihood of
+    superiority, null in a view cached before views held it, until its next refit)."""
     game = game_name(path_param(request, "game"))
     board = await off_loop(data.leaderboard, client(request), game)
     fields = {"game": game, "matches": board["matches"], "rows": board["rows"], "pairs": board["pairs"]}
-    return JSONResponse(fields | {"draw_ratio": board.get("draw_ratio")})
+    return JSONResponse(fields | {"draw_ratio": board.get("draw_ratio"), "los": board.get("los")})
 
 
 async def results(request: Request) -> Response:
