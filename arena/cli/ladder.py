@@ -48,6 +48,7 @@ from arena.cli.tables import format_leaderboard
 from arena.cli.workers import start_worker, stop_workers, worker_limits
 from arena.console import printable, say
 from arena.queue.connection import connect, retrying, shown_url
+from arena.ratings.confidence import LOS_DEFAULT, check_los
 from arena.ratings.pairing import RANDOM_SHARE
 from arena.ratings.pairs import split_player
 from arena.schedule.ladder import Ladder, LadderError, LadderSpec, make_spec, run
@@ -105,6 +106,20 @@ def ladder_command(
     random_share: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="Share of uniformly random pairings, so no bot starves.")
     ] = RANDOM_SHARE,
+    until_confident: Annotated[
+        bool,
+        typer.Option(
+            "--until-confident",
+            help="Stop once every bot stands ahead of the next in the fit's order with LOS of at least "
+            "--los, none provisional (then exit 0 with the summary).",
+        ),
+    ] = False,
+    los: Annotated[
+        float | None,
+        typer.Option(
+            help="With --until-confident: the LOS every neighbour must reach, above 0.5 and below 1."
+        ),
+    ] = None,
     deadline_ms: DeadlineOption = 2000,
     idle_timeout: IdleOption = IDLE_DEFAULT,
     redis_: RedisOption = None,
@@ -128,8 +143,10 @@ def ladder_command(
     runs the ladder until 'arena ladder stop ID --server URL --organiser-token-file F'."""
     if ladder_id is not None and game != "stop":
         raise CliError(f"unexpected argument {ladder_id!r} (only 'stop' takes a ladder id)")
+    stop_at = _stop_at(until_confident, los)
     if server_:
         local = {"--redis": redis_, "--no-sandbox": no_sandbox, "--workers": workers, "--matches": matches}
+        local |= {"--until-confident": until_confident}
         given = [name for name, value in local.items() if value]
         if given:
             raise CliError(f"--server runs the ladder on the server, with its workers: leave out {given[0]}")
@@ -165,7 +182,7 @@ def ladder_command(
     before = None
     try:
         before = retrying(url, ladder.open, say)
-        _play(ladder, url, ahead or max(2, 2 * count), matches, procs, progress)
+        done = _play(ladder, url, ahead or max(2, 2 * count), matches, procs, progress, stop_at)
     except KeyboardInterrupt:
         stop_workers(procs)
         _summary(ladder, url, before, as_json, interrupted=True)
@@ -174,7 +191,23 @@ def ladder_command(
         raise CliError(str(exc)) from None
     finally:
         stop_workers(procs)
+    if done and stop_at is not None:
+        finished = retrying(url, ladder.finished, say)
+        say(f"arena: ladder confident: every neighbour's LOS >= {stop_at * 100:g}% after {finished} matches")
     _summary(ladder, url, before, as_json, interrupted=False)
+
+
+def _stop_at(until_confident: bool, los: float | None) -> float | None:
+    """Returns the LOS ``--until-confident`` stops at (None: the ladder runs until stopped); raises
+    ``CliError`` for ``--los`` out of range or without ``--until-confident``."""
+    if not until_confident:
+        if los is not None:
+            raise CliError("--los is the LOS --until-confident stops at: add --until-confident")
+        return None
+    try:
+        return check_los(LOS_DEFAULT if los is None else los)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
 
 
 def on_server(
@@ -283,10 +316,17 @@ def _check_bots(ladder: Ladder) -> None:
 
 
 def _play(
-    ladder: Ladder, url: str, ahead: int, matches: int | None, procs: list, progress: bool | None
-) -> None:
+    ladder: Ladder,
+    url: str,
+    ahead: int,
+    matches: int | None,
+    procs: list,
+    progress: bool | None,
+    stop_at: float | None,
+) -> bool:
     """Runs the ladder's loop showing its progress (``progress``: None on a terminal only): a bar on a
-    terminal (a count when it never stops), else a line at most every ``PROGRESS_LINE_SECONDS``."""
+    terminal (a count when it never stops), else a line at most every ``PROGRESS_LINE_SECONDS``;
+    with ``stop_at``, until the ladder is confident at that LOS. Returns whether that ended it."""
     from tqdm import tqdm
 
     start = retrying(url, ladder.finished, say)
@@ -306,7 +346,10 @@ def _play(
                 shown.update(line=line, at=time.monotonic())
                 say(line)
 
-        run(ladder, ahead, matches, gone, on_progress, lambda action: retrying(url, action, say))
+        done = None if stop_at is None else (lambda: ladder.confident(stop_at))
+        return run(
+            ladder, ahead, matches, gone, on_progress, lambda action: retrying(url, action, say), done=done
+        )
 
 
 def format_standing(standing: list[tuple[str, float, float, float]]) -> str:

@@ -50,6 +50,7 @@ from arena.games.rng import derive
 from arena.queue import keys, store
 from arena.queue.connection import stream_reads
 from arena.queue.jobs import MAX_ATTEMPTS, JobStatus, MatchJob, enqueue, ensure_group
+from arena.ratings.confidence import confident
 from arena.ratings.fit import Fit, fit
 from arena.ratings.pairing import RANDOM_SHARE, Choice, choose_group
 from arena.ratings.pairs import PairTable, player_id, split_player
@@ -288,6 +289,15 @@ class Ladder:
         order = sorted(result.players, key=lambda p: (-result.ratings[p], p))
         return [(split_player(p)[0], result.ratings[p], *result.interval(p)) for p in order]
 
+    def confident(self, los: float) -> bool:
+        """Returns whether the ladder's players (each playable bot's version, less those left out after
+        failing) stand in the fit's order with every neighbour's LOS at least ``los``, none
+        provisional (``arena.ratings.confidence``)."""
+        self._forget_finished()
+        versions = self.playable(schedulable(self.client, self.spec.bots, self.spec.players))
+        players = sorted({player_id(bot, version) for bot, version in versions.items()} - self.failing())
+        return confident(self.current_fit(players), players, los)
+
     def failing(self) -> set[str]:
         """Returns the players left out of the pairing: seated in ``FAILURES_TO_DROP`` or more of this
         process's dead-lettered matches, and in more of those than of its recorded ones.
@@ -330,10 +340,17 @@ def run(
     on_progress: Callable[[int], None],
     guard: Guard = unguarded,
     stopped: Callable[[], bool] = lambda: False,
-) -> None:
+    done: Callable[[], bool] | None = None,
+) -> bool:
     """Keeps ``ahead`` of the ladder's matches queued until stopped (KeyboardInterrupt, or ``stopped``
     returning True, asked every time the loop wakes, at least every ``WAKE_MS``), or, with ``matches``,
-    until that many more are scheduled and every match scheduled is finished.
+    until that many more are scheduled and every match scheduled is finished, or, with ``done``, until
+    it returns True with every match scheduled finished; returns whether ``done`` ended it.
+
+    ``done`` (the stopping rule of ``--until-confident``: ``Ladder.confident``) is asked every time the
+    loop wakes; while it holds nothing more is scheduled, and once the matches in flight are finished
+    and it still holds (on a fit with all of them) the ladder is done. If their results undo it, the
+    ladder goes on: it never stops on a fit that misses results of its own matches.
 
     ``on_progress`` gets the number finished, every time the loop wakes; ``workers_gone`` is asked when
     nothing finished for a while: True raises ``LadderError`` (no worker will ever play the queue), as
@@ -356,11 +373,16 @@ def run(
                 "dead-lettered: a bot cannot play; see 'arena tournament status'"
             )
         if until is not None and finished >= until:
-            return
-        guard(lambda: ladder.fill(ahead, until))
+            return False
+        if done is not None and guard(done):
+            if finished >= ladder.scheduled:
+                return True
+        else:
+            guard(lambda: ladder.fill(ahead, until))
         wait = functools.partial(ladder.client.xread, {stream: last}, count=500, block=WAKE_MS)
         read = stream_reads(guard(wait))
         for _, entries in read or []:
             last = entries[-1][0]
         if not read and workers_gone():
             raise LadderError(f"every local worker exited with {ladder.scheduled - finished} matches queued")
+    return False
