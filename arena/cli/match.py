@@ -43,6 +43,7 @@ from arena.games.base import Game
 from arena.paths import state_dir
 from arena.ratings.sprt import Sprt, SprtParams, SprtSpecError
 from arena.referee.branch import Branch, branch_file
+from arena.referee.inprocess import TRUST_WARNING, InProcessError, LocalBot, from_spec, run_local_series
 from arena.referee.match import MatchConfig
 from arena.referee.processes import BotLimits, BotSpec, BotSpecError, resolve_bot
 from arena.referee.replay import ReplayError
@@ -171,6 +172,15 @@ ViewOption = Annotated[
     bool,
     typer.Option("--view", help="Then serve the games played in the web replay viewer (as arena view does)."),
 ]
+InProcessOption = Annotated[
+    bool,
+    typer.Option(
+        "--in-process",
+        help="Play the bots inside this process: no sandbox, no bot processes, no gRPC; built-in and "
+        ".py bots only, the same rules, strikes and replays. Much faster, for training and tuning: "
+        "trusted bots only (a bot reads the whole game's state and runs with your rights).",
+    ),
+]
 VerboseOption = Annotated[bool, typer.Option("-v", "--verbose", help="Print a play-by-play.")]
 JsonGamesOption = Annotated[
     bool,
@@ -198,6 +208,7 @@ def match_command(
     from_replay: FromOption = None,
     step: StepOption = None,
     view: ViewOption = False,
+    in_process: InProcessOption = False,
     verbose: VerboseOption = False,
     as_json: JsonGamesOption = False,
     *,
@@ -219,7 +230,9 @@ def match_command(
     games = series_length(games, sprt, len(bots))
     replay_dir = writable_folder(replay_dir or state_dir() / "replays", "--replay-dir")
     bot_limits = limits.bot_limits()
-    announce_limits(bot_limits, verbose)
+    local = in_process_bots(engine.spec.name, specs) if in_process else None
+    if local is None:
+        announce_limits(bot_limits, verbose)
     config = SeriesConfig(
         games=games,
         # Design detail: every hidden card and future roll is drawn from the seed, so an unguessable
@@ -239,8 +252,19 @@ def match_command(
         bot, opponent = unique_names(specs)  # two: series_length refuses --sprt otherwise
         test = SprtRun(Sprt.pentanomial(sprt), bot, opponent)
     config = dataclasses.replace(config, on_names=named(test))
-    played = play_series(engine, specs, config, test, verbose, as_json)
+    played = play_series(engine, specs, config, test, verbose, as_json, local)
     finish(played, test, as_json, view)
+
+
+def in_process_bots(game: str, specs: list[BotSpec]) -> list[LocalBot]:
+    """Returns the bots to play in this process (saying so: trusted bots only); raises CliError for
+    a bot that cannot (a shell command, @wait, a file without one Bot subclass)."""
+    try:
+        local = [from_spec(game, spec) for spec in specs]
+    except InProcessError as exc:
+        raise CliError(str(exc)) from None
+    say(TRUST_WARNING)
+    return local
 
 
 def named(test: SprtRun | None) -> Callable[[list[str]], None]:
@@ -261,9 +285,11 @@ def play_series(
     test: SprtRun | None,
     verbose: bool,
     as_json: bool,
+    local: list[LocalBot] | None = None,
 ) -> list[GameResult]:
-    """Plays the series, printing each game as it ends (and a progress bar for a long series);
-    returns the games played. Ctrl-C prints the summary of those and exits 130."""
+    """Plays the series (``local``: in this process), printing each game as it ends (and a progress
+    bar for a long series); returns the games played. Ctrl-C prints the summary of those and exits
+    130."""
     from tqdm import tqdm
 
     games = config.games
@@ -290,7 +316,10 @@ def play_series(
 
     stop: Callable[[], bool] | None = (lambda: test.test.verdict is not None) if test is not None else None
     try:
-        asyncio.run(run_series(engine, specs, config, on_result, on_step, stop=stop))
+        if local is not None:
+            asyncio.run(run_local_series(engine, local, config, on_result, on_step, stop=stop))
+        else:
+            asyncio.run(run_series(engine, specs, config, on_result, on_step, stop=stop))
     except KeyboardInterrupt:
         bar.close()
         report_interrupted(played, games, as_json, test)

@@ -215,7 +215,7 @@ async def _run_series(
                     config.on_names([e.name for e in entries])
             if early and number + 1 < config.games:
                 upcoming = _prestart(entries, referee, log_dir, config, private)
-            result, seated = await _play_one(game, entries, number, config, on_step)
+            result, seated = await play_game_of_series(game, entries, number, config, on_step)
             results.append(result)
             seats.append(seated)
             if on_result:
@@ -384,7 +384,7 @@ def _match_id(game: Game, config: SeriesConfig, number: int, seed: int, names: l
     return config.match_id if config.games == 1 else f"{config.match_id}-{number + 1}"
 
 
-async def _play_one(
+async def play_game_of_series(
     game: Game, entries: list[BotEntry], number: int, config: SeriesConfig, on_step: Callable | None
 ) -> tuple[GameResult, list[BotEntry]]:
     """Plays game ``number`` of the series; returns its result and its bots by seat."""
