@@ -7,12 +7,12 @@ server (``arena.submissions.smoke``). By default H0 says the new version is 25 E
 one (a regression), H1 that it is as strong (logistic Elo: elo0=-25, elo1=0, alpha=beta=0.05), in at
 most ``DEFAULT_MAX_GAMES`` = 800 games; a test that reaches its budget decides there, by the side of the
 bounds' middle its LLR lies on (``Sprt.verdict_at_budget``), so every series that is not stopped gets
-a verdict. Simulated with the pair frequencies the four games really show and with independent games
-(``bench/regression_oc.py``, docs/ratings.md): an unchanged version gets "no regression" in 85% of
-tests or more, a version 30 Elo weaker "regression" in 93% or more; the price is that an unchanged
-version is called a regression in up to about 15% of tests (``false_alarm``), which every "regression"
-verdict says. (The old default, elo0=-50 in 400 games without a decision at the budget, left an
-unchanged version without a verdict in most tests; fishtest's elo0=-10 needs thousands of games.)
+a verdict. Simulated with the pair correlations the four games really show and with independent games
+(``bench/regression_oc.py``, docs/ratings.md): an unchanged version gets "no regression" in 84% of
+tests or more, a version 30 Elo weaker "regression" in 91% or more; the price is that an unchanged
+version is called a regression in about 15% of tests (``false_alarm``), which every "regression"
+verdict says. (The old default, elo0=-50 in 400 games without a decision at the budget, called a
+version 30 Elo weaker a regression in only 36-74% of tests; elo0=-10 needs thousands of games.)
 
 Bounded (issue 33). One series per bot at a time: when a version becomes a bot's active one, the
 running series of the version it replaced is cancelled, and a series still waiting for a candidate

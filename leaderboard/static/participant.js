@@ -170,12 +170,11 @@ function smokeText(smoke) {
   return h("span", { class: `status-${smoke.status}` }, smoke.status, smoke.reason ? `: ${smoke.reason}` : "");
 }
 
-const VERDICTS = { H1: "no regression", H0: "a regression", none: "no verdict" };
-
 function regressionText(r) {
   if (!r) return h("span", { class: "muted" }, "none asked");
+  // verdict_text: the verdict in words, a "regression" with how often an unchanged version gets one
   const verdict = r.state === "waiting" ? "waiting for this version to become active"
-    : r.verdict ? VERDICTS[r.verdict] || r.verdict : r.state;
+    : r.verdict ? r.verdict_text || r.verdict : r.state;
   return h("span", { class: `status-${r.verdict || r.state}` },
     `${r.new} vs ${r.old}: ${verdict} (${r.games} games, LLR ${Number(r.llr).toFixed(2)})`,
     r.reason ? ` · ${r.reason}` : "");
