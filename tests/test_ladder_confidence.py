@@ -3,6 +3,7 @@ real ladder (real workers, real sandbox, private Redis) that stops by itself and
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 
@@ -12,7 +13,7 @@ from arena.ratings import Placement
 from arena.ratings.confidence import check_los, confident
 from arena.ratings.fit import Fit, fit
 from arena.ratings.pairs import PairTable
-from tests.conftest import SEED_KEY_ENV, run_arena
+from tests.conftest import REPO, SEED_KEY_ENV, run_arena
 
 
 def fitted(*scores: tuple[str, str, int, int]) -> Fit:
@@ -108,3 +109,15 @@ def test_arena_ladder_until_confident_stops_by_itself_and_says_so(client, redis_
     again = run_arena(*args, "--redis", redis_url, "--seed", "5", env=SEED_KEY_ENV, timeout=600)
     assert again.returncode == 0, again.stderr
     assert f"0 matches scheduled in this run, {matches} finished in all" in again.stderr
+
+
+def test_the_bench_runs_the_ladders_rule_seeded() -> None:
+    """A smoke run of bench/confident_ladder.py (the full run is 30 seeds): the same figures twice."""
+    spec = importlib.util.spec_from_file_location("confident_ladder", REPO / "bench" / "confident_ladder.py")
+    assert spec is not None and spec.loader is not None
+    confident_ladder = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(confident_ladder)
+    first = confident_ladder.figures(runs=2)
+    assert first["stopped"] == 2 and first["wrong_order"] == 0
+    assert all(r["order"] == ["a", "b", "c", "d", "e"] for r in first["runs"])
+    assert confident_ladder.figures(runs=2)["runs"] == first["runs"], "seeded: the same runs again"

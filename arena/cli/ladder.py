@@ -5,14 +5,17 @@ certain (``arena.ratings.pairing``), runs local workers as ``arena tournament`` 
 game's leaderboard when it stops: after ``--matches N``, or at Ctrl-C or SIGTERM (exit code 130, as
 ``arena match``; the matches still queued stay queued, and the same command with the same ``--seed``
 resumes the ladder). While it runs it shows the matches finished and the current order with 95%
-intervals (a bar on a terminal; ``--progress`` off one: a line at most every few seconds). ``app``
+intervals (a bar on a terminal; ``--progress`` off one: a line at most every few seconds). With
+``--until-confident [--los 0.95]`` it also stops, exit code 0, once every bot stands ahead of the next
+in the fit's order with that LOS, none provisional (``arena.ratings.confidence``), and says so. ``app``
 holds the command; ``arena.cli.main`` adds it to its own app.
 
 With ``--server URL`` (or ``$ARENA_SERVER``) and ``--organiser-token-file`` it asks that ``arena
 server`` to start (or resume) the ladder instead, and returns: the server keeps it fed and its workers
 play it, until ``arena ladder stop ID --server URL --organiser-token-file F``
 (``arena.schedule.ladder_runner``), the command it prints; ``arena ladder status --server URL`` lists the
-server's ladders with their match counts. As with ``arena tournament``,
+server's ladders with their match counts (a server's ladder runs until stopped: ``--until-confident``
+is refused there). As with ``arena tournament``,
 ``stop`` and ``status`` are values of the GAME argument (no game has those names).
 """
 
