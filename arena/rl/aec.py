@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv  # type: ignore[import-untyped]  # pettingzoo ships no py.typed
 
 from arena.games.rng import derive_seed
 from arena.rl.encoding import Encoding
@@ -30,7 +30,7 @@ def reward_from_ranks(ranks: Sequence[int]) -> list[float]:
     return [sum((other > mine) - (other < mine) for other in ranks) / (n - 1) for mine in ranks]
 
 
-class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type hints
+class ArenaEnv(AECEnv):
     """One game at one table size. ``seed`` starts the env's seed stream (``arena.games.rng``): game
     ``k`` after ``reset(seed=s)`` is seeded ``derive_seed(s, "rl", k)``; without a seed, a fresh one."""
 
@@ -55,7 +55,6 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type hints
         self.game = encoding.game
         self.players = players
         self.render_mode = render_mode
-        self.metadata = {**self.metadata, "name": f"arena_{spec.name.replace('-', '_')}_{players}p"}
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
         width, size = encoding.layout.width, len(encoding.actions)
         space = gymnasium.spaces.Dict(
