@@ -12,6 +12,7 @@ import dataclasses
 import random
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -151,3 +152,11 @@ def test_arena_rl_without_the_extra_says_what_to_install_in_one_line() -> None:
     assert out.returncode != 0
     last = out.stderr.strip().splitlines()[-1]
     assert last == "ImportError: arena.rl needs numpy, gymnasium and pettingzoo: pip install arena[rl]"
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_docs_rl_states_each_games_widths(game: str) -> None:
+    encoding = arena.rl.encoding_of(game)
+    docs = (Path(__file__).parent.parent / "docs" / "rl.md").read_text()
+    assert f"Observation: {encoding.layout.width} columns." in docs
+    assert f"Actions: {len(encoding.actions)} indices." in docs
