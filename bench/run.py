@@ -20,7 +20,8 @@ Layers:
 3. referee: decisions per second (and wall time per decision) of real matches between two trivial
    bot processes, each answering with the first legal action; and, to show where that time goes, a
    real SDK bot against a fake referee (protobuf and the SDK on top of the transport) and the match
-   loop alone with in-process bots (the referee's own work, no gRPC);
+   loop alone with in-process bots (the referee's own work, no gRPC); and, per game, games/s played
+   in-process (``arena match --in-process``) against over gRPC, the same series (bench/in_process.py);
 4. concurrency: matches per second on one referee with 1, 2, 4 and 8 matches at once, and through the
    Redis queue (a private redis-server) with 1 and 2 worker processes, with the queue's own time
    (Redis round trips) against the time of the matches;
@@ -56,6 +57,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
+import in_process  # noqa: E402
 import ladder_bench  # noqa: E402
 import queue_bench  # noqa: E402
 import ratings_bench  # noqa: E402
@@ -443,6 +445,24 @@ def referee_rows(
     return rows
 
 
+def in_process_rows(figures: dict[str, dict[str, float]]) -> list[Row]:
+    """Per game: games/s in-process, its floor the same series over gRPC (the ratio: the speed-up)."""
+    rows: list[Row] = []
+    for name, fig in figures.items():
+        key = name.replace("-", "_")
+        grpc_rate, local_rate = fig["grpc_games_per_s"], fig["in_process_games_per_s"]
+        rows += [
+            Row(f"{key}_grpc_games_per_s", f"{name}: games/s over gRPC, two random bots", grpc_rate),
+            measured(
+                f"{key}_in_process_ratio",
+                f"{name}: games/s in-process (floor: over gRPC)",
+                local_rate,
+                grpc_rate,
+            ),
+        ]
+    return rows
+
+
 def queue_rows(runs: dict[str, dict]) -> list[Row]:
     one, two = runs["1"], runs["2"]
     rows: list[Row] = [
@@ -547,6 +567,7 @@ def one_pass(counts: Counts, drain: int) -> tuple[list[Row], dict[str, Any]]:
     sdk = sdk_round_trip_us(counts.rounds)
     loop = match_loop_us(counts.games * 5)
     timing = referee_timing(counts.games)
+    local = in_process.figures(counts.local_games)
     rates = concurrency_rates(counts.games, counts.levels)
     queue = queue_figures(counts.queued, drain)
     sandbox = sandbox_figures(*counts.sandbox)
@@ -558,6 +579,7 @@ def one_pass(counts: Counts, drain: int) -> tuple[list[Row], dict[str, Any]]:
         measured("unix_ratio", "grpc bidi round trip over a Unix socket (us)", floors["unix"], floors["tcp"]),
         measured("aio_ratio", "grpc bidi round trip, grpc.aio client (us)", aio, floors["tcp"]),
         *referee_rows(timing, rates, floors, sdk, loop),
+        *in_process_rows(local),
         *queue_rows(queue),
         *sandbox_rows(sandbox),
         *ratings_rows(ratings),
@@ -581,6 +603,7 @@ def one_pass(counts: Counts, drain: int) -> tuple[list[Row], dict[str, Any]]:
         "referee_decision_us": 1e6 * timing.seconds / timing.decisions,
         "referee_step_us": 1e6 * timing.seconds / timing.steps,
         "matches_per_s": {str(k): v for k, v in rates.items()},
+        "in_process": local,
         "queue": queue,
         "sandbox": sandbox,
         "ratings": ratings,
@@ -601,9 +624,10 @@ class Counts:
     sandbox: tuple[int, int, int] = (15, 40, 5)
     ratings: dict = dataclasses.field(default_factory=dict)
     ladder: dict = dataclasses.field(default_factory=dict)
+    local_games: int = 20  # per game and way (bench/in_process.py)
 
 
-QUICK = Counts(3, 300, 3, (1, 2), 6, (2, 2, 1), {"sizes": (100, 1000), "repeats": 1}, {"seeds": 1})
+QUICK = Counts(3, 300, 3, (1, 2), 6, (2, 2, 1), {"sizes": (100, 1000), "repeats": 1}, {"seeds": 1}, 3)
 
 
 def main(argv: list[str]) -> int:
