@@ -537,7 +537,10 @@ def test_no_command_takes_a_redis_password_on_its_command_line(
 def test_an_owner_secret_on_the_command_line_is_refused_with_the_way_to_give_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
-    for words in (["bots", "submit", "b", "--games", "ninjan", "--builtin", "random"], ["bots", "remove", "b"]):
+    for words in (
+        ["bots", "submit", "b", "--games", "ninjan", "--builtin", "random"],
+        ["bots", "remove", "b"],
+    ):
         code, _, err = run_main(monkeypatch, capsys, *words, "--secret", "hunter2", "--redis", NOWHERE)
         assert code == 2, err
         assert err == (
