@@ -270,25 +270,35 @@ def match_weight(size: int) -> float:
 def _terms(table: PairTable, players: Sequence[str]) -> tuple[list[_Pair], dict[str, int]]:
     """Returns the fit's terms, weighted, and the parameter index of every seat tag ("k:s", s >= 1)
     the table holds (after the players'). Plain cells of one pair are summed into one term, so the
-    fit costs what it did before sizes were kept."""
+    fit costs what it did before sizes were kept.
+
+    Design detail: a pair's counts are first summed per size as integers (exact in any order), then
+    weighted in the order of sizes, so the terms do not depend on the order the cells were read in."""
     index = {p: i for i, p in enumerate(players)}
-    tags = sorted({f"{c[2]}:{s}" for c, _ in table.cells() for s in c[3:] if s > 0})
+    plain: dict[tuple[int, int], dict[int, list[int]]] = {}
+    seated: list[tuple[tuple[str, str, int, int, int], list[int]]] = []
+    for cell, counts in table.counts():
+        if cell[3] != PLAIN:
+            seated.append((cell, counts))
+            continue
+        sizes = plain.setdefault((index[cell[0]], index[cell[1]]), {})
+        total = sizes.setdefault(cell[2], [0, 0])
+        total[0] += counts[0] + counts[1] + counts[2]
+        total[1] += 2 * counts[0] + counts[1]  # points, doubled (a draw is half a point)
+    tags = sorted({f"{c[2]}:{s}" for c, _ in seated for s in c[3:] if s > 0})
     seats = {tag: len(players) + k for k, tag in enumerate(tags)}
-    plain: dict[tuple[int, int], list[float]] = {}
-    seated: list[_Pair] = []
-    for (a, b, size, seat_a, seat_b), record in table.cells():
+    terms: list[_Pair] = []
+    for (i, j), sizes in sorted(plain.items()):
+        games = sum(match_weight(k) * sizes[k][0] for k in sorted(sizes))
+        score = sum(match_weight(k) * sizes[k][1] / 2 for k in sorted(sizes))
+        if games:
+            terms.append((i, j, games, score, NO_SEAT, NO_SEAT))
+    for (a, b, size, seat_a, seat_b), (wins, draws, losses) in sorted(seated):
         weight = match_weight(size)
-        games, score = weight * record.games, weight * record.score
-        i, j = index[a], index[b]
-        if seat_a == PLAIN:
-            total = plain.setdefault((i, j), [0.0, 0.0])
-            total[0] += games
-            total[1] += score
-        else:
-            seat_i, seat_j = (seats.get(f"{size}:{s}", NO_SEAT) for s in (seat_a, seat_b))
-            seated.append((i, j, games, score, seat_i, seat_j))
-    terms = [(i, j, n, s, NO_SEAT, NO_SEAT) for (i, j), (n, s) in sorted(plain.items()) if n]
-    return terms + seated, seats
+        seat_i, seat_j = (seats.get(f"{size}:{s}", NO_SEAT) for s in (seat_a, seat_b))
+        games, score = weight * (wins + draws + losses), weight * (wins + draws / 2)
+        terms.append((index[a], index[b], games, score, seat_i, seat_j))
+    return terms, seats
 
 
 def _difference(theta: Sequence[float], term: _Pair) -> float:

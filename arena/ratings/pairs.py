@@ -165,6 +165,10 @@ class PairTable:
         for a, b in sorted(self._totals):
             yield a, b, Record(*self._totals[(a, b)])
 
+    def counts(self) -> Iterator[tuple[Cell, list[int]]]:
+        """Yields every cell and its ``[wins, draws, losses]``, in no set order (do not modify)."""
+        yield from self._cells.items()
+
     def cells(self) -> Iterator[tuple[Cell, Record]]:
         """Yields every cell (pair, table size, seats) that holds a result, and its record, sorted."""
         for cell in sorted(self._cells):
@@ -207,6 +211,7 @@ class PairTable:
         """Returns the table that ``to_fields`` (or the counters kept in Redis) describes; raises
         ValueError for a field that is not a count, or a draw field whose players are not sorted."""
         table = PairTable()
+        cells, totals = table._cells, table._totals
         for field, value in fields.items():
             count = int(value)
             if count < 0:
@@ -222,11 +227,18 @@ class PairTable:
                 else:
                     cell, slot = (loser, winner, size, seat_b, seat_a), 2
             else:
-                first, second = pair.split(DRAW_MARK, 1)
+                first, _, second = pair.partition(DRAW_MARK)
                 cell, slot = (first, second, size, seat_a, seat_b), 1
                 if not first < second:
                     raise ValueError(f"draw field {field!r}: players must be sorted and distinct")
-            table._count(cell, slot, count)
+            counts = cells.get(cell)
+            if counts is None:
+                counts = cells[cell] = [0, 0, 0]
+            counts[slot] += count
+            total = totals.get(cell[:2])
+            if total is None:
+                total = totals[cell[:2]] = [0, 0, 0]
+            total[slot] += count
         return table
 
     def __eq__(self, other: object) -> bool:
@@ -246,21 +258,34 @@ def _field(first: str, mark: str, second: str, tag: tuple[int, int, int]) -> str
 
 def _parse_tag(field: str) -> tuple[str, int, int, int]:
     """Returns a result field's pair part, table size and seats (the size 2 and seats PLAIN when
-    untagged); raises ValueError for a malformed tag."""
-    pair, *tag = field.split(TAG_MARK)
+    untagged); raises ValueError for a malformed tag. (Tags are few: each is parsed once.)"""
+    pair, mark, tag = field.partition(TAG_MARK)
+    if not mark:
+        return field, 2, PLAIN, PLAIN
+    parsed = _TAGS.get(tag)
+    if parsed is None:
+        parsed = _TAGS[tag] = _tag_of(tag, field)
+    return pair, *parsed
+
+
+_TAGS: dict[str, tuple[int, int, int]] = {}  # every well-formed tag met, parsed
+
+
+def _tag_of(tag: str, field: str) -> tuple[int, int, int]:
+    """Returns the table size and seats a tag (``"4"``, ``"4/0.2"``) gives; raises ValueError."""
+    size_text, _, seats_text = tag.partition(TAG_MARK)
     try:
-        size = int(tag[0]) if tag else 2
-        seats = [int(s) for s in tag[1].split(SEAT_MARK)] if len(tag) > 1 else [PLAIN, PLAIN]
+        size = int(size_text)
+        seats = [int(s) for s in seats_text.split(SEAT_MARK)] if seats_text else []
     except ValueError:
         raise ValueError(f"field {field!r}: a malformed table size or seats") from None
-    if (
-        len(tag) > 2
-        or len(seats) != 2
-        or not 2 <= size <= MAX_SEATS
-        or not all(-1 <= s < size for s in seats)
+    if not 2 <= size <= MAX_SEATS or (
+        seats_text and (len(seats) != 2 or not all(0 <= s < size for s in seats))
     ):
         raise ValueError(f"field {field!r}: a malformed table size or seats")
-    return pair, size, seats[0], seats[1]
+    if not seats and size == 2:
+        raise ValueError(f"field {field!r}: a malformed table size or seats (two seats take no size tag)")
+    return (size, seats[0], seats[1]) if seats else (size, PLAIN, PLAIN)
 
 
 MAX_SEATS = 6  # the largest table a game seats
