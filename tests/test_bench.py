@@ -42,6 +42,9 @@ def test_quick_benchmark_reports_every_layer(tmp_path: Path) -> None:
     assert results["round_trip_us"] > 0 and results["aio_round_trip_us"] > 0
     assert results["referee_step_us"] > 0
     assert set(results["matches_per_s"]) == {"1", "2"}
+    assert sorted(results["in_process"]) == sorted(GAMES)  # games/s in-process and over gRPC, per game
+    for rates in results["in_process"].values():
+        assert rates["in_process_games_per_s"] > 0 and rates["grpc_games_per_s"] > 0
     queue = results["queue"]
     assert set(queue) == {"1", "2", "drain"}
     assert all(run["lost"] == 0 and run["redis_calls_per_match"] > 0 for run in queue.values())
