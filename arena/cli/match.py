@@ -177,7 +177,8 @@ InProcessOption = Annotated[
     typer.Option(
         "--in-process",
         help="Play the bots inside this process: no sandbox, no bot processes, no gRPC; built-in and "
-        ".py bots only, the same rules, strikes and replays. Much faster, for training and tuning: "
+        ".py bots only, the same rules, strikes and replays. Faster (no bot processes to start, no round "
+        "trips), for training and tuning: "
         "trusted bots only (a bot reads the whole game's state and runs with your rights).",
     ),
 ]
