@@ -42,7 +42,8 @@ def cutechess(wins: int, losses: int, draws: int) -> tuple[float, float, float, 
     def phi_inv(p: float) -> float:
         return math.sqrt(2.0) * erf_inv(2.0 * p - 1.0)
 
-    margin = (diff(mu + phi_inv(0.975) * stdev) - diff(mu + phi_inv(0.025) * stdev)) / 2.0
+    low, high = mu + phi_inv(0.025) * stdev, mu + phi_inv(0.975) * stdev
+    margin = math.inf if low <= 0.0 or high >= 1.0 else (diff(high) - diff(low)) / 2.0  # cutechess: NaN
     decisive = wins + losses
     los = (
         math.nan
@@ -78,7 +79,9 @@ def test_the_estimate_is_cutechess_clis_to_the_digit(
 
 def test_a_clean_sweep_is_infinite_as_in_cutechess_and_null_in_json() -> None:
     sweep = Score(wins=5)
-    assert sweep.elo_line() == "Elo difference: inf +/- nan, LOS: 98.7 %, DrawRatio: 0.0 %"
+    assert sweep.elo_line() == "Elo difference: inf +/- inf, LOS: 98.7 %, DrawRatio: 0.0 %"
+    lopsided = Score(wins=1, draws=1, losses=18)  # cutechess-cli: "-436.4 +/- nan"
+    assert lopsided.elo_line() == "Elo difference: -436.4 +/- inf, LOS: 0.0 %, DrawRatio: 5.0 %"
     assert sweep.to_json()["elo"] is None and sweep.to_json()["elo_error"] is None
     assert Score(draws=3).to_json() | {"los": "n/a"} == {
         "games": 3, "wins": 0, "draws": 3, "losses": 0, "score": 0.5, "elo": 0.0, "elo_error": 0.0,

@@ -15,7 +15,10 @@ recomputes, like one of cutechess-cli's:
 - LOS ``= 1/2 (1 + erf((W - L) / sqrt(2 (W + L))))`` and the draw ratio ``D / N``.
 
 Where cutechess-cli's arithmetic gives an infinity or NaN (a score of 100% or 0%, no decisive game),
-so does ``Score``: ``inf`` / ``nan`` on the terminal, ``null`` in JSON.
+so does ``Score``: ``inf`` / ``nan`` on the terminal, ``null`` in JSON. One exception: where ``mu -/+ q
+sd`` leaves 0..1 (a lopsided score over few games), cutechess-cli's margin is NaN (the logarithm of a
+negative number) and arena's is ``inf``: the interval is unbounded on that side, which is what a reader
+needs to know ("-436.4 +/- nan" reads like a bug).
 
 ``head_to_head`` is how a series is reduced to such counts, for any number of seats: in every game,
 the bot is ahead of (a win), level with (a draw) or behind (a loss) the opponent in the finishing
@@ -118,6 +121,8 @@ class Score:
             return math.nan
         mu, sd = self.point_ratio(), self._stdev()
         low, high = mu + phi_inv(0.025) * sd, mu + phi_inv(0.975) * sd
+        if low <= 0.0 or high >= 1.0:
+            return math.inf  # the interval is unbounded on one side (cutechess-cli: NaN)
         return (elo_of_score(high) - elo_of_score(low)) / 2.0
 
     def los(self) -> float:
