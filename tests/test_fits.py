@@ -21,7 +21,7 @@ import redis
 from arena.games.base import Termination
 from arena.queue import keys, store
 from arena.queue.jobs import MatchJob
-from arena.ratings import Placement, player_id, standings, table_of, views
+from arena.ratings import PairTable, Placement, player_id, standings, table_of, views
 from arena.ratings.fit import fit
 from arena.referee.record import MatchRecord
 from arena.results import PlayerResult
@@ -194,3 +194,25 @@ def test_a_view_cached_before_the_weights_is_refitted_once(client: redis.Redis) 
     assert fits.view(client, source) == fresh
     assert fits.refits(client, source) == refits + 1
     assert fits.view(client, source) == fresh and fits.refits(client, source) == refits + 1
+
+
+def test_a_game_with_a_seat_advantage_records_the_seats_and_fits_them(client: redis.Redis) -> None:
+    """Issue 37: ninja-burger is listed in ``arena.ratings.seating``: its pairwise results are stored
+    with the seats held, and its fit has a seat advantage; ninjan's are stored as before."""
+    for i, (ranks, game) in enumerate(
+        [((1, 2, 3), "ninja-burger"), ((2, 1), "ninja-burger"), ((1, 2), "ninjan")]
+    ):
+        bots = ("a", "b", "c")[: len(ranks)]
+        players = tuple(
+            PlayerResult(s, b, 0, r, False, 0) for s, (b, r) in enumerate(zip(bots, ranks, strict=True))
+        )
+        job = MatchJob(f"s{i}", game, 1, bots, versions=tuple(VERSIONS[b] for b in bots))
+        assert store.record(
+            client, job, MatchRecord(f"s{i}", game, 1, players, Termination.NORMAL, 10), "{}\n", "0-1"
+        )
+    a, b, c = (player_id(x, VERSIONS[x]) for x in "abc")
+    burger = client.hgetall(keys.pairs("ninja-burger"))
+    assert {f"{a}>{b}/3/0.1", f"{a}>{c}/3/0.2", f"{b}>{c}/3/1.2", f"{b}>{a}/2/1.0"} <= set(burger)
+    assert set(client.hgetall(keys.pairs("ninjan"))) == {a, b, f"{a}>{b}"}
+    fitted = fit(PairTable.from_fields(burger))
+    assert set(fitted.seat_advantage) == {"2:1", "3:1", "3:2"}
