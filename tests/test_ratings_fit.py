@@ -18,7 +18,7 @@ from arena.ratings.fit import (
     standings,
     win_table,
 )
-from arena.ratings.pairs import PairTable, Record, match_fields, player_id, split_player, table_of
+from arena.ratings.pairs import PairTable, Record, match_increments, player_id, split_player, table_of
 
 THREE_TO_ONE = 400 * math.log10(3)  # 190.85 Elo: the gap at which the stronger scores 75%
 
@@ -155,12 +155,13 @@ def test_the_stored_form_is_counters_one_match_increments_by_one() -> None:
         "greedy@abc=random@def": "1",
         "random@def>greedy@abc": "4",
     }
-    # Recording is adding one to each field a match names: the same table as adding the match.
+    # Recording is adding each increment a match names (one per result, and from three seats the
+    # weight each lacks: issue 37): the same table as adding the match.
     matches = seeded_matches()
     counters: dict[str, int] = {}
     for match in matches:
-        for field in match_fields(match):
-            counters[field] = counters.get(field, 0) + 1
+        for field, n in match_increments(match):
+            counters[field] = counters.get(field, 0) + n
     assert PairTable.from_fields({k: str(v) for k, v in counters.items()}) == table_of(matches)
     with pytest.raises(ValueError, match="sorted"):
         PairTable.from_fields({"b=a": "1"})

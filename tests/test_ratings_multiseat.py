@@ -13,8 +13,8 @@ from arena.cli.tables import format_leaderboard
 from arena.ratings import fit as fit_module
 from arena.ratings import views
 from arena.ratings.elo import Placement, expected_score
-from arena.ratings.fit import Z95, fit, match_weight
-from arena.ratings.pairs import PairTable, match_fields, table_of
+from arena.ratings.fit import Z95, fit
+from arena.ratings.pairs import PairTable, match_fields, match_increments, match_weight, table_of
 
 
 def two_seat_matches() -> list[list[Placement]]:
@@ -153,7 +153,9 @@ def test_the_gradient_and_information_with_seats_are_the_log_posteriors_derivati
 def test_each_pair_of_a_k_seat_match_weighs_3_over_k_plus_1() -> None:
     """The fit of one 4-seat result between two players is the fit of 3/5 of a duel's: the weighted
     log-posterior, maximized, puts the winner where a 0.6-game duel would."""
-    four = PairTable.from_fields({"a": "1", "b": "1", "a>b/4": "1"})
+    four = table_of([[Placement("a", 1), Placement("b", 2), Placement("c", 3), Placement("d", 4)]]).subset(
+        "ab"
+    )
     result = fit(four)
     d = (result.ratings["a"] - 1500) / fit_module.ELO_PER_UNIT
     # the stationary point of 0.6 ln s(d - e) + ln s(d) + ln s(-d) with e = -d (two symmetric players)
@@ -161,10 +163,13 @@ def test_each_pair_of_a_k_seat_match_weighs_3_over_k_plus_1() -> None:
     assert result.ratings["a"] + result.ratings["b"] == pytest.approx(3000)
 
 
-def test_stored_fields_carry_table_sizes_and_seats_and_round_trip() -> None:
+def test_stored_fields_carry_weight_deficits_or_seats_and_round_trip() -> None:
     placements = [Placement("b", 2), Placement("a", 1), Placement("c", 2)]
-    assert match_fields(placements) == ["a>b/3", "b=c/3", "a>c/3", "b", "a", "c"]
+    assert match_fields(placements) == ["a>b", "b=c", "a>c", "b", "a", "c"]
+    assert match_increments(placements)[6:] == [("a>b/w", 35), ("b=c/w", 35), ("a>c/w", 35)]
     assert match_fields(placements, seats=True) == ["a>b/3/1.0", "b=c/3/0.2", "a>c/3/1.2", "b", "a", "c"]
+    assert match_increments(placements, seats=True) == [(f, 1) for f in match_fields(placements, seats=True)]
+    assert match_increments(placements[:2]) == [(f, 1) for f in match_fields(placements[:2])]
     for seats in (False, True):
         table = table_of([placements, placements[:2]], seats)
         fields = table.to_fields()
@@ -177,7 +182,9 @@ def test_stored_fields_carry_table_sizes_and_seats_and_round_trip() -> None:
     }  # fields recorded before sizes read as before
 
 
-@pytest.mark.parametrize("field", ["a>b/7", "a>b/x", "a>b/3/0.3", "a>b/3/0", "a>b/3/0.1/2", "a>b/1"])
+@pytest.mark.parametrize(
+    "field", ["a>b/4", "a>b/x", "a>b/3/0.3", "a>b/3/0", "a>b/3/0.1/2", "a>b/1/0.0", "a>b/7/0.1"]
+)
 def test_a_malformed_size_or_seat_tag_is_refused(field: str) -> None:
     with pytest.raises(ValueError, match="malformed"):
         PairTable.from_fields({field: "1"})

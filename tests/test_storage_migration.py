@@ -158,11 +158,13 @@ def test_migration_counts_the_pair_table_of_results_recorded_before_pair_tables(
         "a": "3",
         "b": "3",
         "c": "1",
-        "a>b": "1",
+        "a>b": "2",
         "a=b": "1",
-        "a>b/3": "1",
-        "a>c/3": "1",
-        "b>c/3": "1",
+        "a>c": "1",
+        "b>c": "1",
+        "a>b/w": "35",  # the weight the 3-seat match's results lack (issue 37), in 1/140
+        "a>c/w": "35",
+        "b>c/w": "35",
     }
     assert client.get(keys.rating_updates("ninjan")) == "3"
     assert migrate.migrate(client).pair_tables == 0  # whole now: not counted twice
@@ -173,10 +175,10 @@ def test_migration_counts_the_pair_table_of_results_recorded_before_pair_tables(
     assert client.hget(keys.pairs("ninjan"), "a") == "4" and migrate.migrate(client).pair_tables == 0
 
 
-def test_migration_gives_results_counted_before_table_sizes_their_size_once(client: redis.Redis) -> None:
-    """Issue 37: a pair table counted before sizes were kept read a 3-seat match's pairs as duels
+def test_migration_gives_results_counted_before_the_weights_their_weight_once(client: redis.Redis) -> None:
+    """Issue 37: a pair table counted before the weights read a 3-seat match's pairs as duels
     (weight 1, the overconfident intervals); until migrated it is fitted as before (the fallback),
-    and the migration recounts it once from the results, each result with its size."""
+    and the migration recounts it once from the results, each result with the weight it lacks."""
     placements = [
         {
             "match_id": f"m{k}",
@@ -185,7 +187,7 @@ def test_migration_gives_results_counted_before_table_sizes_their_size_once(clie
         for k, order in enumerate(["abc", "bca", "cab", "abc", "acb", "bac"] * 5)
     ]
     client.rpush(keys.results("ninjan"), *(json.dumps(p) for p in placements))
-    for p in placements:  # counted as recording counted them before sizes: no size
+    for p in placements:  # counted as recording counted them before the weights: no deficit
         for bot_a, bot_b in itertools.combinations(p["players"], 2):
             winner, loser = (bot_a, bot_b) if bot_a["rank"] < bot_b["rank"] else (bot_b, bot_a)
             old_field = f"{winner['bot']}>{loser['bot']}"
@@ -196,6 +198,8 @@ def test_migration_gives_results_counted_before_table_sizes_their_size_once(clie
     before = fit(PairTable.from_fields(client.hgetall(keys.pairs("ninjan"))))  # read as duels
     assert migrate.migrate(client).pair_tables == 1
     after = fit(PairTable.from_fields(client.hgetall(keys.pairs("ninjan"))))
-    assert all("/3" in f for f in client.hkeys(keys.pairs("ninjan")) if ">" in f)
+    fields = client.hgetall(keys.pairs("ninjan"))
+    deficits = {f.removesuffix("/w"): int(n) for f, n in fields.items() if f.endswith("/w")}
+    assert deficits == {f: 35 * int(n) for f, n in fields.items() if ">" in f and "/" not in f}
     assert after.sd("a") == pytest.approx(before.sd("a") * 2 / 3**0.5, rel=0.05)  # weight 3/4
     assert migrate.migrate(client).pair_tables == 0  # once

@@ -3,7 +3,8 @@
 Design detail: ``record_and_take`` sends one Lua script that, atomically, checks that the match is not
 recorded yet, then runs the writes the caller computed: adds the match id to the recorded set, stores
 result and replay, appends the match's placements (bot, version, rank) to the game's ordered list,
-adds the match to the game's pair table (and to its tournament's) with one ``HINCRBY`` per pair and
+adds the match to the game's pair table (and to its tournament's) with one ``HINCRBY`` per pair (two
+from three seats: the result and the weight it lacks, ``arena.ratings.pairs.match_increments``) and
 per seat, increments the game's counter of recorded matches (the fit is stale while the cached fit
 reflects an older count, see ``arena.storage.fits``), notes the version every seat played, marks the
 job recorded, XACKs it and, if asked, takes the worker's next job. Every write is an increment, a set
@@ -47,7 +48,7 @@ from arena.queue.jobs import (
     taken_from,
 )
 from arena.ratings import Placement
-from arena.ratings.pairs import match_fields, player_id
+from arena.ratings.pairs import match_increments, player_id
 from arena.ratings.seating import records_seats
 from arena.referee.record import MatchRecord, sole_winner
 from arena.storage import replays
@@ -270,13 +271,13 @@ def replay_text(client: redis.Redis, match_id: str) -> str | None:
 def _record_commands(job: MatchJob, match: MatchRecord, sha: str) -> list[Sequence[str | bytes]]:
     """Returns the writes of recording a match, as commands (the replay's own write aside)."""
     placements = placements_json(match, job)
-    fields = match_fields(rated_placements(placements), records_seats(job.game))
+    fields = match_increments(rated_placements(placements), records_seats(job.game))
     commands: list[Sequence[str | bytes]] = [
         ["SADD", keys.RECORDED_SET, job.match_id],
         ["SET", keys.result(job.match_id), record_json(match, job.match_id, sha, time.time())],
         ["RPUSH", keys.results(job.game), stored_placements(placements)],
         *(["RPUSH", keys.bot_matches(job.game, bot), job.match_id] for bot in sorted(set(job.bots))),
-        *(["HINCRBY", keys.pairs(job.game), field, "1"] for field in fields),
+        *(["HINCRBY", keys.pairs(job.game), field, str(n)] for field, n in fields),
         ["INCR", keys.rating_updates(job.game)],
         [
             "HSET",
@@ -285,7 +286,7 @@ def _record_commands(job: MatchJob, match: MatchRecord, sha: str) -> list[Sequen
         ],
     ]
     if job.tournament:
-        commands += (["HINCRBY", keys.tournament_pairs(job.tournament), field, "1"] for field in fields)
+        commands += (["HINCRBY", keys.tournament_pairs(job.tournament), field, str(n)] for field, n in fields)
     return commands + _finished(job, "recorded")
 
 

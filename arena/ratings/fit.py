@@ -66,7 +66,7 @@ from operator import mul
 from typing import Any
 
 from arena.ratings.elo import INITIAL_RATING, expected_score
-from arena.ratings.pairs import PLAIN, PairTable, split_player
+from arena.ratings.pairs import PLAIN, WEIGHT_UNITS, PairTable, match_weight, split_player
 
 CENTER = INITIAL_RATING  # 1500: the virtual opponent's rating, and every player's before any result
 ELO_PER_UNIT = 400.0 / math.log(10.0)  # Elo points per natural-log unit of odds (173.7...)
@@ -261,38 +261,27 @@ _Pair = tuple[int, int, float, float, int, int]
 NO_SEAT = -1
 
 
-def match_weight(size: int) -> float:
-    """Returns the weight of each pairwise result of a ``size``-seat match: 3 / (size + 1), 1 for two
-    seats (see the module docstring: the pairs of one match are not independent)."""
-    return 3.0 / (size + 1)
-
-
 def _terms(table: PairTable, players: Sequence[str]) -> tuple[list[_Pair], dict[str, int]]:
     """Returns the fit's terms, weighted, and the parameter index of every seat tag ("k:s", s >= 1)
-    the table holds (after the players'). Plain cells of one pair are summed into one term, so the
-    fit costs what it did before sizes were kept.
-
-    Design detail: a pair's counts are first summed per size as integers (exact in any order), then
-    weighted in the order of sizes, so the terms do not depend on the order the cells were read in."""
+    the table holds (after the players'). A pair's results without seats are one term, whatever
+    their table sizes: their counts less their weight deficits (``arena.ratings.pairs``), so the fit
+    costs what it did before weights, and a table stored before them fits as it did."""
     index = {p: i for i, p in enumerate(players)}
-    plain: dict[tuple[int, int], dict[int, list[int]]] = {}
+    plain: list[tuple[int, int, list[int], tuple[int, int, int]]] = []
     seated: list[tuple[tuple[str, str, int, int, int], list[int]]] = []
     for cell, counts in table.counts():
-        if cell[3] != PLAIN:
+        if cell[3] == PLAIN:
+            plain.append((index[cell[0]], index[cell[1]], counts, table.deficit(cell[0], cell[1])))
+        else:
             seated.append((cell, counts))
-            continue
-        sizes = plain.setdefault((index[cell[0]], index[cell[1]]), {})
-        total = sizes.setdefault(cell[2], [0, 0])
-        total[0] += counts[0] + counts[1] + counts[2]
-        total[1] += 2 * counts[0] + counts[1]  # points, doubled (a draw is half a point)
     tags = sorted({f"{c[2]}:{s}" for c, _ in seated for s in c[3:] if s > 0})
     seats = {tag: len(players) + k for k, tag in enumerate(tags)}
     terms: list[_Pair] = []
-    for (i, j), sizes in sorted(plain.items()):
-        games = sum(match_weight(k) * sizes[k][0] for k in sorted(sizes))
-        score = sum(match_weight(k) * sizes[k][1] / 2 for k in sorted(sizes))
-        if games:
-            terms.append((i, j, games, score, NO_SEAT, NO_SEAT))
+    for i, j, (wins, draws, losses), (lack_w, lack_d, lack_l) in sorted(plain):
+        won, drawn = wins - lack_w / WEIGHT_UNITS, draws - lack_d / WEIGHT_UNITS
+        games = won + drawn + losses - lack_l / WEIGHT_UNITS
+        if games > 0:
+            terms.append((i, j, games, won + drawn / 2, NO_SEAT, NO_SEAT))
     for (a, b, size, seat_a, seat_b), (wins, draws, losses) in sorted(seated):
         weight = match_weight(size)
         seat_i, seat_j = (seats.get(f"{size}:{s}", NO_SEAT) for s in (seat_a, seat_b))

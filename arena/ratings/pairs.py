@@ -3,9 +3,9 @@
 A *player* is a bot version, named by ``player_id(bot, version)``: ``"greedy@3f2a9c01b7d4"``, or just
 ``"greedy"`` when the version is not known. A match of 2 to 6 seats is read as one pairwise result for
 every pair of seats: the seat with the better (lower) finishing rank won that pair, equal ranks drew.
-The table keeps, for every unordered pair of players and table size, three integers (the first
-player's wins, the draws, the second player's wins), and for every player the number of matches it
-played.
+The table keeps, for every unordered pair of players, three integers (the first player's wins, the
+draws, the second player's wins) and the weight those results lack (below), and for every player the
+number of matches it played.
 
 Why this aggregate: the (weighted) Bradley-Terry likelihood depends on the results only through
 these counts, so a fit on the table gives exactly the numbers a fit on the full list of matches
@@ -17,25 +17,23 @@ Design detail, the stored form: a flat ``dict[str, str]`` of counters, one Redis
 one per tournament), in which recording a match is nothing but ``HINCRBY``s:
 
 - ``"a"``: the number of matches player ``a`` played;
-- ``"a>b"``: the number of pairwise results ``a`` won against ``b`` in two-seat matches (both orders
+- ``"a>b"``: the number of pairwise results ``a`` won against ``b``, at any table size (both orders
   occur);
 - ``"a=b"`` with ``a < b``: the number of draws between them;
-- ``"a>b/4"``, ``"a=b/4"``: the same for the results of ``k``-seat matches, ``k`` from 3 to 6 (the fit
-  weighs them ``3 / (k + 1)``: ``arena.ratings.fit.match_weight``);
-- ``"a>b/2/1.0"``: for a game that records seats (``arena.ratings.seating``), the seats the two held,
-  ``a``'s first, whatever the table size.
+- ``"a>b/w"``, ``"a=b/w"``: the weight those results lack, in 1/140 (``WEIGHT_UNITS``): the fit weighs
+  a ``k``-seat match's pairwise results ``3 / (k + 1)`` (``match_weight``), which is 140, 105, 84, 70
+  and 60 units for 2 to 6 seats, so each result of a ``k``-seat match adds ``weight_deficit(k)`` (0, 35,
+  56, 70, 80) here;
+- ``"a>b/2/1.0"``: for a game that records seats (``arena.ratings.seating``), a result with the table
+  size and the seats the two held (``a``'s first), weighed by its size, in place of ``"a>b"``.
 
-Why tagged by table size (issue 37): the pairs of one match are not independent, and how much each
-counts depends on the number of seats; a tag per size keeps that in the counts, at most 5 sizes per
-pair, so the table stays bounded by the pairs met. A field without a size is a two-seat result, and
-so, until ``arena storage migrate`` recounts a game's table, is every result recorded before sizes
-were kept: old tables fit exactly as they did.
-
-Why three counters per pair rather than one ``"wins draws losses"`` string: a match adds exactly one
-pairwise result to each pair, so the recording script increments one field per pair and one per seat,
-with no read, no parsing and no rewrite inside Lua, and increments commute, so concurrent recordings
-need no ordering. The price is up to three fields per pair and table size instead of one,
-read once per refit (bench/ratings_bench.py).
+Why a deficit rather than a field per table size (issue 37): the pairs of one match are not
+independent, and how much each counts depends on the number of seats. The fit needs only each pair's
+weighted games and points; counting what the results lack of a full weight, as an integer, adds at
+most three fields to a pair that met at 3 seats or more and none to a two-seat game's, so a refit
+reads about twice the fields it read before, not five times. A result without its deficit weighs 1:
+every result recorded before the weights reads as before (the fit of an old table is the old fit)
+until ``arena storage migrate`` recounts a game's table from its list of results.
 
 Player ids are made of the bot name and the version with every character outside ``[A-Za-z0-9_.~-]``
 percent-encoded (``urllib.parse.quote``), so the marks ``@``, ``>`` and ``=`` never occur inside a
@@ -105,15 +103,30 @@ class Record:
         return Record(self.losses, self.draws, self.wins)
 
 
-Cell = tuple[str, str, int, int, int]  # (a, b, table size, a's seat, b's seat), a < b; seats PLAIN or 0..
+Cell = tuple[str, str, int, int, int]  # (a, b, table size, a's seat, b's seat), a < b
+ANY_SIZE = 0  # the size of a cell without seats: its results from every table size, summed
+DEFICIT_TAG = "w"  # "a>b/w": the weight those results lack, in 1/WEIGHT_UNITS (see the module docstring)
+WEIGHT_UNITS = 140  # 3 / (k + 1) for k = 2..6 is 140, 105, 84, 70, 60 of these units: exact integers
+
+
+def match_weight(size: int) -> float:
+    """Returns the weight of each pairwise result of a ``size``-seat match in the fit: 3 / (size +
+    1), 1 for two seats (``arena.ratings.fit``: the pairs of one match are not independent)."""
+    return 3.0 / (size + 1)
+
+
+def weight_deficit(size: int) -> int:
+    """Returns what a ``size``-seat match's pairwise result lacks of a full weight, in 1/WEIGHT_UNITS:
+    0 for two seats, 35, 56, 70 and 80 for three to six."""
+    return WEIGHT_UNITS - WEIGHT_UNITS * 3 // (size + 1)
 
 
 class PairTable:
     """Wins/draws/losses per unordered pair of players and matches per player; add, merge, serialize.
 
-    Each pair's results are kept per *cell*: the table size of the match they came from (2 for a
-    two-seat match, and for results recorded before sizes were kept) and, for a game whose fit has
-    a seat advantage, the two seats held. ``record`` and ``pairs`` sum a pair's cells.
+    Each pair's results are counted in one cell (all table sizes together, with the weight they
+    lack beside it: ``deficits``), or, for a game whose fit has a seat advantage, in one cell per
+    table size and two seats held. ``record`` and ``pairs`` sum a pair's cells.
 
     >>> table = PairTable()
     >>> table.add_match([Placement("a", 1), Placement("b", 2), Placement("c", 2)])
@@ -123,18 +136,27 @@ class PairTable:
 
     def __init__(self) -> None:
         self._cells: dict[Cell, list[int]] = {}  # [wins, draws, losses] of the first player
-        self._totals: dict[tuple[str, str], list[int]] = {}  # the same, summed over a pair's cells
+        self._deficits: dict[tuple[str, str], list[int]] = {}  # the same's missing weight (units)
+        self._totals: dict[tuple[str, str], list[int]] = {}  # a pair's counts, summed over its cells
         self._games: dict[str, int] = {}
 
     def _count(self, cell: Cell, slot: int, count: int) -> None:
         self._cells.setdefault(cell, [0, 0, 0])[slot] += count
         self._totals.setdefault(cell[:2], [0, 0, 0])[slot] += count
 
+    def _lack(self, pair: tuple[str, str], slot: int, units: int) -> None:
+        self._deficits.setdefault(pair, [0, 0, 0])[slot] += units
+
     def add_match(self, placements: Sequence[Placement], seats: bool = False) -> None:
-        """Counts one match: a pairwise result for every pair of seats (in the cell of the match's
-        size, and with ``seats`` of the seats held: ``placements`` in seat order), a game per seat."""
-        for cell, outcome in _outcomes(placements, seats):
-            self._count(cell, outcome, 1)
+        """Counts one match: a pairwise result for every pair of seats (with ``seats``, in the cell of
+        the match's size and the seats held: ``placements`` in seat order), a game for every seat."""
+        for (a, b, size, seat_a, seat_b), outcome in _outcomes(placements, seats):
+            if seat_a != PLAIN:
+                self._count((a, b, size, seat_a, seat_b), outcome, 1)
+                continue
+            self._count((a, b, ANY_SIZE, PLAIN, PLAIN), outcome, 1)
+            if weight_deficit(size):
+                self._lack((a, b), outcome, weight_deficit(size))
         for seat in placements:
             self._games[seat.bot] = self._games.get(seat.bot, 0) + 1
 
@@ -143,6 +165,9 @@ class PairTable:
         for cell, theirs in other._cells.items():
             for slot in range(3):
                 self._count(cell, slot, theirs[slot])
+        for pair, lacking in other._deficits.items():
+            for slot in range(3):
+                self._lack(pair, slot, lacking[slot])
         for player, games in other._games.items():
             self._games[player] = self._games.get(player, 0) + games
 
@@ -169,8 +194,14 @@ class PairTable:
         """Yields every cell and its ``[wins, draws, losses]``, in no set order (do not modify)."""
         yield from self._cells.items()
 
+    def deficit(self, a: str, b: str) -> tuple[int, int, int]:
+        """Returns the weight ``a``'s wins, the draws and ``a``'s losses against ``b`` (``a < b``) lack
+        in the pair's cell without seats, in 1/WEIGHT_UNITS."""
+        lacking = self._deficits.get((a, b), (0, 0, 0))
+        return lacking[0], lacking[1], lacking[2]
+
     def cells(self) -> Iterator[tuple[Cell, Record]]:
-        """Yields every cell (pair, table size, seats) that holds a result, and its record, sorted."""
+        """Yields every cell that holds a result, and its record, sorted."""
         for cell in sorted(self._cells):
             yield cell, Record(*self._cells[cell])
 
@@ -189,6 +220,9 @@ class PairTable:
             if cell[0] in keep and cell[1] in keep:
                 for slot in range(3):
                     table._count(cell, slot, counts[slot])
+        for pair, lacking in self._deficits.items():
+            if pair[0] in keep and pair[1] in keep:
+                table._deficits[pair] = list(lacking)
         table._games = {p: g for p, g in self._games.items() if p in keep}
         return table
 
@@ -196,11 +230,21 @@ class PairTable:
         """Returns the stored form (one Redis hash of counters, see the module docstring)."""
         fields = {player: str(games) for player, games in sorted(self._games.items())}
         for (a, b, size, seat_a, seat_b), (wins, draws, losses) in sorted(self._cells.items()):
-            flipped = (size, seat_b, seat_a)
+            tag = "" if seat_a == PLAIN else f"{TAG_MARK}{size}{TAG_MARK}{seat_a}{SEAT_MARK}{seat_b}"
+            flipped = "" if seat_a == PLAIN else f"{TAG_MARK}{size}{TAG_MARK}{seat_b}{SEAT_MARK}{seat_a}"
             for field, count in (
-                (_field(a, WIN_MARK, b, (size, seat_a, seat_b)), wins),
-                (_field(a, DRAW_MARK, b, (size, seat_a, seat_b)), draws),
-                (_field(b, WIN_MARK, a, flipped), losses),
+                (f"{a}>{b}{tag}", wins),
+                (f"{a}={b}{tag}", draws),
+                (f"{b}>{a}{flipped}", losses),
+            ):
+                if count:
+                    fields[field] = str(count)
+        for (a, b), (wins, draws, losses) in sorted(self._deficits.items()):
+            tag = f"{TAG_MARK}{DEFICIT_TAG}"
+            for field, count in (
+                (f"{a}>{b}{tag}", wins),
+                (f"{a}={b}{tag}", draws),
+                (f"{b}>{a}{tag}", losses),
             ):
                 if count:
                     fields[field] = str(count)
@@ -209,9 +253,10 @@ class PairTable:
     @staticmethod
     def from_fields(fields: Mapping[str, str | bytes]) -> PairTable:
         """Returns the table that ``to_fields`` (or the counters kept in Redis) describes; raises
-        ValueError for a field that is not a count, or a draw field whose players are not sorted."""
+        ValueError for a field that is not a count, a malformed tag, or a draw field whose players are
+        not sorted."""
         table = PairTable()
-        cells, totals = table._cells, table._totals
+        cells, totals, deficits = table._cells, table._totals, table._deficits
         for field, value in fields.items():
             count = int(value)
             if count < 0:
@@ -231,6 +276,9 @@ class PairTable:
                 cell, slot = (first, second, size, seat_a, seat_b), 1
                 if not first < second:
                     raise ValueError(f"draw field {field!r}: players must be sorted and distinct")
+            if size == DEFICIT:
+                deficits.setdefault(cell[:2], [0, 0, 0])[slot] += count
+                continue
             counts = cells.get(cell)
             if counts is None:
                 counts = cells[cell] = [0, 0, 0]
@@ -247,21 +295,16 @@ class PairTable:
     __hash__ = None  # type: ignore[assignment]  # mutable
 
 
-def _field(first: str, mark: str, second: str, tag: tuple[int, int, int]) -> str:
-    """Returns a stored field: ``first`` + mark + ``second``, then the size unless it is a plain
-    two-seat result, then the seats if held (see the module docstring)."""
-    size, seat_first, seat_second = tag
-    if seat_first != PLAIN:
-        return f"{first}{mark}{second}{TAG_MARK}{size}{TAG_MARK}{seat_first}{SEAT_MARK}{seat_second}"
-    return f"{first}{mark}{second}{TAG_MARK}{size}" if size != 2 else f"{first}{mark}{second}"
+DEFICIT = -1  # _parse_tag's size of a deficit field
 
 
 def _parse_tag(field: str) -> tuple[str, int, int, int]:
-    """Returns a result field's pair part, table size and seats (the size 2 and seats PLAIN when
-    untagged); raises ValueError for a malformed tag. (Tags are few: each is parsed once.)"""
+    """Returns a result field's pair part, and its cell's size and seats: ANY_SIZE and PLAIN
+    untagged, DEFICIT for a deficit field; raises ValueError for a malformed tag. (Tags are few:
+    each is parsed once.)"""
     pair, mark, tag = field.partition(TAG_MARK)
     if not mark:
-        return field, 2, PLAIN, PLAIN
+        return field, ANY_SIZE, PLAIN, PLAIN
     parsed = _TAGS.get(tag)
     if parsed is None:
         parsed = _TAGS[tag] = _tag_of(tag, field)
@@ -272,48 +315,66 @@ _TAGS: dict[str, tuple[int, int, int]] = {}  # every well-formed tag met, parsed
 
 
 def _tag_of(tag: str, field: str) -> tuple[int, int, int]:
-    """Returns the table size and seats a tag (``"4"``, ``"4/0.2"``) gives; raises ValueError."""
+    """Returns the size and seats a tag gives (``"w"``: a deficit; ``"4/0.2"``: seats 0 and 2 of
+    four); raises ValueError."""
+    if tag == DEFICIT_TAG:
+        return DEFICIT, PLAIN, PLAIN
     size_text, _, seats_text = tag.partition(TAG_MARK)
     try:
         size = int(size_text)
-        seats = [int(s) for s in seats_text.split(SEAT_MARK)] if seats_text else []
+        seats = [int(s) for s in seats_text.split(SEAT_MARK)]
     except ValueError:
         raise ValueError(f"field {field!r}: a malformed table size or seats") from None
-    if not 2 <= size <= MAX_SEATS or (
-        seats_text and (len(seats) != 2 or not all(0 <= s < size for s in seats))
-    ):
+    if not 2 <= size <= MAX_SEATS or len(seats) != 2 or not all(0 <= s < size for s in seats):
         raise ValueError(f"field {field!r}: a malformed table size or seats")
-    if not seats and size == 2:
-        raise ValueError(f"field {field!r}: a malformed table size or seats (two seats take no size tag)")
-    return (size, seats[0], seats[1]) if seats else (size, PLAIN, PLAIN)
+    return size, seats[0], seats[1]
 
 
 MAX_SEATS = 6  # the largest table a game seats
 
 
 def match_fields(placements: Sequence[Placement], seats: bool = False) -> list[str]:
-    """Returns the stored fields one match increments by one: a field per pair (its winner's
-    ``"a>b"``, or ``"a=b"`` for a draw, tagged with the table size from 3 seats up and with the seats
-    held when ``seats``) and a field per seat (its match count). ``placements`` are in seat order.
+    """Returns the counted fields one match increments by one: a field per pair (its winner's
+    ``"a>b"``, or ``"a=b"`` for a draw; with ``seats``, tagged with the table size and the seats held)
+    and a field per seat (its match count). ``placements`` are in seat order. (Without the weight
+    deficits: ``match_increments`` gives every write.)
 
     >>> match_fields([Placement("b", 1), Placement("a", 2), Placement("c", 2)])
-    ['b>a/3', 'b>c/3', 'a=c/3', 'b', 'a', 'c']
+    ['b>a', 'b>c', 'a=c', 'b', 'a', 'c']
     >>> match_fields([Placement("b", 1), Placement("a", 2)], seats=True)
     ['b>a/2/0.1', 'b', 'a']
     """
     fields = []
     for (a, b, size, seat_a, seat_b), outcome in _outcomes(placements, seats):
+        tag = "" if seat_a == PLAIN else f"{TAG_MARK}{size}{TAG_MARK}{seat_a}{SEAT_MARK}{seat_b}"
+        flipped = "" if seat_a == PLAIN else f"{TAG_MARK}{size}{TAG_MARK}{seat_b}{SEAT_MARK}{seat_a}"
         if outcome == 2:
-            fields.append(_field(b, WIN_MARK, a, (size, seat_b, seat_a)))
+            fields.append(f"{b}{WIN_MARK}{a}{flipped}")
         else:
-            fields.append(_field(a, WIN_MARK if outcome == 0 else DRAW_MARK, b, (size, seat_a, seat_b)))
+            fields.append(f"{a}{WIN_MARK if outcome == 0 else DRAW_MARK}{b}{tag}")
     return fields + [seat.bot for seat in placements]
+
+
+def match_increments(placements: Sequence[Placement], seats: bool = False) -> list[tuple[str, int]]:
+    """Returns every ``(field, increment)`` recording one match writes (``HINCRBY``): its
+    ``match_fields`` by one, and for a match of 3 seats or more without ``seats`` each pair's weight
+    deficit (``"b>a/w"`` by 35 at three seats).
+
+    >>> match_increments([Placement("b", 1), Placement("a", 2), Placement("c", 2)])[-3:]
+    [('b>a/w', 35), ('b>c/w', 35), ('a=c/w', 35)]
+    """
+    increments = [(field, 1) for field in match_fields(placements, seats)]
+    lacking = weight_deficit(len(placements))
+    if seats or not lacking:
+        return increments
+    pairs = [f for f in match_fields(placements) if WIN_MARK in f or DRAW_MARK in f]
+    return increments + [(f"{f}{TAG_MARK}{DEFICIT_TAG}", lacking) for f in pairs]
 
 
 def _outcomes(placements: Sequence[Placement], seats: bool = False) -> list[tuple[Cell, int]]:
     """Returns, for every pair of seats, its cell (the sorted pair of players, the table size, and
-    their seats when ``seats``) and the first player's outcome: 0 a win, 1 a draw, 2 a loss; the
-    single reading of a match into pairwise results."""
+    their seats when ``seats``, else PLAIN) and the first player's outcome: 0 a win, 1 a draw, 2 a
+    loss; the single reading of a match into pairwise results."""
     players = [p.bot for p in placements]
     if len(set(players)) != len(players):
         raise ValueError(f"a player holds two seats: {players}")

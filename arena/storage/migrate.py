@@ -28,7 +28,7 @@ import redis
 from arena.games import GAMES
 from arena.queue import keys, store
 from arena.queue.connection import hash_fields, maybe_text
-from arena.ratings.pairs import match_fields
+from arena.ratings.pairs import match_increments
 from arena.ratings.seating import records_seats
 from arena.storage import replays
 
@@ -117,17 +117,17 @@ def _index_old_matches(client: redis.Redis, game: str) -> int:
 
 def _count_pair_table(client: redis.Redis, game: str) -> int:
     """Counts a game's pair table anew from its results when they disagree (results recorded before
-    pair tables existed), or once when its results were counted before pair tables kept each
-    result's table size (issue 37: a 3- to 6-seat match's pairwise results weigh less than a duel's,
-    ``arena.ratings.fit.match_weight``); returns 1 if it counted a table that has results, else 0.
+    pair tables existed), or once when its results were counted before pair tables kept the weight
+    each result lacks (issue 37: a 3- to 6-seat match's pairwise results weigh less than a duel's,
+    ``arena.ratings.pairs.match_weight``); returns 1 if it counted a table that has results, else 0.
 
     Design detail: recording increments ``keys.rating_updates`` with the pair table, so a counter
     below the results list's length means matches the table lacks. The table is counted into a
     temporary key and renamed over the old one in a transaction watching both, so a match recorded
     meanwhile makes it count again rather than be lost. A flag in ``keys.MIGRATIONS``
     (``sized-pairs:GAME``), set in the same transaction, marks a table whose results all carry their
-    size; until the migration sets it, the fit reads an untagged result as a duel's (weight 1), which
-    is what every fit did before sizes were kept.
+    weight; until the migration sets it, the fit reads a result without its deficit as a duel's
+    (weight 1), which is what every fit did before the weights.
     """
     results, updates, flag = keys.results(game), keys.rating_updates(game), f"sized-pairs:{game}"
     while True:
@@ -140,9 +140,9 @@ def _count_pair_table(client: redis.Redis, game: str) -> int:
                     return 0
                 counts: dict[str, int] = {}
                 for placements in store.iter_results(client, game):
-                    fields = match_fields(store.rated_placements(placements), records_seats(game))
-                    for field in fields:
-                        counts[field] = counts.get(field, 0) + 1
+                    fields = match_increments(store.rated_placements(placements), records_seats(game))
+                    for field, n in fields:
+                        counts[field] = counts.get(field, 0) + n
                 temporary = keys.pairs(game) + ":counting"
                 pipe.multi()
                 pipe.delete(temporary)
