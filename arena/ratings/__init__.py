@@ -12,7 +12,9 @@ game (win 1, tie 0.5, loss 0). Two estimators read it:
 - the online Elo (``elo``), kept as the baseline the fit is scored against: each seat's K factor is
   split over its opponents; ``apply`` adds one result, ``rebuild`` replays results in order.
 
-``calibration`` scores both on held-out results; ``sprt`` stops a head-to-head match early. (The fit
+``calibration`` scores both on held-out results; ``sprt`` stops a head-to-head match early;
+``confidence`` says when a ladder's order is settled; ``summary`` is a series' cutechess-style
+estimate. (The fit
 itself is ``arena.ratings.fit.fit``: not re-exported, so that ``arena.ratings.fit`` stays the module.)
 """
 
