@@ -16,10 +16,11 @@ Results recorded before a game was listed have no seats and count as before.
 
 from __future__ import annotations
 
-# ninja-burger: seat 1 of three is 76 Elo behind seat 0 [-122, -30] (random against itself, 200
-# games). ninjan shows one too (seat 1 of two +73 [24, 122], greedy against itself) but is not listed
-# yet: its stored fields are what several tests of recording read (docs/ratings.md).
-SEAT_ADVANTAGE: frozenset[str] = frozenset({"ninja-burger"})
+# Measured by bench/seat_advantage.py (docs/ratings.md, "Seat advantage"): ninja-master (a later seat
+# wins far more often: +142 Elo for seat 1 of two, +296 and +269 for seats 1 and 2 of three),
+# ninja-burger (seat 1 of three -76) and pnrz (seat 1 of three -127). ninjan shows one too (seat 1 of
+# two +73) but is not listed yet: its stored fields are what several tests of recording read.
+SEAT_ADVANTAGE: frozenset[str] = frozenset({"ninja-burger", "ninja-master", "pnrz"})
 
 
 def records_seats(game: str) -> bool:
