@@ -363,11 +363,12 @@ def match_increments(placements: Sequence[Placement], seats: bool = False) -> li
     >>> match_increments([Placement("b", 1), Placement("a", 2), Placement("c", 2)])[-3:]
     [('b>a/w', 35), ('b>c/w', 35), ('a=c/w', 35)]
     """
-    increments = [(field, 1) for field in match_fields(placements, seats)]
+    fields = match_fields(placements, seats)
+    increments = [(field, 1) for field in fields]
     lacking = weight_deficit(len(placements))
     if seats or not lacking:
         return increments
-    pairs = [f for f in match_fields(placements) if WIN_MARK in f or DRAW_MARK in f]
+    pairs = fields[: -len(placements)]  # a field per pair, then one per seat
     return increments + [(f"{f}{TAG_MARK}{DEFICIT_TAG}", lacking) for f in pairs]
 
 
