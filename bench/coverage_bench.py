@@ -13,13 +13,14 @@ among the rest, and so on (``pl_order``). The results go through the fit readers
 relative to the pool's mean lies in its 95% interval around its fitted rating relative to the fitted
 mean (the fit reports its covariance relative to the mean, so that is the interval it shows).
 ``coverage`` is the share of the ``20 * pools`` bots covered; its own binomial standard error at 200
-pools is about 0.0035. Issue 37 holds every row to 0.93-0.97.
+pools is about 0.0035. Issue 37 holds every row to 0.93-0.97 (the draws row only with a draw model,
+which the fit has not: its intervals are conservative there, docs/ratings.md).
 
 The draws row: two seats, and a pair draws with probability ``min(DRAW_CAP, 2 * min(p, 1 - p))``
 (``p`` the Bradley-Terry expected score), the rest going to either side so that the expected score
 stays ``p``: a model under which scoring a draw as half a point is unbiased. With ``DRAW_CAP = 0.43``
-about 35% of the games are drawn; ``draw_ratio`` is the share measured. Seeded: row ``k``, pool ``j`` draws from ``random.Random(1_000_003 * k +
-j)``, so every figure reproduces exactly.
+about 35% of the games are drawn; ``draw_ratio`` is the share measured. Seeded: row ``k``, pool
+``j`` draws from ``random.Random(1_000_003 * k + j)``, so every figure reproduces exactly.
 """
 
 from __future__ import annotations
