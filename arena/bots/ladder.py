@@ -3,7 +3,7 @@
 ``bench/builtin_ladder.py GAME`` plays the round robin in-process (seeded, the seats rotating) and
 writes ``arena/games/<game>/ladder.json``: the pair table's counters (``PairTable.to_fields``), the
 games played and the command line that regenerates the file. This module reads that file and fits it
-with ``arena.ratings`` (Bradley-Terry with BayesElo's prior: the one rating method of the project),
+with ``arena.ratings`` (Bradley-Terry with two virtual draws against 1500: the one rating method),
 so ``arena bots builtin GAME`` shows the same kind of rows as ``arena leaderboard``, with intervals and
 LOS over the next row.
 
@@ -84,7 +84,7 @@ class Ladder:
     held: tuple[int, ...]  # the player counts the file holds a table for
 
     def fit(self) -> Fit:
-        """Returns the fit of the stored table (``arena.ratings.fit.fit``: BayesElo's prior)."""
+        """Returns the fit of the stored table (``arena.ratings.fit.fit``)."""
         return fit(self.table)
 
     def standings(self) -> list[Standing]:
