@@ -71,18 +71,6 @@ KIT_GAMES = tuple(GAMES)  # every game a starter kit must play: all of the regis
 SMALLEST = {name: game.spec.min_players for name, game in GAMES.items()}
 
 
-def play_kit_bot(bot: Path, game: str, replay_dir: Path, *options: str) -> dict:
-    """Plays one game of a starter kit's built ``bot`` against the built-in random bot; returns the kit
-    bot's player result, after checking that the replay records decisions it made."""
-    proc = run_arena("match", game, str(bot), "random", "--json", "--replay-dir", str(replay_dir), *options)
-    assert proc.returncode == 0, proc.stderr
-    (result,) = json_lines(proc.stdout)
-    player = next(p for p in result["players"] if p["bot"] != "random")  # named by its Join
-    replay = json_lines(Path(result["replay"]).read_text())
-    assert any(x["type"] == "decision" and x["by"] == "bot" and x["seat"] == player["seat"] for x in replay)
-    return player
-
-
 def reports_in_logs(folder: Path, prefix: str) -> list[dict]:
     """Returns the JSON of every ``PREFIX {json}`` line in the bot logs (``*.log``) under ``folder``.
 

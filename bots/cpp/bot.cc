@@ -1,111 +1,29 @@
 // The C++ starter kit for arena: a gRPC client of proto/arena/v1 that plays any of the four games.
-// main() and play() are the protocol (connect, Join, answer each DecisionRequest, read errors and
-// results); the decisions are in the Strategy class, the part a bot author edits.
+// main() and Play() are the protocol (connect, Join, answer each DecisionRequest, read errors and
+// results); the decisions are in the Strategy class (strategy.h, one .cc file per game), the part a
+// bot author edits.
 //
 //   bots/cpp/build.sh                      (generates the C++ code of proto/, builds build/bot, static)
 //   arena match ninjan bots/cpp/build/bot random
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
-#include <random>
 #include <string>
 
 #include <grpcpp/grpcpp.h>
 
 #include "arena/v1/arena.grpc.pb.h"
 #include "arena/v1/arena.pb.h"
+#include "strategy.h"
 
 namespace {
-
-namespace v1 = arena::v1;
-using Clock = std::chrono::steady_clock;
-using Legal = google::protobuf::RepeatedPtrField<v1::Action>;
 
 const char kBotName[] = "cpp-starter";
 const char kClient[] = "arena-cpp-starter/1.0.0";
 // A bot whose referee never comes up gives up instead of hanging.
 constexpr auto kConnectTimeout = std::chrono::seconds(30);
-
-// The bot author's part: what the bot remembers and how it chooses, one function per game. Every
-// function returns an index into legal (never empty, sorted; each entry an Action of that game),
-// before deadline. Each starts as a legal random choice; replace the bodies marked YOUR LOGIC.
-class Strategy {
- public:
-  Strategy() : rng_(std::random_device{}()) {}
-
-  void MatchStart(const v1::MatchStart& start) { start_ = start; }
-
-  // Sees every public event (cards revealed, dice rolled, ...) before the decision that follows it.
-  void Event(const v1::Event& event) {
-    // YOUR LOGIC: remember what the other seats did (event.ninjan(), event.pnrz(), ...).
-    (void)event;
-  }
-
-  void Result(const v1::MatchResult& result) {
-    for (const auto& p : result.players()) {
-      if (p.seat() == start_.seat()) {
-        std::cerr << "cpp bot: match " << result.match_id() << " over: rank " << p.rank() << ", score "
-                  << p.score() << std::endl;
-      }
-    }
-  }
-
-  // Hands the decision to the function of the game being played.
-  int Choose(const v1::Observation& obs, const Legal& legal, Clock::time_point deadline) {
-    switch (obs.game_case()) {
-      case v1::Observation::kNinjan: return Ninjan(obs.ninjan(), legal, deadline);
-      case v1::Observation::kNinjaBurger: return NinjaBurger(obs.ninja_burger(), legal, deadline);
-      case v1::Observation::kPnrz: return Pnrz(obs.pnrz(), legal, deadline);
-      case v1::Observation::kNinjaMaster: return NinjaMaster(obs.ninja_master(), legal, deadline);
-      default: return Random(legal);  // a game newer than this bot: any legal action
-    }
-  }
-
- private:
-  int Random(const Legal& legal) {
-    return std::uniform_int_distribution<int>(0, legal.size() - 1)(rng_);
-  }
-
-  // ninjan: commit a card (play_card), then take (take_pile) or place on (place_pile) a pile.
-  int Ninjan(const v1::NinjanObservation& obs, const Legal& legal, Clock::time_point) {
-    // YOUR LOGIC. The example takes the richest pile it may take: every pile's cards are in obs.piles().
-    int best = -1;
-    int32_t best_value = 0;
-    for (int i = 0; i < legal.size(); ++i) {
-      if (!legal[i].ninjan().has_take_pile()) continue;
-      uint32_t pile = legal[i].ninjan().take_pile().pile();
-      if (pile >= static_cast<uint32_t>(obs.piles_size())) continue;
-      int32_t value = 0;
-      for (const auto& card : obs.piles(pile).cards()) value += card.value();
-      if (best < 0 || value > best_value) best = i, best_value = value;
-    }
-    return best >= 0 ? best : Random(legal);
-  }
-
-  // ninja-burger: choose a ninja, attend meetings, force trades, choose each check's skill, play
-  // fortune cards or decline. obs.mission() and obs.checks() describe the mission under way.
-  int NinjaBurger(const v1::NinjaBurgerObservation&, const Legal& legal, Clock::time_point) {
-    return Random(legal);  // YOUR LOGIC.
-  }
-
-  // pnrz: choose factions, select a hand tile, place it (x, y, rotation), take the icon's extra action
-  // or skip it. obs.board() holds every tile in play, obs.hand() this seat's tiles.
-  int Pnrz(const v1::PnrzObservation&, const Legal& legal, Clock::time_point) {
-    return Random(legal);  // YOUR LOGIC.
-  }
-
-  // ninja-master: in each tick grab a component, call a number or wait. obs.dice() is the roll and
-  // obs.components() says who holds what.
-  int NinjaMaster(const v1::NinjaMasterObservation&, const Legal& legal, Clock::time_point) {
-    return Random(legal);  // YOUR LOGIC.
-  }
-
-  std::mt19937 rng_;
-  v1::MatchStart start_;  // the current match: game, seat, players, deadline
-};
 
 // When an answer is due: deadline_ms from now, or far ahead when it is 0 (no deadline: a seat
 // attached by hand, e.g. in a debugger), so that a strategy checking the time never hurries.

@@ -1,12 +1,16 @@
-// The bot author's file: what the bot remembers and how it chooses, one function per game. Every
-// function returns an index into legal (never empty, sorted; each entry an Action of that game), before
-// deadline. Each starts as a legal random choice; replace the body marked YOUR LOGIC with your own.
+// The bot author's part: what the bot remembers and how it chooses. choose hands each decision to the
+// function of its game, one file per game (ninjan.go, ninja_burger.go, pnrz.go, ninja_master.go); each
+// returns an index into legal (never empty, sorted; each entry an Action of that game) before
+// s.deadline. Each starts with a simple, sound strategy that beats the built-in random bot; replace the
+// parts marked YOUR LOGIC with your own.
 package main
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math/rand"
 	"os"
+	"sort"
 	"time"
 
 	arenav1 "github.com/arena/arena/gen/go/arenav1"
@@ -14,21 +18,44 @@ import (
 
 // strategy is the bot's memory across the messages of one stream (several matches may follow).
 type strategy struct {
-	rng   *rand.Rand
-	start *arenav1.MatchStart // the current match: game, seat, players, deadline
+	rng      *rand.Rand
+	start    *arenav1.MatchStart // the current match: game, seat, players, deadline
+	deadline time.Time           // when the current decision's answer is due
+
+	// Ninja Burger: the observations name ninja cards and items by id; the cards come once, in the
+	// NinjasChosen event, the hand and the plays on a check.
+	nbNinjas map[uint32]*arenav1.NinjaBurgerNinjaCard   // by seat
+	nbCards  map[uint32]*arenav1.NinjaBurgerFortuneCard // fortune cards seen, by id
+	// Pnrz: the pictures (as printed) of every tile seen in the hand, by id.
+	pnrzTiles map[uint32]string
 }
 
 func newStrategy() *strategy {
-	return &strategy{rng: rand.New(rand.NewSource(time.Now().UnixNano()))}
+	s := &strategy{}
+	s.matchStart(&arenav1.MatchStart{})
+	return s
 }
 
+// matchStart forgets the previous match. The random generator (for your own use) is seeded by the match
+// id, so a seeded series plays the same way every time.
 func (s *strategy) matchStart(start *arenav1.MatchStart) {
 	s.start = start
+	h := fnv.New64a()
+	h.Write([]byte(start.GetMatchId()))
+	s.rng = rand.New(rand.NewSource(int64(h.Sum64())))
+	s.nbNinjas = map[uint32]*arenav1.NinjaBurgerNinjaCard{}
+	s.nbCards = map[uint32]*arenav1.NinjaBurgerFortuneCard{}
+	s.pnrzTiles = map[uint32]string{}
 }
 
 // event sees every public event (cards revealed, dice rolled, ...) before the decision that follows it.
 func (s *strategy) event(event *arenav1.Event) {
 	// YOUR LOGIC: remember what the other seats did (event.GetNinjan(), event.GetPnrz(), ...).
+	if chosen := event.GetNinjaBurger().GetNinjasChosen(); chosen != nil {
+		for seat, ninja := range chosen.GetNinjas() {
+			s.nbNinjas[uint32(seat)] = ninja
+		}
+	}
 }
 
 func (s *strategy) result(result *arenav1.MatchResult) {
@@ -41,59 +68,30 @@ func (s *strategy) result(result *arenav1.MatchResult) {
 
 // choose hands the decision to the function of the game being played.
 func (s *strategy) choose(observation *arenav1.Observation, legal []*arenav1.Action, deadline time.Time) int {
+	s.deadline = deadline
 	switch game := observation.Game.(type) {
 	case *arenav1.Observation_Ninjan:
-		return s.ninjan(game.Ninjan, legal, deadline)
+		return s.ninjan(game.Ninjan, legal)
 	case *arenav1.Observation_NinjaBurger:
-		return s.ninjaBurger(game.NinjaBurger, legal, deadline)
+		return s.ninjaBurger(game.NinjaBurger, legal)
 	case *arenav1.Observation_Pnrz:
-		return s.pnrz(game.Pnrz, legal, deadline)
+		return s.pnrz(game.Pnrz, legal)
 	case *arenav1.Observation_NinjaMaster:
-		return s.ninjaMaster(game.NinjaMaster, legal, deadline)
+		return s.ninjaMaster(game.NinjaMaster, legal)
 	}
 	return s.rng.Intn(len(legal)) // a game newer than this bot: any legal action
 }
 
-// ninjan: commit a card (PlayCard), then take (TakePile) or place on (PlacePile) a pile.
-func (s *strategy) ninjan(obs *arenav1.NinjanObservation, legal []*arenav1.Action, deadline time.Time) int {
-	// YOUR LOGIC. The example takes the richest pile it may take: every pile's cards are in obs.Piles.
-	best, bestValue := -1, int32(0)
-	for i, action := range legal {
-		take := action.GetNinjan().GetTakePile()
-		if take == nil {
-			continue
-		}
-		value := int32(0)
-		for _, card := range obs.Piles[take.Pile].Cards {
-			value += card.Value
-		}
-		if best < 0 || value > bestValue {
-			best, bestValue = i, value
-		}
-	}
-	if best >= 0 {
-		return best
-	}
-	return s.rng.Intn(len(legal))
+func sortDescending(values []float64) {
+	sort.Sort(sort.Reverse(sort.Float64Slice(values)))
 }
 
-// ninjaBurger: choose a ninja, attend meetings, force trades, choose each check's skill, play fortune
-// cards or decline. obs.Mission and obs.Checks describe the mission under way.
-func (s *strategy) ninjaBurger(obs *arenav1.NinjaBurgerObservation, legal []*arenav1.Action, deadline time.Time) int {
-	// YOUR LOGIC.
-	return s.rng.Intn(len(legal))
-}
-
-// pnrz: choose factions, select a hand tile, place it (x, y, rotation), take the icon's extra action
-// or skip it. obs.Board holds every tile in play, obs.Hand this seat's tiles.
-func (s *strategy) pnrz(obs *arenav1.PnrzObservation, legal []*arenav1.Action, deadline time.Time) int {
-	// YOUR LOGIC.
-	return s.rng.Intn(len(legal))
-}
-
-// ninjaMaster: in each tick grab a component, call a number or wait. obs.Dice is the roll and
-// obs.Components says who holds what.
-func (s *strategy) ninjaMaster(obs *arenav1.NinjaMasterObservation, legal []*arenav1.Action, deadline time.Time) int {
-	// YOUR LOGIC.
-	return s.rng.Intn(len(legal))
+// sortPositions orders (x, y) positions as the board is drawn: by row (y), then column (x).
+func sortPositions(positions [][2]int) {
+	sort.Slice(positions, func(i, j int) bool {
+		if positions[i][1] != positions[j][1] {
+			return positions[i][1] < positions[j][1]
+		}
+		return positions[i][0] < positions[j][0]
+	})
 }
