@@ -36,6 +36,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from arena.ratings.elo import SCALE
+from arena.ratings.pairs import Record
 
 _CUTECHESS_PI = 3.1415926535897  # the constant cutechess-cli's erfInv uses, kept for its digits
 
@@ -77,16 +78,9 @@ def elo_of_score(mu: float) -> float:
 
 
 @dataclasses.dataclass(frozen=True)
-class Score:
-    """One bot's wins, draws and losses against one opponent, and cutechess-cli's estimates from them."""
-
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
+class Score(Record):
+    """One bot's wins, draws and losses against one opponent (a pair table's ``Record``), and
+    cutechess-cli's estimates from them."""
 
     def add(self, mine: int, theirs: int) -> Score:
         """Returns the score with one more game, from the two finishing ranks (1 is best)."""
