@@ -358,14 +358,22 @@ def command_paths() -> list[tuple[str, ...]]:
     return found
 
 
-def every_option() -> list[tuple[tuple[str, ...], Any, Any]]:
-    """Returns (command path, command, option) for every option of every command."""
+def every_command() -> list[tuple[tuple[str, ...], Any]]:
+    """Returns (command path, command) for every command of ``arena``, groups included."""
     root = typer.main.get_command(cli.app)
     found = []
     for path in command_paths():
         command = root
         for word in path:
             command = command.commands[word]
+        found.append((path, command))
+    return found
+
+
+def every_option() -> list[tuple[tuple[str, ...], Any, Any]]:
+    """Returns (command path, command, option) for every option of every command."""
+    found = []
+    for path, command in every_command():
         found += [(path, command, p) for p in command.params if p.param_type_name == "option"]
     return [x for x in found if x[2].name != "help" and not x[2].hidden]  # hidden: a refusal
 
@@ -506,12 +514,8 @@ FILLERS = {"file": "x.jsonl", "game": "ninjan", "match": "m", "folder": ".", "na
 def redis_commands() -> list[list[str]]:
     """Returns, for every command with a ``--redis`` option, its words with its required arguments
     filled in (``tournament status`` and ``standings`` too: they are words of ``tournament``)."""
-    root = typer.main.get_command(cli.app)
     found = []
-    for path in command_paths():
-        command = root
-        for word in path:
-            command = command.commands[word]
+    for path, command in every_command():
         if not any("--redis" in p.opts for p in command.params):
             continue
         words = [*path]

@@ -120,7 +120,8 @@ def ladder_command(
     los: Annotated[
         float | None,
         typer.Option(
-            help="With --until-confident: the LOS every neighbour must reach, above 0.5 and below 1."
+            show_default="0.95 with --until-confident",
+            help="With --until-confident: the LOS every neighbour must reach, above 0.5 and below 1.",
         ),
     ] = None,
     deadline_ms: DeadlineOption = 2000,
