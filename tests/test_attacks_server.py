@@ -451,7 +451,8 @@ def test_lies_about_the_body_store_nothing_and_leave_the_server_up(server: str, 
         answer = raw(server, request, close=True)
         assert status_of(answer) in (0, 400, 401, 403, 413, 422), answer[:300]
         no_traceback(answer.decode("latin-1"))
-    assert snapshot(client) == before
+    # a client that hangs up mid-body leaves its upload slot to be released as the server unwinds
+    wait_until(lambda: snapshot(client) == before, "every upload slot to be released", limit=30)
     assert raw(server, head("GET", "/api/v1/bots")).startswith(b"HTTP/1.1 200")
 
 

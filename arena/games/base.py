@@ -32,9 +32,9 @@ from __future__ import annotations
 import abc
 import dataclasses
 import enum
-import functools
 import importlib
 import importlib.util
+import sys
 import typing
 from collections.abc import Mapping, Sequence
 from types import ModuleType
@@ -283,18 +283,21 @@ def ranks_from_scores(scores: Sequence[float]) -> tuple[int, ...]:
     return tuple(1 + sum(other > mine for other in scores) for mine in scores)
 
 
-@functools.cache
 def _words_module(engine_module: str) -> ModuleType | None:
     """Returns the ``words`` module of the game whose engine is ``engine_module`` (its package's
     ``words.py``), or None for a game without one.
 
     Design detail: found by its place, as the viewer's ``viewer.js`` is, rather than imported by the
     engine: the sentences import the engine's types, and the engine never needs them to play. The
-    lookup is of a module, made once per game class (the import system keeps modules anyway)."""
+    lookup keeps no cache of its own (engines hold no process-wide state): an imported module is the
+    import system's, looked up in ``sys.modules`` first."""
     package = engine_module.rpartition(".")[0]
-    if not package or importlib.util.find_spec(f"{package}.words") is None:
+    name = f"{package}.words"
+    if name in sys.modules:
+        return sys.modules[name]
+    if not package or importlib.util.find_spec(name) is None:
         return None
-    return importlib.import_module(f"{package}.words")
+    return importlib.import_module(name)
 
 
 def plain_words(value: Any, names: Sequence[str]) -> str:

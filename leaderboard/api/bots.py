@@ -21,6 +21,7 @@ the server at most a hash (``leaderboard.api.auth`` limits those), not 10 MiB.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from starlette.requests import Request
@@ -156,8 +157,8 @@ async def submit_bot(request: Request) -> Response:
             raise quota_refused(exc) from None
         try:
             archive = await read_body(request, limits.packed_bytes)
-        finally:
-            await off_loop(accounts.end_upload, app.client, account, slot)
+        finally:  # shielded: a client gone mid-body cancels this task, never the slot's release
+            await asyncio.shield(off_loop(accounts.end_upload, app.client, account, slot))
     if (params["builtin"] is None) != bool(archive):
         raise ApiError(400, "send the bot's packed folder (tar.gz) as the body, or builtin= with no body")
 
