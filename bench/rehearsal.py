@@ -1,0 +1,71 @@
+"""The dress rehearsal (issue 38): many participants' bots on the whole platform, a ladder per game for
+some minutes while viewers read the pages, then every figure a competition needs measured.
+
+    nice -n 15 .venv/bin/python bench/rehearsal.py --minutes 6 --bots 24 --out /tmp/rehearsal.json
+
+Starts a private Redis (a free loopback port, never 6379), ``arena server`` and ``--workers`` ``arena
+worker`` processes with a state folder of its own (a temporary one, or ``--keep FOLDER``), registers
+``--participants`` accounts through the HTTP API, uploads ``--bots`` honest bots (variants of the
+built-ins with a share of random moves or a small search budget: bench/rehearsal/roster.py) plus broken
+and hostile ones, runs the ladders for ``--minutes``, adds a worker at minute 10 (or a third of
+``--minutes`` if shorter), and writes the report (bench/rehearsal/report.py) to ``--out`` as JSON and
+its table to stdout. Only ``--against local`` is built so far; Python bots only so far.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: arena and bench.rehearsal
+
+from bench.rehearsal import report
+from bench.rehearsal.run import Options, Rehearsal
+from bench.rehearsal.stack import StackError
+
+
+def parse(argv: list[str]) -> tuple[Options, argparse.Namespace]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minutes", type=float, default=6.0, help="minutes the ladders run (default 6)")
+    parser.add_argument("--participants", type=int, default=8, help="accounts (default 8)")
+    parser.add_argument(
+        "--bots", type=int, default=24, help="honest bots, spread over the games (default 24)"
+    )
+    parser.add_argument("--workers", type=int, default=2, help="workers at the start; one more joins later")
+    parser.add_argument("--games", default="ninjan,ninja-burger,pnrz,ninja-master", help="comma-separated")
+    parser.add_argument("--hostile", type=int, default=2, help="hostile bots, at most 4 (default 2)")
+    parser.add_argument("--late-minute", type=float, default=None, help="when the extra worker joins")
+    parser.add_argument("--against", choices=["local", "compose"], default="local")
+    parser.add_argument("--out", type=Path, default=None, help="the report's JSON file")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the state and logs in this new folder")
+    args = parser.parse_args(argv)
+    options = Options(
+        minutes=args.minutes, participants=args.participants, bots=args.bots, workers=args.workers,
+        games=tuple(args.games.split(",")), hostile=min(4, args.hostile), against=args.against,
+        late_minute=args.late_minute,
+    )  # fmt: skip
+    return options, args
+
+
+def main(argv: list[str]) -> int:
+    options, args = parse(argv)
+    with tempfile.TemporaryDirectory(prefix="rehearsal-") as tmp:
+        folder = args.keep or Path(tmp) / "state"
+        rehearsal = Rehearsal(options, folder)
+        try:
+            rehearsal.run()
+        except StackError as exc:
+            print(f"bench/rehearsal.py: {exc}", file=sys.stderr)
+            return 2
+        result = report.build(rehearsal)
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=1, default=str) + "\n")
+    print(report.table(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
