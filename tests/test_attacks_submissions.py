@@ -24,7 +24,7 @@ import pytest
 import redis
 
 from arena.queue import keys, store
-from arena.ratings.pairs import player_id
+from arena.ratings.pairs import PairTable, Record, player_id
 from arena.referee.processes import BotLimits
 from arena.schedule import plan
 from arena.submissions import build, registry, smoke
@@ -283,11 +283,11 @@ def test_a_bot_that_passes_its_smoke_match_and_then_dodges_loses_every_match_it_
         players = store.result_fields(client.get(keys.result(job.match_id)))["players"]
         dodger = next(p for p in players if p["bot"] == "dodger")
         assert dodger["forfeit"] and dodger["rank"] == 2, players  # a loss to whoever it dodged
-    table = client.hgetall(keys.pairs("ninjan"))
+    table = PairTable.from_fields(client.hgetall(keys.pairs("ninjan")))
     me = player_id("dodger", version)
     for other, other_version in zip(bots[1:], versions[1:], strict=True):
-        assert int(table[f"{player_id(other, other_version)}>{me}"]) == 2  # both seatings, rated
-        assert f"{me}>{player_id(other, other_version)}" not in table
+        # both seatings, rated: two losses and nothing else
+        assert table.record(me, player_id(other, other_version)) == Record(wins=0, draws=0, losses=2)
 
 
 # A shared library whose constructor appends "uid=U" to the file $PWN_OUT, wherever it is loaded.

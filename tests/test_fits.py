@@ -21,7 +21,7 @@ import redis
 from arena.games.base import Termination
 from arena.queue import keys, store
 from arena.queue.jobs import MatchJob
-from arena.ratings import PairTable, Placement, player_id, standings, table_of, views
+from arena.ratings import PairTable, Placement, player_id, seating, standings, table_of, views
 from arena.ratings.fit import fit
 from arena.referee.record import MatchRecord
 from arena.results import PlayerResult
@@ -31,6 +31,7 @@ from tests.conftest import run_arena
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 
 VERSIONS = {"a": "aaaaaaaaaaaa", "b": "bbbbbbbbbbbb", "c": "cccccccccccc", "new": "dddddddddddd"}
+SEATS = seating.records_seats("ninjan")  # whether its results are stored with their seats (issue 37)
 
 
 def record_result(
@@ -82,7 +83,7 @@ def test_a_burst_of_results_is_refitted_once_and_every_read_reflects_every_resul
     stored = [store.rated_placements(m) for m in store.iter_results(client, "ninjan")]
     random.Random(0).shuffle(stored)
     latest = {bot: VERSIONS[bot] for bot in "abc"}
-    expected = json.loads(json.dumps(views.leaderboard(table_of(stored), latest)))
+    expected = json.loads(json.dumps(views.leaderboard(table_of(stored, SEATS), latest)))
     bots = expected.pop("bots")
     assert seen[0] == {"matches": 43, **expected}
     assert fits.view(client, source, fits.bot_part("a")) == bots["a"] and fits.refits(client, source) == 5
@@ -100,7 +101,8 @@ def test_arena_results_refits_to_the_numbers_of_arena_leaderboard(
     matches = [json.loads(line) for line in results.stdout.splitlines()]
     assert [m["match_id"] for m in matches] == [f"m{i}" for i in range(25)] + ["b-new"]
     table = table_of(
-        [Placement(player_id(p["bot"], p["version"]), p["rank"]) for p in m["players"]] for m in matches
+        ([Placement(player_id(p["bot"], p["version"]), p["rank"]) for p in m["players"]] for m in matches),
+        SEATS,
     )
     latest = {p["bot"]: player_id(p["bot"], p["version"]) for m in matches for p in m["players"]}
     rows = [s.to_json() for s in standings(fit(table), list(latest.values()))]
@@ -140,7 +142,7 @@ def test_tournament_standings_and_crosstable_count_only_its_own_results(
     shown = fits.tournament_standings(client, "t1")
     assert shown is not None and (shown["matches"], shown["total"], shown["game"]) == (5, 5, "ninjan")
     expected = table_of(
-        [Placement(player_id(b, VERSIONS[b]), r) for b, r in ranks.items()] for ranks in known
+        ([Placement(player_id(b, VERSIONS[b]), r) for b, r in ranks.items()] for ranks in known), SEATS
     )
     assert shown["rows"] == [s.to_json() for s in standings(fit(expected))]
     cross = {line["bot"]: {c["bot"]: c for c in line["against"]} for line in shown["crosstable"]}
@@ -160,13 +162,18 @@ def test_tournament_standings_and_crosstable_count_only_its_own_results(
     assert fits.tournament_standings(client, "nosuch") is None
 
 
+def in_seats(ranks: dict[str, int], match: int) -> dict[str, int]:
+    """Returns ``ranks`` with its seats in the order given for even matches, swapped for odd ones."""
+    return ranks if match % 2 == 0 else dict(reversed(ranks.items()))
+
+
 def test_provisional_bots_are_ranked_by_their_rating_and_marked(
     client: redis.Redis,
 ) -> None:
-    for i in range(40):
-        record_result(client, f"ab{i}", {"a": 1 if i % 3 else 2, "b": 2 if i % 3 else 1})
-        record_result(client, f"bc{i}", {"b": 1 if i % 3 else 2, "c": 2 if i % 3 else 1})
-        record_result(client, f"ac{i}", {"a": 1 if i % 4 else 2, "c": 2 if i % 4 else 1})
+    for i in range(40):  # each pair in both seatings, as a schedule plays them
+        record_result(client, f"ab{i}", in_seats({"a": 1 if i % 3 else 2, "b": 2 if i % 3 else 1}, i))
+        record_result(client, f"bc{i}", in_seats({"b": 1 if i % 3 else 2, "c": 2 if i % 3 else 1}, i))
+        record_result(client, f"ac{i}", in_seats({"a": 1 if i % 4 else 2, "c": 2 if i % 4 else 1}, i))
     record_result(client, "lucky-1", {"new": 1, "a": 2})
     record_result(client, "lucky-2", {"new": 1, "b": 2})
     rows = fits.view(client, fits.game_source("ninjan"))["rows"]
@@ -196,9 +203,13 @@ def test_a_view_cached_before_the_weights_is_refitted_once(client: redis.Redis) 
     assert fits.view(client, source) == fresh and fits.refits(client, source) == refits + 1
 
 
-def test_a_game_with_a_seat_advantage_records_the_seats_and_fits_them(client: redis.Redis) -> None:
+def test_a_game_with_a_seat_advantage_records_the_seats_and_fits_them(
+    client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 37: ninja-burger is listed in ``arena.ratings.seating``: its pairwise results are stored
-    with the seats held, and its fit has a seat advantage; ninjan's are stored as before."""
+    with the seats held, and its fit has a seat advantage; a game not listed (ninjan, taken off the
+    list here: all four games are listed) stores its results without seats, as before."""
+    monkeypatch.setattr(seating, "SEAT_ADVANTAGE", seating.SEAT_ADVANTAGE - {"ninjan"})
     for i, (ranks, game) in enumerate(
         [((1, 2, 3), "ninja-burger"), ((2, 1), "ninja-burger"), ((1, 2), "ninjan")]
     ):

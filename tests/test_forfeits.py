@@ -19,7 +19,7 @@ import redis
 from arena.queue import health, keys, store
 from arena.queue.jobs import JobStatus, MatchJob, enqueue, load_job
 from arena.queue.worker import READY_LINE, Worker, WorkerConfig
-from arena.ratings.pairs import player_id
+from arena.ratings.pairs import PairTable, Record, player_id
 from arena.referee.processes import DEFAULT_LIMITS, BotLimits
 from arena.referee.sandbox import SandboxError
 from arena.referee.sandbox_check import check_sandbox
@@ -92,12 +92,11 @@ def test_bots_that_never_join_or_crash_lose_their_matches_which_are_rated(
                 1 if p["bot"] == "random" else 2 for p in result["players"]
             ]
     # the losses are in the rating table: random beat each of them in both seatings
-    table = client.hgetall(keys.pairs("ninjan"))
+    table = PairTable.from_fields(client.hgetall(keys.pairs("ninjan")))
     quitter, crasher, rnd = (player_id(b, v) for b, v in zip(bots, versions, strict=True))
-    assert int(table[rnd]) == int(table[quitter]) == int(table[crasher]) == 4
-    assert int(table[f"{rnd}>{quitter}"]) == int(table[f"{rnd}>{crasher}"]) == 2
-    assert f"{quitter}>{rnd}" not in table and f"{crasher}>{rnd}" not in table
-    assert int(table[f"{crasher}={quitter}"]) == 2  # both forfeited: they share the last place
+    assert table.games(rnd) == table.games(quitter) == table.games(crasher) == 4
+    assert table.record(rnd, quitter) == table.record(rnd, crasher) == Record(wins=2, draws=0, losses=0)
+    assert table.record(crasher, quitter) == Record(wins=0, draws=2, losses=0)  # both forfeited: tied last
     board = run_arena("leaderboard", "ninjan", "--json", "--redis", redis_url)
     assert board.returncode == 0, board.stderr
     rows = json.loads(board.stdout)

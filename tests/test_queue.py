@@ -27,6 +27,7 @@ from arena.queue.jobs import JobStatus, MatchJob, enqueue, load_job, take_job, t
 from arena.queue.worker import Worker, WorkerConfig
 from arena.ratings import table_of
 from arena.ratings.pairs import PairTable
+from arena.ratings.seating import records_seats
 from arena.referee.processes import BotLimits
 from arena.referee.replay import first_difference, reproduce
 from arena.schedule.plan import TournamentSpec, plan, rotations
@@ -110,11 +111,12 @@ def check_recorded_exactly_once(client: redis.Redis, jobs: list[MatchJob]) -> No
     stored = list(store.iter_results(client, "ninjan", page=7))  # pages that do not divide the list
     assert sorted(m["match_id"] for m in stored) == sorted(ids)
     assert int(client.get(keys.rating_updates("ninjan"))) == len(jobs)
-    assert stored_table(client, keys.pairs("ninjan")) == table_of(map(store.rated_placements, stored))
+    seats = records_seats("ninjan")  # its results are recorded with the seats held (seat advantage)
+    assert stored_table(client, keys.pairs("ninjan")) == table_of(map(store.rated_placements, stored), seats)
     for tournament in {j.tournament for j in jobs} - {""}:
         played = {j.match_id for j in jobs if j.tournament == tournament}
         mine = (store.rated_placements(m) for m in stored if m["match_id"] in played)
-        assert stored_table(client, keys.tournament_pairs(tournament)) == table_of(mine)
+        assert stored_table(client, keys.tournament_pairs(tournament)) == table_of(mine, seats)
     assert client.xpending(keys.JOBS_STREAM, keys.WORKERS_GROUP)["pending"] == 0
     for j in jobs:
         assert load_job(client, j.match_id)[1]["status"] == JobStatus.RECORDED

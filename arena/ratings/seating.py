@@ -18,9 +18,8 @@ from __future__ import annotations
 
 # Measured by bench/seat_advantage.py (docs/ratings.md, "Seat advantage"): ninja-master (a later seat
 # wins far more often: +142 Elo for seat 1 of two, +296 and +269 for seats 1 and 2 of three),
-# ninja-burger (seat 1 of three -76) and pnrz (seat 1 of three -127). ninjan shows one too (seat 1 of
-# two +73) but is not listed yet: its stored fields are what several tests of recording read.
-SEAT_ADVANTAGE: frozenset[str] = frozenset({"ninja-burger", "ninja-master", "pnrz"})
+# ninja-burger (seat 1 of three -76), pnrz (seat 1 of three -127) and ninjan (seat 1 of two +73).
+SEAT_ADVANTAGE: frozenset[str] = frozenset({"ninja-burger", "ninja-master", "ninjan", "pnrz"})
 
 
 def records_seats(game: str) -> bool:
