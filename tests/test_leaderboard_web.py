@@ -13,6 +13,7 @@ import math
 import shutil
 import socket
 import subprocess
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,17 @@ def api(filled: redis.Redis, redis_url: str) -> Any:
         yield test_client
 
 
+def site_board(base: str) -> Any:
+    """Returns the site's own leaderboard answer for ninjan (what its page draws)."""
+    with urllib.request.urlopen(f"{base}/api/v1/games/ninjan/leaderboard", timeout=30) as answer:
+        return json.loads(answer.read())
+
+
+def signed(elo: float) -> str:
+    """Returns an Elo figure as the page shows it: a sign (a true minus) and one decimal."""
+    return ("+" if elo >= 0 else "\u2212") + f"{abs(elo):.1f}"
+
+
 def cli_json(*args: str) -> Any:
     done = run_arena(*args)
     assert done.returncode == 0, done.stderr
@@ -129,6 +141,14 @@ def test_api_games_and_leaderboard_match_the_cli(api: Any, redis_url: str) -> No
     assert board["pairs"] == cli_json("leaderboard", "ninjan", "--json", "--pairs", "--redis", redis_url)
     assert {r["bot"] for r in board["rows"]} == {"greedy", "random"} == set(board["pairs"])
     assert api.get("/api/v1/games/nosuch/leaderboard").status_code == 404
+    # ninjan's fit has a seat advantage (arena.ratings.seating): the API and the CLI show the same
+    (advantage,) = board["seat_advantage"]
+    assert (advantage["players"], advantage["seat"]) == (2, 1)
+    assert advantage["low"] < advantage["elo"] < advantage["high"]
+    text = run_arena("leaderboard", "ninjan", "--redis", redis_url)
+    assert text.returncode == 0, text.stderr
+    shown = f"2 players: seat 1 {advantage['elo']:+.1f} [{advantage['low']:+.1f}, {advantage['high']:+.1f}]"
+    assert f"seat advantage over seat 0 (Elo, 95% interval), fitted with the ratings: {shown}" in text.stdout
 
 
 def test_api_tournament_standings_match_the_cli(api: Any, filled: redis.Redis, redis_url: str) -> None:
@@ -285,6 +305,10 @@ def test_browser_leaderboard_matches_the_cli_and_sorts(site: tuple[str, Any], re
     assert shown_rows(page) == expected_rows(rows)
     assert page.locator("figure.chartbox svg line.interval").count() == 2
     assert page.locator("#leaderboard tbody tr.provisional td.bot .badge").count() == 2  # 2 games each
+    board = site_board(base)
+    (advantage,) = board["seat_advantage"]
+    line = page.locator(".seat-advantage").text_content() or ""
+    assert f"2 players: seat 1 {signed(advantage['elo'])} [{signed(advantage['low'])}, " in line, line
     pairs = cli_json("leaderboard", "ninjan", "--json", "--pairs", "--redis", redis_url)
     shown = page.eval_on_selector_all("#pairs tbody tr", "rows => rows.map(r => r.textContent)")
     assert shown == [

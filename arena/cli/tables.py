@@ -31,6 +31,20 @@ def _draws(view: Mapping[str, Any]) -> str:
     return "" if ratio is None else f", draw ratio {100 * ratio:.1f}%"
 
 
+def _seat_lines(view: Mapping[str, Any]) -> list[str]:
+    """Returns the line of the game's fitted seat advantages (each seat against seat 0, by table
+    size), or none for a game fitted without them (or a view cached before views had them)."""
+    sizes: dict[int, list[str]] = {}
+    for a in view.get("seat_advantage") or []:
+        sizes.setdefault(a["players"], []).append(
+            f"seat {a['seat']} {a['elo']:+.1f} [{a['low']:+.1f}, {a['high']:+.1f}]"
+        )
+    if not sizes:
+        return []
+    shown = "; ".join(f"{n} players: {', '.join(seats)}" for n, seats in sorted(sizes.items()))
+    return [f"  seat advantage over seat 0 (Elo, 95% interval), fitted with the ratings: {shown}"]
+
+
 def _row_line(row: Mapping[str, Any]) -> str:
     mark = PROVISIONAL_MARK if row["provisional"] else " "
     interval = f"{row['low']:.0f}..{row['high']:.0f}"
@@ -63,6 +77,7 @@ def format_leaderboard(game: str, view: Mapping[str, Any], pairs: bool = False, 
     lines = [
         f"{game} leaderboard: {view['matches']} matches recorded{_draws(view)}",
         f"  {METHOD}",
+        *_seat_lines(view),
         *format_rows(view["rows"]),
     ]
     if pairs:

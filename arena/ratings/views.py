@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from arena.ratings.fit import fit, standings, win_table
+from arena.ratings.fit import Z95, Fit, fit, standings, win_table
 from arena.ratings.pairs import PairTable, Record, player_id, split_player
 from arena.ratings.summary import los_matrix
 
@@ -32,12 +32,13 @@ def leaderboard(
     ``rows`` are ``Standing.to_json()`` of each bot's latest version; ``pairs[a][b]`` is the expected
     score of bot ``a``'s row against bot ``b``'s; ``los[a][b]`` the fit's likelihood that bot ``a``'s row
     is stronger than bot ``b``'s (every pair of rows); ``draw_ratio`` is the share of pairwise results
-    drawn (all versions); ``bots[bot]`` holds ``versions`` (every version's standing, among that
+    drawn (all versions); ``seat_advantage`` the fitted advantage of each seat (``seat_advantages``);
+    ``bots[bot]`` holds ``versions`` (every version's standing, among that
     bot's versions) and ``head_to_head`` (its pairwise record against each other bot, every version
     of both counted).
     """
     if not table.players():
-        return {"rows": [], "pairs": {}, "los": {}, "draw_ratio": None, "bots": {}}
+        return {"rows": [], "pairs": {}, "los": {}, "draw_ratio": None, "seat_advantage": [], "bots": {}}
     result = fit(table)
     shown = [
         p
@@ -65,7 +66,28 @@ def leaderboard(
         for bot, players in versions.items()
     }
     board = {"rows": [r.to_json() for r in rows], "pairs": pairs, "los": los}
-    return board | {"draw_ratio": _ratio(table), "bots": bots}
+    extra = {"draw_ratio": _ratio(table), "seat_advantage": seat_advantages(result)}
+    return board | extra | {"bots": bots}
+
+
+def seat_advantages(result: Fit) -> list[dict[str, Any]]:
+    """Returns each seat's fitted advantage over seat 0 at each table size, in Elo with its 95%
+    interval: ``{"players", "seat", "elo", "low", "high"}``, by table size then seat; empty for a
+    game fitted without one (``arena.ratings.seating``). Seats count from 0, as everywhere."""
+    shown = []
+    for tag, (elo, sd) in result.seat_advantage.items():
+        players, _, seat = tag.partition(":")
+        half = Z95 * sd
+        shown.append(
+            {
+                "players": int(players),
+                "seat": int(seat),
+                "elo": round(elo, 1),
+                "low": round(elo - half, 1),
+                "high": round(elo + half, 1),
+            }
+        )
+    return sorted(shown, key=lambda a: (a["players"], a["seat"]))
 
 
 def _ratio(table: PairTable) -> float | None:

@@ -35,8 +35,8 @@ from arena.ratings.pairs import PairTable
 
 BOARD = "view"  # the cached hash's field of the view's main part (a bot's part: bot_part(name))
 # The shape of the cached view: a view cached in another shape is refitted. 2 (issue 37): results
-# weighted by table size, seat advantage, draw ratio.
-VIEW_FORMAT = "2"
+# weighted by table size, seat advantage, draw ratio; 3: the seat advantage shown.
+VIEW_FORMAT = "3"
 
 # KEYS: the fit's hash, the refit counter. ARGV: the count of matches the view reflects, then (field,
 # JSON) for each part of the view, the first being ("format", VIEW_FORMAT): a view of another format

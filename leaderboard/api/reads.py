@@ -66,11 +66,13 @@ async def stamp(request: Request) -> Response:
 async def leaderboard(request: Request) -> Response:
     """``GET /api/v1/games/{game}/leaderboard``: the game's fitted view (with its draw ratio: the
     share of pairwise results drawn, null before any result; and ``los``, every pair's likelihood of
-    superiority, null in a view cached before views held it, until its next refit)."""
+    superiority, null in a view cached before views held it, until its next refit; ``seat_advantage``,
+    each seat's fitted advantage over seat 0 per table size, empty for a game fitted without one)."""
     game = game_name(path_param(request, "game"))
     board = await off_loop(data.leaderboard, client(request), game)
     fields = {"game": game, "matches": board["matches"], "rows": board["rows"], "pairs": board["pairs"]}
-    return JSONResponse(fields | {"draw_ratio": board.get("draw_ratio"), "los": board.get("los")})
+    extra = {"draw_ratio": board.get("draw_ratio"), "los": board.get("los")}
+    return JSONResponse(fields | extra | {"seat_advantage": board.get("seat_advantage", [])})
 
 
 async def results(request: Request) -> Response:

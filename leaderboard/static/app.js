@@ -293,6 +293,20 @@ const METHOD = "Elo fitted to all results at once (Bradley-Terry on every pair o
   "interval from the fit's curvature, relative to the pool · LOS: likelihood of superiority over the next row";
 // " · draw ratio X%" of a view (the share of pairwise results drawn); "" when the view has none.
 const drawRatio = (view) => (view.draw_ratio == null ? "" : ` · draw ratio ${(100 * view.draw_ratio).toFixed(1)}%`);
+// The line of a game's fitted seat advantages (each seat against seat 0, per table size): none for a
+// game fitted without them, or a view cached before views had them.
+function seatAdvantage(board) {
+  const sizes = new Map();
+  for (const a of board.seat_advantage || []) {
+    const sign = (x) => (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(1);
+    if (!sizes.has(a.players)) sizes.set(a.players, []);
+    sizes.get(a.players).push(`seat ${a.seat} ${sign(a.elo)} [${sign(a.low)}, ${sign(a.high)}]`);
+  }
+  if (!sizes.size) return [];
+  const parts = [...sizes].sort((x, y) => x[0] - y[0]).map(([n, seats]) => `${n} players: ${seats.join(", ")}`);
+  return [h("p", { class: "muted seat-advantage" },
+    `Seat advantage over seat 0 (Elo, 95% interval), fitted with the ratings: ${parts.join("; ")}`)];
+}
 const PROVISIONAL = "fewer than 10 matches, or 95% interval wider than ±150: ranked by its rating like " +
   "every row, but its rank is uncertain";
 
@@ -417,6 +431,7 @@ async function gamePage(main, game) {
     h("h1", {}, info ? info.title : board.game),
     h("p", { class: "muted" }, `${board.game} · ${board.matches} matches${drawRatio(board)} · each bot's latest version · `,
       METHOD, " · click a column to sort"),
+    ...seatAdvantage(board),
     tableBox,
     h("h2", {}, "Ratings and their 95% intervals"),
     intervalChart(board.rows),
