@@ -9,7 +9,8 @@ worker`` processes with a state folder of its own (a temporary one, or ``--keep 
 built-ins with a share of random moves or a small search budget: bench/rehearsal/roster.py) plus broken
 and hostile ones, runs the ladders for ``--minutes``, adds a worker at minute 10 (or a third of
 ``--minutes`` if shorter), and writes the report (bench/rehearsal/report.py) to ``--out`` as JSON and
-its table to stdout. Only ``--against local`` is built so far; Python bots only so far.
+its table to stdout. Only ``--against local`` is built so far. ``--languages`` adds the starter
+kits' bots (bench/rehearsal/kits.py: Node, Go and C++, one per game, built once and cached).
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ def parse(argv: list[str]) -> tuple[Options, argparse.Namespace]:
     )
     parser.add_argument("--workers", type=int, default=2, help="workers at the start; one more joins later")
     parser.add_argument("--games", default="ninjan,ninja-burger,pnrz,ninja-master", help="comma-separated")
+    parser.add_argument(
+        "--languages", default="python,node,go,cpp", help="python and the kits (comma-separated)"
+    )
     parser.add_argument("--hostile", type=int, default=2, help="hostile bots, at most 4 (default 2)")
     parser.add_argument("--late-minute", type=float, default=None, help="when the extra worker joins")
     parser.add_argument("--against", choices=["local", "compose"], default="local")
@@ -45,7 +49,7 @@ def parse(argv: list[str]) -> tuple[Options, argparse.Namespace]:
     options = Options(
         minutes=args.minutes, participants=args.participants, bots=args.bots, workers=args.workers,
         games=tuple(args.games.split(",")), hostile=min(4, args.hostile), against=args.against,
-        late_minute=args.late_minute,
+        late_minute=args.late_minute, languages=tuple(args.languages.split(",")),
     )  # fmt: skip
     return options, args
 

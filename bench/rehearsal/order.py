@@ -1,7 +1,8 @@
 """Is the ladder's order right, and since when is it sure? Read from the leaderboard's public answer.
 
 Confident: every neighbour's likelihood of superiority is at least 95%, neighbours among the honest
-bots (hostile ones all play the first legal action: equal by construction, never told apart), read
+Python bots (hostile ones all play the first legal action and the kits their one default strategy:
+equal by construction, never told apart), read
 from the leaderboard's ``los`` table (its rows' ``los_next`` where the table is missing).
 
 The Kendall distance is the share of discordant pairs among those whose intended strengths

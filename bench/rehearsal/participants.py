@@ -6,17 +6,17 @@ game over the bots that passed.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import http.client
 import json
 import tempfile
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import Any
 
-from arena.submissions.archives import pack
+from arena.submissions.archives import ArchiveLimits, pack
 
 from .roster import BotPlan, new_version
 
@@ -31,19 +31,27 @@ class Answer:
 
 
 def call(method: str, url: str, token: str = "", body: bytes | None = None, timeout: float = 60) -> Answer:
-    """Makes one HTTP request; returns its answer whatever the status (a network failure is status 0)."""
+    """Makes one HTTP request; returns its answer whatever the status (a network failure is status 0).
+
+    A server that refuses a body part way (413) answers and closes while the body is still being sent:
+    the answer is then read after the broken pipe, as a browser does, rather than lost with it.
+    """
+    parts = urllib.parse.urlsplit(url)
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     if body is not None:
         headers["Content-Type"] = "application/json" if body[:1] == b"{" else "application/gzip"
-    request = urllib.request.Request(url, data=body, method=method, headers=headers)
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
     start = time.monotonic()
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            status, raw = response.status, response.read()
-    except urllib.error.HTTPError as exc:
-        status, raw = exc.code, exc.read()
-    except OSError as exc:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the answer may be waiting
+            connection.request(method, path, body=body, headers=headers)
+        response = connection.getresponse()
+        status, raw = response.status, response.read()
+    except (OSError, http.client.HTTPException) as exc:
         return Answer(0, {"error": f"{type(exc).__name__}: {exc}"}, time.monotonic() - start)
+    finally:
+        connection.close()
     try:
         parsed = json.loads(raw) if raw else {}
     except ValueError:
@@ -112,7 +120,8 @@ class Participants:
     def send(self, plan: BotPlan, token: str, regression: bool = False) -> Answer:
         """Uploads ``plan``'s files as a tar.gz (``test_against=previous`` with ``regression``)."""
         with tempfile.TemporaryDirectory() as tmp:
-            archive = pack(plan.write(Path(tmp) / plan.name)).archive
+            # packed past the client's own limit: the server's check is what the rehearsal tries
+            archive = pack(plan.write(Path(tmp) / plan.name), ArchiveLimits(packed_bytes=64 << 20)).archive
         query = {"games": plan.game, "entry": plan.entry}
         if regression:
             query["test_against"] = "previous"

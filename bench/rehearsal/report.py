@@ -114,6 +114,7 @@ def build(r: Rehearsal) -> dict[str, Any]:
         lambda mid: jobs.get(mid, []),
     )
     replay_bytes = folder_bytes(r.folder / "replays")
+    grown = r.end.get("redis_bytes", 0) - r.end.get("redis_bytes_start", 0)
     intended = {p.name: p.intended for p in r.plans}
     subs = r.people.submissions.values()
     return {
@@ -146,7 +147,8 @@ def build(r: Rehearsal) -> dict[str, Any]:
         "storage": {
             "redis_bytes": r.end.get("redis_bytes"),
             "replay_store_bytes": replay_bytes,
-            "redis_bytes_per_match": round(r.end.get("redis_bytes", 0) / recorded) if recorded else None,
+            "redis_bytes_ladder_start": r.end.get("redis_bytes_start"),
+            "redis_bytes_per_match": round(grown / recorded) if recorded else None,  # the ladder's growth
             "replay_bytes_per_match": round(replay_bytes / recorded) if recorded else None,
         },
         "memory": memory(r),

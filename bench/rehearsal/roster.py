@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -50,9 +51,13 @@ class BotPlan:
     expect: Expect
     intended: float | None = None  # intended strength, higher stronger; None: not in the order's check
     language: str = "python"
+    source: Path | None = None  # a folder to submit as it is (a kit), instead of ``files``
 
     def write(self, folder: Path) -> Path:
-        """Writes the bot's files into a new ``folder``; returns it."""
+        """Writes the bot's files into a new ``folder`` (a copy of ``source``, links followed); returns it."""
+        if self.source is not None:
+            shutil.copytree(self.source, folder, symlinks=False)
+            return folder
         folder.mkdir(parents=True)
         for name, content in self.files:
             (folder / name).write_bytes(content)
@@ -60,6 +65,7 @@ class BotPlan:
 
 
 RATED = Expect("rated")
+OVERSIZE = 11 << 20  # bytes of noise in the oversized bot: past the server's default 10 MiB upload
 
 
 def honest(name: str, game: str, index: int, count: int) -> BotPlan:
@@ -116,8 +122,8 @@ def broken(game: str = "ninjan") -> list[BotPlan]:
         ),
         BotPlan(
             "broken-oversize", game, "broken",
-            (("bot.py", VARIANT.read_bytes()), ("noise.bin", os.urandom(3 << 19))),
-            "python bot.py", Expect("refused", ("MiB", "too large", "larger", "limit"), 413),
+            (("bot.py", VARIANT.read_bytes()), ("noise.bin", os.urandom(OVERSIZE))),
+            "python bot.py", Expect("refused", ("too large", "at most"), 413),
         ),
     ]  # fmt: skip
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from . import ledger
+from .kits import kit_bots
 from .order import OrderWatch
 from .participants import Participants, call
 from .roster import BotPlan, plan
@@ -31,7 +32,7 @@ SERVER_OPTIONS = [
     # One loopback address stands for 30 people's: the per-address limits are raised (per-account
     # quotas and every check of an upload stay as shipped, but for bots per game, left unlimited).
     "--accounts-per-hour", "1000", "--writes-per-minute", "6000", "--write-burst", "1000",
-    "--bots-per-game", "0", "--max-upload-mb", "1",
+    "--bots-per-game", "0",
 ]  # fmt: skip
 RECORDED_LINE = re.compile(r"arena: worker: \S+: recorded")
 
@@ -52,6 +53,7 @@ class Options:
     readers: int = 8
     rate: float = 10.0
     resubmit: int = 2
+    languages: tuple[str, ...] = ("python", "node", "go", "cpp")
 
     def late_at(self) -> float:
         return self.late_minute if self.late_minute is not None else min(10.0, self.minutes / 3)
@@ -63,11 +65,16 @@ class Rehearsal:
     def __init__(self, options: Options, folder: Path) -> None:
         self.options = options
         self.folder = folder
+        self.missing: dict[str, str] = {}  # kit language -> why it was left out
         self.plans: list[BotPlan] = plan(list(options.games), options.bots, options.hostile)
+        kit_languages = [lang for lang in options.languages if lang != "python"]
+        self.plans += kit_bots(list(options.games), kit_languages, self.missing)
         self.stack: LocalStack | None = None
         self.people: Participants | None = None
         self.viewers: Viewers | None = None
-        self.order = OrderWatch(list(options.games), {p.name for p in self.plans if p.kind == "honest"})
+        self.order = OrderWatch(
+            list(options.games), {p.name for p in self.plans if p.kind == "honest" and p.language == "python"}
+        )
         self.ladders: dict[str, dict[str, Any]] = {}
         self.samples: list[dict[str, Any]] = []
         self.timeline: dict[str, float] = {}
@@ -121,6 +128,7 @@ class Rehearsal:
         assert self.stack is not None and self.people is not None
         o = self.options
         self.viewers = Viewers(self.stack.url, list(o.games), o.readers, o.rate)
+        self.end["redis_bytes_start"] = ledger.redis_memory(self.stack.redis_client())
         start = self.timeline["ladder"] = time.monotonic()
         self.samples.append(self._sample(0.0))
         self.viewers.start()

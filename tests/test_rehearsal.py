@@ -1,0 +1,121 @@
+"""The dress rehearsal, short (issue 38 item 4): bench/rehearsal.py for two minutes with a dozen honest
+Python bots over the four games, the broken and hostile ones, two local workers (a third joins partway),
+and the viewers reading the pages (the kits' bots are left to the benchmark: their builds take minutes).
+The run is the benchmark's own command; these tests read its report
+and hold the platform's invariants, never its speed: nothing lost or doubled, every broken bot refused
+or charged with the right reason, every honest bot rated, no unexplained error line.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REPO
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.slow,
+    pytest.mark.timeout(900),  # the run takes its two minutes, plus smoke matches and the drain
+    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
+]
+
+MINUTES = "2"
+BOTS = "12"
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Runs the short rehearsal once for the module; returns its JSON report."""
+    folder = tmp_path_factory.mktemp("rehearsal")
+    out = folder / "report.json"
+    argv = [
+        sys.executable, str(REPO / "bench" / "rehearsal.py"), "--minutes", MINUTES, "--bots", BOTS,
+        "--participants", "6", "--workers", "2", "--hostile", "2", "--languages", "python", "--out", str(out),
+        "--keep", str(folder / "state"),
+    ]  # fmt: skip
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, timeout=840)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    found: dict[str, Any] = json.loads(out.read_text())
+    return found
+
+
+def test_no_ladder_match_is_lost_or_recorded_twice(report: dict[str, Any]) -> None:
+    ledger = report["ledger"]
+    assert set(ledger) == {"ninjan", "ninja-burger", "pnrz", "ninja-master"}, report["ladders"]
+    for game, counts in ledger.items():
+        assert counts["scheduled"] > 0, game
+        assert (counts["lost"], counts["doubled"], counts["in_flight"]) == (0, [], 0), (game, counts)
+        assert counts["recorded_not_listed"] == [], (game, counts)
+        assert counts["recorded"] + counts["dead"] == counts["scheduled"], (game, counts)
+
+
+def test_every_broken_bot_is_refused_or_charged_with_its_fault(report: dict[str, Any]) -> None:
+    broken = [v for v in report["verdicts"] if v["kind"] == "broken"]
+    assert {v["bot"] for v in broken} == {
+        "broken-crash",
+        "broken-timeout",
+        "broken-illegal",
+        "broken-oversize",
+    }
+    for verdict in broken:
+        assert verdict["ok"], verdict
+        assert verdict["games"] == 0, verdict  # never rated
+
+
+def test_every_honest_and_hostile_bot_is_rated(report: dict[str, Any]) -> None:
+    rated = [v for v in report["verdicts"] if v["kind"] in ("honest", "hostile")]
+    assert len(rated) == int(BOTS) + 2
+    assert [v for v in rated if not v["ok"]] == []
+
+
+def test_no_error_line_is_unexplained(report: dict[str, Any]) -> None:
+    errors = report["errors"]
+    running = [e for e in errors["unexplained_lines"] if e["phase"] == "run"]
+    assert running == [], running
+    assert errors["explained"] >= 2  # the crash and the forfeit of the broken bots at least
+
+
+def test_viewers_and_submissions_got_answers(report: dict[str, Any]) -> None:
+    assert report["pages"]["failure_count"] == 0, report["pages"]["failures"]
+    assert report["accounts"]["refused"] == []
+    assert set(report["submissions"]["refused"]) == {"broken-oversize"}, report["submissions"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="platform: a smoke match's reason does not say why a bot forfeited: a bot that only missed "
+    "deadlines and one that only sent illegal actions both get 'forfeited after 3 strikes (illegal "
+    "actions or missed deadlines)' (arena.submissions.smoke.verdict); /tmp/request-rehearsal.md",
+)
+def test_a_bot_that_only_times_out_is_told_so(report: dict[str, Any]) -> None:
+    reasons = {v["bot"]: v["reason"].lower() for v in report["verdicts"]}
+    assert "illegal" not in reasons["broken-timeout"], reasons["broken-timeout"]
+    assert "deadline" not in reasons["broken-illegal"], reasons["broken-illegal"]
+
+
+def test_the_report_has_every_figure(report: dict[str, Any]) -> None:
+    """The figures a long run is judged by are all there (their values are for the benchmark)."""
+    throughput = report["throughput"]
+    assert throughput["recorded"] > 0 and throughput["late_worker"] == "worker-2"
+    assert set(throughput["jobs_per_worker"]) == {"worker-0", "worker-1", "worker-2"}
+    for game in ("ninjan", "ninja-burger", "pnrz", "ninja-master"):
+        assert report["order"][game]["kendall"]["pairs"] > 0, report["order"][game]
+    for kind in ("leaderboard", "bot", "replay"):
+        assert report["pages"]["load"][kind]["n"] > 0 and report["pages"]["idle"][kind]["n"] > 0
+    assert report["storage"]["replay_store_bytes"] > 0 and report["storage"]["redis_bytes"] > 0
+    assert set(report["memory"]) == {"server", "worker-0", "worker-1", "worker-2"}
+
+
+def test_compose_is_refused_until_built(tmp_path: Path) -> None:
+    argv = [sys.executable, str(REPO / "bench" / "rehearsal.py"), "--against", "compose"]
+    proc = subprocess.run(
+        [*argv, "--keep", str(tmp_path / "s")], capture_output=True, text=True, cwd=REPO, timeout=60
+    )
+    assert proc.returncode == 2 and "not built yet" in proc.stderr, proc.stderr
