@@ -216,32 +216,13 @@ def _decoder(py_type: Any, message_type: type[Message]) -> Any:
     if _is_oneof(py_type):
         return _union_decoder(py_type, message_type)
     cls = _members(py_type)[0]
-    by_name = message_type.DESCRIPTOR.fields_by_name
     env: dict[str, Any] = {"cls": cls, "memo": {}, "limit": MEMO_LIMIT}
-    args = []
-    leaf = True  # only scalar and enum fields, each always present: memoised (below)
-    for i, field in enumerate(_fields(cls)):
-        if field.name not in by_name:
-            raise CodecError(f"{message_type.DESCRIPTOR.full_name} has no field {field.name!r}")
-        target = by_name[field.name].message_type
-        item = _item_type(field.py_type) if field.repeated else field.py_type
-        raw = f"m.{field.name}"
-        if target is not None:
-            env[f"d{i}"] = _decoder(item, _message_class(target))
-            one = f"d{i}"
-        elif _is_enum(item):
-            env[f"d{i}"] = _enum_converter(item)
-            one = f"d{i}"
-        else:
-            one = ""
-        if field.repeated:
-            expr = f"tuple(map({one}, {raw}))" if one else f"tuple({raw})"
-        else:
-            expr = f"{one}({raw})" if one else raw
-        if field.optional:
-            expr = f"({expr} if m.HasField({field.name!r}) else None)"
-        args.append(f"{field.name}={expr}")
-        leaf = leaf and target is None and not field.repeated and not field.optional
+    args = [f"{field.name}={_field_expr(cls, message_type, i, env)}" for i, field in enumerate(_fields(cls))]
+    # a leaf: only scalar and enum fields, each always present: memoised (the Design detail above)
+    leaf = all(
+        message_type.DESCRIPTOR.fields_by_name[f.name].message_type is None and not (f.repeated or f.optional)
+        for f in _fields(cls)
+    )
     body = f"    return cls({', '.join(args)})"
     if leaf and args:
         key = "".join(f"m.{field.name}, " for field in _fields(cls))
@@ -252,6 +233,47 @@ def _decoder(py_type: Any, message_type: type[Message]) -> Any:
         )
     exec(f"def decode(m):\n{body}", env)  # built from field names only
     return env["decode"]
+
+
+def _field_expr(cls: type, message_type: type[Message], i: int, env: dict[str, Any]) -> str:
+    """Returns the expression that decodes field ``i`` of dataclass ``cls`` from message ``m``; puts
+    the converters it calls in ``env``."""
+    field = _fields(cls)[i]
+    by_name = message_type.DESCRIPTOR.fields_by_name
+    if field.name not in by_name:
+        raise CodecError(f"{message_type.DESCRIPTOR.full_name} has no field {field.name!r}")
+    target = by_name[field.name].message_type
+    item = _item_type(field.py_type) if field.repeated else field.py_type
+    raw = f"m.{field.name}"
+    if target is not None:
+        env[f"d{i}"] = _decoder(item, _message_class(target))
+        one = f"d{i}"
+    elif _is_enum(item):
+        env[f"d{i}"] = _enum_converter(item)
+        one = f"d{i}"
+    else:
+        one = ""
+    if field.repeated:
+        expr = f"tuple(map({one}, {raw}))" if one else f"tuple({raw})"
+    else:
+        expr = f"{one}({raw})" if one else raw
+    if field.optional:
+        expr = f"({expr} if m.HasField({field.name!r}) else None)"
+    return expr
+
+
+@_cached
+def field_decoders(cls: type, message_type: type[Message]) -> tuple[tuple[str, int, Any], ...]:
+    """Returns, for each field of the dataclass ``cls`` in order, (its name, its field number in
+    ``message_type``, ``decode(message)`` of that field alone): for readers that decode a message
+    field by field and reuse the fields that did not change (``arena.sdk.wire``)."""
+    plan = []
+    for i, field in enumerate(_fields(cls)):
+        env: dict[str, Any] = {}
+        exec(f"def decode(m):\n    return {_field_expr(cls, message_type, i, env)}", env)  # field names only
+        number = message_type.DESCRIPTOR.fields_by_name[field.name].number
+        plan.append((field.name, number, env["decode"]))
+    return tuple(plan)
 
 
 def _union_decoder(py_type: Any, message_type: type[Message]) -> Any:
