@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf import message_factory
 from google.protobuf.message import Message
 
 from arena import codec
@@ -91,9 +90,7 @@ class ObservationReader:
     def __init__(self, game: Game) -> None:
         self.game = game
         self.wire_name = game.spec.wire_name
-        descriptor = pb.Observation.DESCRIPTOR.fields_by_name[self.wire_name].message_type
-        assert descriptor is not None  # a game's observation is a message
-        self.payload: type[Message] = message_factory.GetMessageClass(descriptor)
+        self.payload: type[Message] = type(getattr(pb.Observation(), self.wire_name))
         self.cls = game.observation_type  # a dataclass, its fields in the message's order or not
         self.fields = codec.field_decoders(self.cls, self.payload)
         self.memo: list[dict[bytes, Any]] = [{} for _ in self.fields]
