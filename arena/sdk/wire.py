@@ -28,47 +28,40 @@ FIELD_MEMO = 1024  # values remembered per field; the table starts again when it
 
 def field_runs(data: bytes) -> dict[int, bytes] | None:
     """Returns each field number's bytes (its entries, tags included) of the message ``data``, or
-    None when a field's entries are not contiguous or the bytes are not a message."""
+    None when a field's entries are not contiguous or the bytes are not a message.
+
+    Design detail: the inner loop steps over the entries of one run (the same tag again and again:
+    a hand's cards, a game's history) with a tag of one byte compared whole; this runs per decision.
+    """
     runs: dict[int, bytes] = {}
     size = len(data)
     i = 0
-    number = -1
-    start = 0
     while i < size:
-        entry = i
-        key = data[i]
-        i += 1
-        if key >= 0x80:
-            key, i = _varint(data, i, key)
-        if key >> 3 != number:
-            if number >= 0:
-                runs[number] = data[start:entry]
-            number = key >> 3
-            if number in runs:
-                return None
-            start = entry
-        wire = key & 7
-        if wire == 0:
-            while data[i] >= 0x80:
-                i += 1
-            i += 1
-        elif wire == 2:
-            length = data[i]
-            i += 1
-            if length >= 0x80:
-                length, i = _varint(data, i, length)
-            i += length
-        elif wire == 1:
-            i += 8
-        elif wire == 5:
-            i += 4
-        else:
+        start = i
+        tag = data[i]
+        if tag >= 0x80:
+            return None  # a field number over 15: none of the games' observations has one at top level
+        number, wire = tag >> 3, tag & 7
+        if number in runs or wire not in (0, 1, 2, 5):
             return None
-    if i != size:
-        return None
-    if number >= 0:
-        runs[number] = data[start:]
-    return runs
+        while True:
+            i += 1
+            if wire == 2:
+                length = data[i]
+                i += 1
+                if length >= 0x80:
+                    length, i = _varint(data, i, length)
+                i += length
+            elif wire == 0:
+                while data[i] >= 0x80:
+                    i += 1
+                i += 1
+            else:
+                i += 8 if wire == 1 else 4
+            if i >= size or data[i] != tag:
+                break
+        runs[number] = data[start:i]
+    return runs if i == size else None
 
 
 def _varint(data: bytes, i: int, first: int) -> tuple[int, int]:
