@@ -42,9 +42,9 @@ def rank_rewards(state: NinjanState) -> list[float]:
     return [(sum(r > mine for r in ranks) - sum(r < mine for r in ranks)) / (n - 1) for mine in ranks]
 
 
-def self_play(weights: policy.Weights, players: int, seed: int, rng: random.Random) -> tuple[Grads, float]:
+def self_play(weights: policy.Weights, players: int, seed: int, rng: random.Random) -> Grads:
     """Plays one game with every seat sampling the policy; returns the sum over its decisions of
-    reward x grad log pi(action), and seat 0's reward."""
+    reward x grad log pi(action) (the REINFORCE estimate of the gradient of the expected reward)."""
     state = GAME.initial_state(players, seed)
     taken: list[tuple[int, str, np.ndarray]] = []  # seat, kind, grad log pi of the action taken
     while not GAME.is_terminal(state):
@@ -62,7 +62,7 @@ def self_play(weights: policy.Weights, players: int, seed: int, rng: random.Rand
     grads = {kind: np.zeros(width) for kind, width in policy.WIDTH.items()}
     for seat, kind, grad in taken:
         grads[kind] += rewards[seat] * grad
-    return grads, rewards[0]
+    return grads
 
 
 def batch(job: tuple[policy.Weights, Sequence[tuple[int, int]], int]) -> tuple[Grads, int]:
@@ -72,7 +72,7 @@ def batch(job: tuple[policy.Weights, Sequence[tuple[int, int]], int]) -> tuple[G
     rng = random.Random(sample_seed)
     total = {kind: np.zeros(width) for kind, width in policy.WIDTH.items()}
     for players, seed in games:
-        grads, _ = self_play(weights, players, seed, rng)
+        grads = self_play(weights, players, seed, rng)
         for kind in total:
             total[kind] += grads[kind]
     return total, len(games)
