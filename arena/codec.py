@@ -157,37 +157,61 @@ def _encoder(py_type: Any, message_type: type[Message]) -> Any:
     """Returns ``encode(message, value)`` for values of ``py_type`` (a dataclass or a union of them)."""
     if _is_oneof(py_type):
         return _union_encoder(py_type, message_type)
-    by_name = message_type.DESCRIPTOR.fields_by_name
     env: dict[str, Any] = {}
     lines = ["def encode(msg, v):"]
-    for i, field in enumerate(_fields(py_type)):
-        if field.name not in by_name:
-            raise CodecError(f"{message_type.DESCRIPTOR.full_name} has no field {field.name!r}")
-        target = by_name[field.name].message_type
-        item = _item_type(field.py_type) if field.repeated else field.py_type
-        name = field.name
-        if target is not None:
-            env[f"e{i}"] = _encoder(item, _message_class(target))
-        if field.repeated and target is not None:
-            lines += [f"    add = msg.{name}.add", f"    for x in v.{name}:", f"        e{i}(add(), x)"]
-        elif field.repeated:
-            lines.append(f"    msg.{name}.extend(v.{name})")
-        elif target is not None:
-            lines += [
-                f"    x = v.{name}",
-                "    if x is not None:",
-                f"        s = msg.{name}",
-                "        s.SetInParent()",
-                f"        e{i}(s, x)",
-            ]
-        elif field.optional:
-            lines += [f"    x = v.{name}", "    if x is not None:", f"        msg.{name} = x"]
-        else:
-            lines.append(f"    msg.{name} = v.{name}")
+    for i in range(len(_fields(py_type))):
+        lines += _field_lines(py_type, message_type, i, env)
     if len(lines) == 1:
         lines.append("    pass")
     exec("\n".join(lines), env)  # code built above from dataclass field names only
     return env["encode"]
+
+
+def _field_lines(
+    cls: type, message_type: type[Message], i: int, env: dict[str, Any], value: str = ""
+) -> list[str]:
+    """Returns the lines that set field ``i`` of message ``msg`` from dataclass value ``v`` (or from
+    the variable ``value`` when named); puts the encoders they call in ``env``."""
+    field = _fields(cls)[i]
+    by_name = message_type.DESCRIPTOR.fields_by_name
+    if field.name not in by_name:
+        raise CodecError(f"{message_type.DESCRIPTOR.full_name} has no field {field.name!r}")
+    target = by_name[field.name].message_type
+    item = _item_type(field.py_type) if field.repeated else field.py_type
+    name = field.name
+    read = value or f"v.{name}"
+    if target is not None:
+        env[f"e{i}"] = _encoder(item, _message_class(target))
+    if field.repeated and target is not None:
+        return [f"    add = msg.{name}.add", f"    for x in {read}:", f"        e{i}(add(), x)"]
+    if field.repeated:
+        return [f"    msg.{name}.extend({read})"]
+    if target is not None:
+        return [
+            f"    x = {read}",
+            "    if x is not None:",
+            f"        s = msg.{name}",
+            "        s.SetInParent()",
+            f"        e{i}(s, x)",
+        ]
+    if field.optional:
+        return [f"    x = {read}", "    if x is not None:", f"        msg.{name} = x"]
+    return [f"    msg.{name} = {read}"]
+
+
+@_cached
+def field_encoders(cls: type, message_type: type[Message]) -> tuple[Callable[[Any], bytes], ...]:
+    """Returns, for each field of the dataclass ``cls`` in order, ``encode(value) -> bytes``: the
+    wire bytes of that field alone (its entries, tags included; b"" for a default) in a
+    ``message_type``. Concatenated, they are the message: for writers that encode a message field
+    by field and reuse the bytes of fields that did not change (``arena.referee.match``)."""
+    encoders = []
+    for i in range(len(_fields(cls))):
+        env: dict[str, Any] = {"new": message_type}
+        lines = ["def encode(value):", "    msg = new()", *_field_lines(cls, message_type, i, env, "value")]
+        exec("\n".join([*lines, "    return msg.SerializeToString()"]), env)  # from field names only
+        encoders.append(env["encode"])
+    return tuple(encoders)
 
 
 def _union_encoder(py_type: Any, message_type: type[Message]) -> Any:

@@ -96,6 +96,64 @@ def seat_labels(seats: int) -> list[str]:
     return [f"seat {seat}" for seat in range(seats)]
 
 
+class ObservationWriter:
+    """Writes a game's observations and legal actions into DecisionRequests, as bytes that are
+    reused for what did not change.
+
+    Design detail: encoding each seat's observation afresh cost the referee more than the round
+    trip to its bot (a late Ninjan observation carries the whole history of the game). Most of it
+    is shared: the seats acting in one step see the same table and history, and from one step to
+    the next most fields stay as they were. So each top-level field is encoded on its own
+    (``codec.field_encoders``) and its bytes kept with its value: a field whose value is the same
+    object as, or equal to, one of the last few of that field reuses their bytes. The bytes are
+    merged into the request in C, and each legal action's bytes are made once per action.
+    """
+
+    def __init__(self, game: Game, seats: int) -> None:
+        self.wire_name = game.spec.wire_name
+        payload = type(getattr(pb.Observation(), self.wire_name))
+        names = [field.name for field in dataclasses.fields(game.observation_type)]
+        self.fields = list(zip(names, codec.field_encoders(game.observation_type, payload), strict=True))
+        self.keep = seats + 1  # values kept per field: each seat's, and one more
+        self.recent: list[list[tuple[Any, bytes]]] = [[] for _ in names]
+        self.game = game
+        self.actions: dict[Any, bytes] = {}  # action -> its bytes as an entry of legal_actions
+
+    def write(self, request: pb.DecisionRequest, observation: Any, legal: Sequence[Any]) -> None:
+        """Sets the request's observation and legal actions."""
+        parts = [
+            self._field(getattr(observation, name), encode, recent)
+            for (name, encode), recent in zip(self.fields, self.recent, strict=True)
+        ]
+        payload = getattr(request.observation, self.wire_name)
+        payload.SetInParent()
+        payload.MergeFromString(b"".join(parts))
+        actions = self.actions
+        entries = [actions.get(action) or self._action(action) for action in legal]
+        request.MergeFromString(b"".join(entries))
+
+    def _field(self, value: Any, encode: Callable[[Any], bytes], recent: list[tuple[Any, bytes]]) -> bytes:
+        """Returns the field's bytes: those of an identical or equal recent value, else new ones."""
+        for kept, data in recent:
+            if kept is value:
+                return data
+        for kept, data in recent:
+            if kept == value:
+                return data
+        data = encode(value)
+        recent.insert(0, (value, data))
+        del recent[self.keep :]
+        return data
+
+    def _action(self, action: Any) -> bytes:
+        entry = pb.DecisionRequest(
+            legal_actions=[codec.action_to_proto(self.game, action)]
+        ).SerializeToString()
+        if len(self.actions) < codec.MEMO_LIMIT:
+            self.actions[action] = entry
+        return entry
+
+
 async def _receive(lease: Lease, until: float | None) -> Any:
     """Returns the lease's next inbound item, or None once the loop's clock passes ``until`` (None:
     wait as long as it takes).
@@ -138,6 +196,8 @@ class Match:
         self.on_step = on_step
         self.step = 0
         self.think: list[Think] = []  # each decision's think time, in the order the answers came
+        self.unwritten: Step | None = None  # the last step, its replay lines not written yet
+        self.writer = ObservationWriter(game, len(self.seats))
 
     async def run(self) -> MatchRecord:
         """Plays the match to the end; returns its record."""
@@ -152,13 +212,29 @@ class Match:
         while (turn := driver.turn()) is not None:
             self.step = turn.step
             acting = list(turn.legal)
-            choices = await asyncio.gather(*(self._decide(turn, seat) for seat in acting))
+            deciding = asyncio.gather(*(self._decide(turn, seat) for seat in acting))
+            await asyncio.sleep(0)  # every seat's request is sent: now the last step's replay lines
+            self._write_unwritten()
+            choices = await deciding
             step = driver.advance(turn, dict(zip(acting, choices, strict=True)))
-            self._record_step(step)
-            if self.on_step:
-                self.on_step(step)
+            self._deliver(step)
+            self.unwritten = step
         self.step = driver.step
         return self._finish(driver.state)
+
+    def _write_unwritten(self) -> None:
+        """Writes the last step's replay lines and calls ``on_step`` with it, if not done yet.
+
+        Design detail: a step is written once the next step's requests are out (``run``), so the
+        bots think while the referee writes; anything else the replay is told first writes it (a
+        strike, a forfeit, the result), so the lines come in the order they always did.
+        """
+        step, self.unwritten = self.unwritten, None
+        if step is not None:
+            if self.replay:
+                self.replay.step(self.game, step)
+            if self.on_step:
+                self.on_step(step)
 
     # -- decisions --------------------------------------------------------------------------------
 
@@ -184,18 +260,13 @@ class Match:
         if seat.output is not None:
             seat.output.mark(self.step)
         lease.drain_inbound()
-        lease.send(
-            pb.RefereeMessage(
-                decision=pb.DecisionRequest(
-                    request_id=request_id,
-                    step=self.step,
-                    observation=codec.observation_to_proto(self.game, self.game.observe(state, seat.seat)),
-                    legal_actions=codec.legal_actions_to_proto(self.game, legal),
-                    deadline_ms=deadline_ms,
-                    events=seat.take_events(),
-                )
+        message = pb.RefereeMessage(
+            decision=pb.DecisionRequest(
+                request_id=request_id, step=self.step, deadline_ms=deadline_ms, events=seat.take_events()
             )
         )
+        self.writer.write(message.decision, self.game.observe(state, seat.seat), legal)
+        lease.send(message)
         loop = asyncio.get_running_loop()
         started = loop.time()
         index = await self._answer(seat, legal, request_id, deadline_ms)
@@ -292,6 +363,7 @@ class Match:
             )
 
     def _strike(self, seat: SeatState, code: pb.ErrorCode, problem: str, request_id: int) -> None:
+        self._write_unwritten()
         seat.strikes += 1
         last = seat.strikes >= self.config.max_strikes
         if last:
@@ -319,6 +391,7 @@ class Match:
     def _forfeit(self, seat: SeatState, reason: str) -> None:
         if seat.forfeit:
             return
+        self._write_unwritten()
         seat.forfeit = True
         seat.forfeit_reason = reason
         if self.replay:
@@ -356,14 +429,21 @@ class Match:
             )
 
     def _record_step(self, step: Step) -> None:
+        """Writes a recorded step of a branched game (its replay lines) and tells its events."""
         if self.replay:
             self.replay.step(self.game, step)
+        self._deliver(step)
+
+    def _deliver(self, step: Step) -> None:
+        """Tells every seat the step's public events (held for its next request, if it reads them
+        there)."""
         if step.events:
             protos = [codec.event_to_proto(self.game, event, step.number) for event in step.events]
             for seat in self.seats:
                 seat.deliver(protos)
 
     def _finish(self, state: Any) -> MatchRecord:
+        self._write_unwritten()
         seats = self.seats
         for seat in seats:  # cut by the referee after its last decision: it forfeits all the same
             if seat.lease is not None and seat.lease.problem:
