@@ -45,8 +45,11 @@ def recorded(redis_url: str) -> redis.Redis:
     duels = [("a", "b", 30, 10), ("b", "c", 30, 10), ("a", "c", 35, 5), ("new", "c", 2, 0)]
     for winner, loser, wins, losses in duels:
         for i in range(wins + losses):
-            ranks = {winner: 1, loser: 2} if i < wins else {winner: 2, loser: 1}
-            record_result(client, f"{winner}-{loser}-{i}", ranks, tournament=TOURNAMENT)
+            rank = {winner: 1, loser: 2} if i < wins else {winner: 2, loser: 1}
+            seated = (winner, loser) if i % 2 == 0 else (loser, winner)  # both seatings, in turn
+            record_result(
+                client, f"{winner}-{loser}-{i}", {b: rank[b] for b in seated}, tournament=TOURNAMENT
+            )
     return client
 
 
