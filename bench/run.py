@@ -20,7 +20,9 @@ Layers:
 3. referee: decisions per second (and wall time per decision) of real matches between two trivial
    bot processes, each answering with the first legal action; and, to show where that time goes, a
    real SDK bot against a fake referee (protobuf and the SDK on top of the transport) and the match
-   loop alone with in-process bots (the referee's own work, no gRPC); and, per game, games/s played
+   loop alone with in-process bots (the referee's own work, no gRPC), and the echo floor: the same
+   SDK bot against a grpc.aio server that only echoes each answer over a Unix socket (what a
+   referee in Python cannot go below; ``referee_echo_ratio``); and, per game, games/s played
    in-process (``arena match --in-process``) against over gRPC, the same series (bench/in_process.py);
 4. concurrency: matches per second on one referee with 1, 2, 4 and 8 matches at once, and through the
    Redis queue (a private redis-server) with 1 and 2 worker processes, with the queue's own time
@@ -204,9 +206,11 @@ def referee_timing(games: int) -> SeriesTiming:
     return asyncio.run(_timed_series(games))
 
 
-def sdk_round_trip_us(rounds: int) -> float:
-    """Returns µs per round trip of a real SDK bot process against a fake referee (sdk_pingpong.py)."""
-    return asyncio.run(sdk_pingpong.round_trip_us(rounds, FIRST_BOT))
+def sdk_round_trip_us(rounds: int, echo: bool = False) -> float:
+    """Returns µs per round trip of a real SDK bot process against a fake referee (sdk_pingpong.py);
+    ``echo``: against a server that only echoes each answer with a request's bytes, over a Unix
+    socket (the referee's floor in Python: what grpc.aio and the SDK cost per message)."""
+    return asyncio.run(sdk_pingpong.round_trip_us(rounds, FIRST_BOT, echo))
 
 
 async def _answer_first(lease: Lease) -> None:
@@ -424,8 +428,11 @@ def referee_rows(
     timing: SeriesTiming, rates: dict[int, float], floors: dict[str, float], sdk: float, loop: float
 ) -> list[Row]:
     """The referee's rows. Its bots run sandboxed, so their round trips go over the Unix socket: that
-    floor is the one their decisions are measured against; the SDK's fake referee listens on TCP."""
-    tcp, unix = floors["tcp"], floors["unix"]
+    floor is the one their decisions are measured against; the SDK's fake referee listens on TCP.
+    The echo floor (``floors["echo"]``) is the same SDK bot against a grpc.aio server that does
+    nothing but echo each answer with a request over a Unix socket: the least a referee in Python
+    can take per decision."""
+    tcp, unix, echo = floors["tcp"], floors["unix"], floors["echo"]
     per_decision = 1e6 * timing.seconds / timing.decisions
     per_step = 1e6 * timing.seconds / timing.steps
     rows: list[Row] = [
@@ -436,6 +443,14 @@ def referee_rows(
             "referee_decision_ratio", "referee: wall time per decision (us)", per_decision, unix, "<= 1.5"
         ),
         measured("referee_step_ratio", "referee: wall time per decision step (us)", per_step, unix),
+        measured("echo_ratio", "referee: echo server floor, SDK bot over a Unix socket (us)", echo, unix),
+        measured(
+            "referee_echo_ratio",
+            "referee: wall time per decision (floor: echo) (us)",
+            per_decision,
+            echo,
+            "<= 1.2",
+        ),
     ]
     base = rates[min(rates)]
     for level, rate in rates.items():
@@ -565,6 +580,7 @@ def one_pass(counts: Counts, drain: int) -> tuple[list[Row], dict[str, Any]]:
     }
     aio = transport_round_trip_us(payload, counts.rounds, "aio-client")
     sdk = sdk_round_trip_us(counts.rounds)
+    floors["echo"] = sdk_round_trip_us(counts.rounds, echo=True)
     loop = match_loop_us(counts.games * 5)
     timing = referee_timing(counts.games)
     local = in_process.figures(counts.local_games)
@@ -598,6 +614,7 @@ def one_pass(counts: Counts, drain: int) -> tuple[list[Row], dict[str, Any]]:
         "aio_round_trip_us": aio,
         "engines": engines,
         "sdk_round_trip_us": sdk,
+        "echo_round_trip_us": floors["echo"],
         "match_loop_decision_us": loop,
         "referee": dataclasses.asdict(timing),
         "referee_decision_us": 1e6 * timing.seconds / timing.decisions,

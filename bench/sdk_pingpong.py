@@ -1,6 +1,7 @@
 """The SDK's share of a round trip: a real Python SDK bot process against a fake referee.
 
-    sdk_pingpong.py ROUNDS    # prints microseconds per round trip
+    sdk_pingpong.py ROUNDS         # prints microseconds per round trip
+    sdk_pingpong.py ROUNDS echo    # the referee's echo floor: raw bytes over a Unix socket
 
 The fake referee (grpc.aio, like the real one) sends one fixed Ninjan DecisionRequest over and over and
 waits for each Answer: no engine, no match loop. Against the bare ping-pong (pingpong.py) this shows
@@ -14,6 +15,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -46,39 +48,54 @@ def fixed_messages() -> tuple[pb.RefereeMessage, pb.RefereeMessage]:
     return pb.RefereeMessage(match_start=start), pb.RefereeMessage(decision=request)
 
 
-async def round_trip_us(rounds: int, bot: str) -> float:
-    """Returns µs per DecisionRequest/Answer round trip with the bot program ``bot``."""
+async def round_trip_us(rounds: int, bot: str, echo: bool = False) -> float:
+    """Returns µs per DecisionRequest/Answer round trip with the bot program ``bot``.
+
+    ``echo``: the echo floor of the referee (bench/run.py's ``referee_echo_ratio``): the server does
+    nothing but answer each bot message with the request's bytes, serialized once, over a Unix
+    socket, the transport of the referee's sandboxed bots (the bot itself runs unconfined).
+    """
     start, request = fixed_messages()
     finished: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+    sent = request.SerializeToString() if echo else request
 
     async def play(requests, context):
         answers = aiter(requests)
         await anext(answers)  # Join
-        yield start
+        yield start.SerializeToString() if echo else start
         for number in range(WARM_UP + rounds):
             if number == WARM_UP:
                 began = time.perf_counter()
-            yield request
+            yield sent
             await anext(answers)
         finished.set_result(1e6 * (time.perf_counter() - began) / rounds)
 
+    serialize = _identity if echo else pb.RefereeMessage.SerializeToString
     handler = grpc.method_handlers_generic_handler(
-        SERVICE_NAME,
-        {"Play": grpc.stream_stream_rpc_method_handler(play, None, pb.RefereeMessage.SerializeToString)},
+        SERVICE_NAME, {"Play": grpc.stream_stream_rpc_method_handler(play, None, serialize)}
     )
     server = grpc.aio.server()
     server.add_generic_rpc_handlers((handler,))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    env = {**os.environ, "ARENA_ADDRESS": f"127.0.0.1:{port}", "ARENA_TOKEN": "sdk-pingpong"}
-    process = subprocess.Popen([sys.executable, bot], env=env)
-    try:
-        return await asyncio.wait_for(finished, 600)
-    finally:
-        await server.stop(None)
-        process.wait(timeout=30)
+    with tempfile.TemporaryDirectory(prefix="arena-echo-") as folder:
+        if echo:
+            address = f"unix:{folder}/echo.sock"
+            server.add_insecure_port(address)
+        else:
+            address = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
+        await server.start()
+        env = {**os.environ, "ARENA_ADDRESS": address, "ARENA_TOKEN": "sdk-pingpong"}
+        process = subprocess.Popen([sys.executable, bot], env=env)
+        try:
+            return await asyncio.wait_for(finished, 600)
+        finally:
+            await server.stop(None)
+            process.wait(timeout=30)
+
+
+def _identity(data: bytes) -> bytes:
+    return data
 
 
 if __name__ == "__main__":
     first_bot = str(REPO / "bots" / "python" / "first_bot.py")
-    print(f"{asyncio.run(round_trip_us(int(sys.argv[1]), first_bot)):.2f}")
+    print(f"{asyncio.run(round_trip_us(int(sys.argv[1]), first_bot, sys.argv[2:] == ['echo'])):.2f}")
