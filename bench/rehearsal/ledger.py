@@ -22,7 +22,7 @@ def ladder_ledger(client: Any, ladder_id: str, game: str) -> dict[str, Any]:
     """Returns one ladder's counts: scheduled, recorded, dead, in flight, lost and doubled ids."""
     info = text_hash(client.hgetall(keys.tournament(ladder_id)))
     total = int(info.get("total", 0) or 0)
-    done = collections.Counter()
+    done: collections.Counter[tuple[str, str]] = collections.Counter()
     statuses: dict[str, set[str]] = collections.defaultdict(set)
     for _, fields in client.xrange(keys.tournament_done(ladder_id)):
         mid, status = str(fields.get("match_id")), str(fields.get("status"))

@@ -37,7 +37,7 @@ def kendall(rows: list[dict[str, Any]], intended: dict[str, float | None]) -> di
     known = {bot: value for bot, value in intended.items() if value is not None and bot in elo}
     pairs = discordant = 0
     for a, b in itertools.combinations(sorted(known), 2):
-        gap = known[a] - known[b]  # type: ignore[operator]
+        gap = known[a] - known[b]
         if abs(gap) < GAP:
             continue
         pairs += 1

@@ -87,12 +87,30 @@ def memory(r: Rehearsal) -> dict[str, Any]:
         seen = [s["usage"][name] for s in r.samples if s["usage"].get(name, {}).get("rss_mb")]
         start = seen[0] if seen else {}
         out[name] = {
+            "rss_growth_pct_per_hour": growth(r, name),
             "rss_start_mb": round(start.get("rss_mb", 0.0), 1),
             "rss_end_mb": round(end["rss_mb"], 1),
             "bot_processes_end": end["bot_processes"],
             "bot_rss_end_mb": round(end["bot_rss_mb"], 1),
         }
     return out
+
+
+def growth(r: Rehearsal, name: str) -> float | None:
+    """Returns a component's RSS growth in % per hour between its first sample after the warm-up (the
+    late worker's minute: 10, or a third of a shorter run; and a minute after the component started)
+    and its last; None with too short a span."""
+    warm = r.timeline["ladder"] + r.options.late_at() * 60
+    if r.stack is not None and name in r.stack.components():  # and a minute after the component started
+        warm = max(warm, r.stack.started[r.stack.components()[name].pid] + 60)
+    seen = [
+        (s["t"], s["usage"][name]["rss_mb"]) for s in r.samples if s["t"] >= warm and s["usage"].get(name)
+    ]
+    seen = [(t, rss) for t, rss in seen if rss]
+    if len(seen) < 2 or seen[-1][0] - seen[0][0] < 60:
+        return None
+    (t0, first), (t1, last) = seen[0], seen[-1]
+    return round((last - first) / first * 100 * 3600 / (t1 - t0), 1)
 
 
 def folder_bytes(folder: Path) -> int:
@@ -160,13 +178,16 @@ def build(r: Rehearsal) -> dict[str, Any]:
             "unexplained_lines": lines["unexplained"][:100],
             "explained_lines": lines["explained"][:100],
         },
-        "languages": {
-            "python": "built",
-            "node": "not built yet",
-            "go": "not built yet",
-            "c++": "not built yet",
+        "languages": {  # bots per language, or why a kit was left out
+            lang: r.missing.get(lang) or f"{sum(p.language == lang for p in r.plans)} bots"
+            for lang in ("python", "node", "go", "cpp")
         },
-        "not_built": ["--against compose", "calibration run (the intended order is the random-share chain)"],
+        "not_built": [
+            "--against compose",
+            "calibration run (the intended order is the random-share chain)",
+            "the platform's share of a match (everything but the bots' own thinking)",
+            "per-worker cgroup cpu.stat (CPU is read from /proc)",
+        ],
     }
 
 
@@ -229,6 +250,7 @@ def table(report: dict[str, Any]) -> str:
             f"{m['rss_start_mb']} -> {m['rss_end_mb']} ({m['bot_processes_end']}, {m['bot_rss_end_mb']})"
         )
         rows.append((f"{name} RSS MB start -> end (bots: procs, MB)", figures))
+        rows.append((f"{name} RSS growth after warm-up, % per hour", m["rss_growth_pct_per_hour"]))
     e = report["errors"]
     figures = f"{e['explained']} / {e['unexplained']} (+ {e['unexplained_at_shutdown']})"
     rows.append(("error lines explained / unexplained (+ at shutdown)", figures))

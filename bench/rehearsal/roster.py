@@ -16,6 +16,7 @@ import dataclasses
 import json
 import os
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -87,7 +88,7 @@ def is_searcher(game: str, index: int) -> bool:
     return game in SEARCHER and index % SEARCH_EVERY == SEARCH_EVERY - 1
 
 
-def variant_files(spec: dict[str, object]) -> tuple[tuple[str, bytes], ...]:
+def variant_files(spec: Mapping[str, object]) -> tuple[tuple[str, bytes], ...]:
     """Returns a variant bot's files: the program and its ``variant.json``."""
     return (("bot.py", VARIANT.read_bytes()), ("variant.json", json.dumps(spec).encode()))
 

@@ -29,7 +29,7 @@ def variant() -> Bot:
     illegal = spec.get("fault") == "illegal"
     draw = random.Random(spec.get("seed", 0))
 
-    class Variant(base):  # type: ignore[misc, valid-type]
+    class Variant(base):
         def choose(self, observation: Any, legal_actions: Any, deadline: Any) -> Any:
             if illegal:
                 return len(legal_actions) + 7
