@@ -77,20 +77,6 @@ def test_arena_ladder_refuses_a_bad_los_in_one_line(args: tuple[str, ...], said:
     assert proc.stderr == f"arena: error: {said}\n"
 
 
-def test_a_servers_ladder_is_not_asked_to_stop_by_itself() -> None:
-    proc = run_arena(
-        "ladder",
-        "ninjan",
-        "--bots",
-        "greedy,random",
-        "--until-confident",
-        "--server",
-        "http://nowhere.invalid:1",
-    )
-    assert proc.returncode == 2
-    assert proc.stderr.count("\n") == 1 and "leave out --until-confident" in proc.stderr
-
-
 @pytest.mark.e2e
 def test_arena_ladder_until_confident_stops_by_itself_and_says_so(client, redis_url: str) -> None:
     args = ("ladder", "ninjan", "--bots", "greedy,random", "--until-confident", "--workers", "1")

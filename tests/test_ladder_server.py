@@ -18,6 +18,7 @@ from starlette.testclient import TestClient
 
 from arena.queue import keys
 from arena.queue.jobs import load_job
+from arena.ratings import PairTable, Placement, player_id
 from leaderboard.api.auth import OrganiserToken
 from leaderboard.app import ServerConfig
 from leaderboard.app import server_app as create_app
@@ -87,6 +88,9 @@ def test_only_the_organiser_starts_or_stops_a_ladder(api: Any, client: Any) -> N
         ({"random_share": 2}, 422, "--random-share must be from 0 to 1"),
         ({"deadline_ms": 0}, 422, "--deadline-ms must be from 1"),
         ({"ahead": 0}, 422, "'ahead' must be from 1 to 64"),
+        ({"until_los": "high"}, 400, "'until_los' must be float"),
+        ({"until_los": 1}, 422, "--los must be above 0.5 and below 1"),
+        ({"until_los": 0.4}, 422, "--los must be above 0.5 and below 1"),
     ],
 )
 def test_bad_parameters_are_refused_and_store_nothing(
@@ -185,6 +189,47 @@ def test_a_server_restarted_in_process_resumes_a_running_ladder(
         finish_queued(client, lid)
         wait_until(lambda: restarted.get("/api/v1/ladders").json()["ladders"][0]["total"] == 4, "the refill")
         assert client.xlen(keys.JOBS_STREAM) == 4  # matches 3 and 4, numbered on from the record
+
+
+def settle(client: Any, lid: str) -> None:
+    """Records in the game's pair table that greedy beat random 70 of 80 times, both seatings (a pool
+    whose order is certain), then counts the ladder's queued matches recorded and wakes its loop."""
+    bots, versions = load_job(client, f"{lid}-m1")[0].bots, load_job(client, f"{lid}-m1")[0].versions
+    greedy, rnd = (player_id(b, v) for b, v in sorted(zip(bots, versions, strict=True)))
+    table = PairTable()
+    for i in range(80):
+        ranks = {greedy: 1, rnd: 2} if i % 8 else {greedy: 2, rnd: 1}
+        seated = (greedy, rnd) if i % 2 else (rnd, greedy)
+        table.add_match([Placement(p, ranks[p]) for p in seated], seats=True)
+    client.hset(keys.pairs("ninjan"), mapping=table.to_fields())
+    client.incrby(keys.rating_updates("ninjan"), 80)
+    total, recorded = (int(v or 0) for v in client.hmget(keys.tournament(lid), ["total", "recorded"]))
+    client.hincrby(keys.tournament(lid), "recorded", total - recorded)
+    client.xadd(keys.tournament_done(lid), {"match_id": f"{lid}-m{total}", "status": "recorded"})
+
+
+def test_a_ladder_started_until_confident_stops_by_itself_and_is_not_resumed(
+    api: Any, client: Any, redis_url: str, organiser_file: Path
+) -> None:
+    """Issue 37 item 5 on the server: a ladder started with ``until_los`` plays until every neighbour's
+    LOS reaches it, then schedules nothing more and is listed ``confident``; a restart leaves it so."""
+    started = api.post("/api/v1/ladders", json={**LADDER, "until_los": 0.95}, headers=as_organiser())
+    assert started.status_code == 201 and started.json()["until_los"] == 0.95, started.text
+    lid = started.json()["id"]
+    listed = lambda: api.get("/api/v1/ladders").json()["ladders"][0]  # noqa: E731
+    wait_until(lambda: listed()["total"] == 2, "the queue filled")  # not confident on no results
+    assert listed()["state"] == "running"
+    settle(client, lid)
+    wait_until(lambda: listed()["state"] == "confident", "the ladder to find itself confident")
+    shown = listed()
+    assert (shown["total"], shown["recorded"], shown["queued"], shown["error"]) == (2, 2, 0, None), shown
+    assert api.app.state.ladders.running() == [] and client.xlen(keys.JOBS_STREAM) == 2
+    config = ServerConfig(organiser=OrganiserToken.from_file(organiser_file))
+    with TestClient(create_app(redis_url, config, client)) as restarted:  # resumes nothing of it
+        assert restarted.get("/api/v1/ladders").json()["ladders"][0]["state"] == "confident"
+        assert restarted.app.state.ladders.running() == []
+    plain = api.post("/api/v1/ladders", json={**LADDER, "seed": 4}, headers=as_organiser()).json()
+    assert plain["until_los"] is None and plain["state"] == "running"  # left out: runs until stopped
 
 
 @pytest.fixture

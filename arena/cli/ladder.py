@@ -14,8 +14,8 @@ With ``--server URL`` (or ``$ARENA_SERVER``) and ``--organiser-token-file`` it a
 server`` to start (or resume) the ladder instead, and returns: the server keeps it fed and its workers
 play it, until ``arena ladder stop ID --server URL --organiser-token-file F``
 (``arena.schedule.ladder_runner``), the command it prints; ``arena ladder status --server URL`` lists the
-server's ladders with their match counts (a server's ladder runs until stopped: ``--until-confident``
-is refused there). As with ``arena tournament``,
+server's ladders with their match counts. With ``--until-confident`` the server's ladder also stops by
+itself once confident, and is then listed ``confident``. As with ``arena tournament``,
 ``stop`` and ``status`` are values of the GAME argument (no game has those names).
 """
 
@@ -114,7 +114,8 @@ def ladder_command(
         typer.Option(
             "--until-confident",
             help="Stop once every bot stands ahead of the next in the fit's order with LOS of at least "
-            "--los, none provisional (then exit 0 with the summary).",
+            "--los, none provisional (then exit 0 with the summary; with --server, the server's ladder "
+            "stops and is listed 'confident').",
         ),
     ] = False,
     los: Annotated[
@@ -144,19 +145,20 @@ def ladder_command(
 ) -> None:
     """Keep playing matches among the bots where their ranking is least certain, until stopped;
     the leaderboard ('arena leaderboard GAME', 'arena web') follows live. With --server, the server
-    runs the ladder until 'arena ladder stop ID --server URL --organiser-token-file F'."""
+    runs the ladder until 'arena ladder stop ID --server URL --organiser-token-file F' (or, with
+    --until-confident, until it is confident: 'arena ladder status' then lists it 'confident')."""
     if ladder_id is not None and game != "stop":
         raise CliError(f"unexpected argument {ladder_id!r} (only 'stop' takes a ladder id)")
     stop_at = _stop_at(until_confident, los)
     if server_:
         local = {"--redis": redis_, "--no-sandbox": no_sandbox, "--workers": workers, "--matches": matches}
-        local |= {"--until-confident": until_confident}
         given = [name for name, value in local.items() if value]
         if given:
             raise CliError(f"--server runs the ladder on the server, with its workers: leave out {given[0]}")
         body = {"players": players, "deadline_ms": deadline_ms, "random_share": random_share}
         body |= {} if seed is None else {"seed": seed}
         body |= {} if ahead is None else {"ahead": ahead}
+        body |= {} if stop_at is None else {"until_los": stop_at}
         on_server(server_, game, ladder_id, bots, body, organiser_token_file, as_json)
         return
     if game in ("stop", "status"):
@@ -250,9 +252,11 @@ def on_server(
         request = {"game": game, "bots": bot_names(bots), **body}
         shown = remote(url, lambda c: c.json("POST", "/api/v1/ladders", request, token=token))
         stop = command("ladder", "stop", shown["id"], "--organiser-token-file", str(token_file), server=url)
+        until = shown.get("until_los")
+        ends = "" if until is None else f"; it stops by itself once every neighbour's LOS >= {100 * until:g}%"
         say(
             f"arena: ladder {shown['id']} runs on {url}: {shown['game']}, {', '.join(shown['bots'])}, seed "
-            f"{shown['seed']} ({_counts(shown)}); stop it with {stop}"
+            f"{shown['seed']} ({_counts(shown)}){ends}; stop it with {stop}"
         )
     typer.echo(json.dumps(shown, indent=2) if as_json else shown["id"])
 

@@ -13,7 +13,10 @@ restart, even a crash, loses no ladder, and numbering goes on from the ladder's 
 (``DELETE``) removes its record and waits for its thread to finish, so once the answer is sent nothing
 more is scheduled; the matches already queued (at most ``ahead``) are still played. A ladder that
 cannot go on (its bots keep failing, or one was removed) stays listed with state ``failed`` and the
-reason, and is not resumed; starting it again retries it.
+reason, and is not resumed; starting it again retries it. A ladder started with ``until_los`` (``arena
+ladder ... --until-confident``) stops by itself once every neighbour in the fit's order reaches that
+likelihood of superiority (``Ladder.confident``, after the matches in flight) and stays listed with
+state ``confident``, not resumed; starting it again plays on only if it is no longer confident.
 
 Design detail, one feeder per ladder: the threads live in one server process. Run one ``arena
 server`` per Redis with ladders (a second one would resume the same ladders; their match ids are
@@ -24,6 +27,7 @@ chosen twice).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import threading
 from collections.abc import Callable
@@ -34,6 +38,7 @@ import redis
 from arena.console import say
 from arena.queue import keys
 from arena.queue.connection import maybe_text, retrying, text_hash
+from arena.ratings.confidence import check_los
 from arena.schedule.ladder import Ladder, LadderError, LadderSpec, run
 from arena.seeds import platform_key
 from arena.submissions import registry
@@ -42,7 +47,7 @@ T = TypeVar("T")
 AHEAD_DEFAULT = 4  # matches a server's ladder keeps queued or playing, unless the organiser says
 AHEAD_MAX = 64
 JOIN_SECONDS = 30.0  # the longest a stop waits for the ladder's thread (it wakes every WAKE_MS)
-RUNNING, FAILED = "running", "failed"
+RUNNING, FAILED, CONFIDENT = "running", "failed", "confident"
 
 
 class LadderRunner:
@@ -59,12 +64,17 @@ class LadderRunner:
         client = self.client
         return Ladder(client, spec, platform_key(), lambda bot: registry.resolve(client, spec.game, bot))
 
-    def start(self, spec: LadderSpec, ahead: int) -> tuple[dict[str, Any], bool]:
+    def start(
+        self, spec: LadderSpec, ahead: int, until_los: float | None = None
+    ) -> tuple[dict[str, Any], bool]:
         """Starts (or resumes) the ladder; returns its listing and whether it was started now (False:
-        it was running already, and goes on as it was). Raises LadderError for an unknown bot and
-        ValueError for ``ahead`` out of range."""
+        it was running already, and goes on as it was). ``until_los``: it stops by itself once
+        confident at that LOS (None: it runs until stopped). Raises LadderError for an unknown bot and
+        ValueError for ``ahead`` or ``until_los`` out of range."""
         if not 1 <= ahead <= AHEAD_MAX:
             raise ValueError(f"'ahead' must be from 1 to {AHEAD_MAX}, not {ahead}")
+        if until_los is not None:
+            check_los(until_los)
         ladder = self.ladder(spec)
         with self._lock:
             if self._alive(ladder.id):
@@ -72,8 +82,9 @@ class LadderRunner:
             ladder.check_bots()
             ladder.open()
             record = {"spec": dataclasses.asdict(spec), "ahead": ahead, "state": RUNNING}
+            record |= {} if until_los is None else {"until_los": until_los}
             self.client.hset(keys.LADDERS, ladder.id, json.dumps(record))
-            self._launch(ladder, ahead)
+            self._launch(ladder, ahead, until_los)
         return self.describe(ladder.id, record), True
 
     def stop(self, ladder_id: str) -> dict[str, Any] | None:
@@ -91,7 +102,7 @@ class LadderRunner:
         return self.describe(ladder_id, {**record, "state": "stopped"})
 
     def listing(self) -> list[dict[str, Any]]:
-        """Returns every recorded ladder (running or failed) with its match counts, by id."""
+        """Returns every recorded ladder (running, confident or failed) with its match counts, by id."""
         records = text_hash(self.client.hgetall(keys.LADDERS))
         return [self.describe(lid, _load(text)) for lid, text in sorted(records.items())]
 
@@ -101,12 +112,14 @@ class LadderRunner:
             return sorted(lid for lid in self._threads if self._alive(lid))
 
     def describe(self, ladder_id: str, record: dict[str, Any] | None) -> dict[str, Any]:
-        """Returns a ladder as the API lists it: its spec, ``ahead``, state (and error), and counts:
-        ``total`` scheduled, ``recorded``, ``dead``, ``queued`` (scheduled, not finished)."""
+        """Returns a ladder as the API lists it: its spec, ``ahead``, ``until_los`` (null: it runs until
+        stopped), state (and error), and counts: ``total`` scheduled, ``recorded``, ``dead``,
+        ``queued`` (scheduled, not finished)."""
         record = record or {}
         meta = self.client.hmget(keys.tournament(ladder_id), ["total", "recorded", "dead"])
         total, recorded, dead = (int(v or 0) for v in meta)
         shown = {"id": ladder_id, **record.get("spec", {}), "ahead": record.get("ahead")}
+        shown |= {"until_los": record.get("until_los")}
         shown |= {"state": record.get("state"), "error": record.get("error")}
         return shown | {"total": total, "recorded": recorded, "dead": dead, "queued": total - recorded - dead}
 
@@ -122,12 +135,14 @@ class LadderRunner:
                 continue
             try:
                 spec, ahead = LadderSpec.from_json(record["spec"]), int(record["ahead"])
+                until_los = record.get("until_los")
+                until_los = None if until_los is None else check_los(float(until_los))
             except (ValueError, TypeError, KeyError, AttributeError) as exc:  # written by another version?
                 self.log(f"arena server: ladder {ladder_id} not resumed: its record does not parse ({exc})")
                 continue
             with self._lock:
                 if not self._alive(ladder_id):
-                    self._launch(self.ladder(spec), ahead)
+                    self._launch(self.ladder(spec), ahead, until_los)
                     resumed.append(ladder_id)
         if resumed:
             self.log(f"arena server: resumed ladders {', '.join(resumed)}")
@@ -152,19 +167,20 @@ class LadderRunner:
         found = self._threads.get(ladder_id)
         return found is not None and found[0].is_alive() and not found[1].is_set()
 
-    def _launch(self, ladder: Ladder, ahead: int) -> None:
+    def _launch(self, ladder: Ladder, ahead: int, until_los: float | None) -> None:
         """Starts the ladder's feeding thread (caller holds ``_lock``), unless the server is stopping."""
         if self._closed:
             return
         event = threading.Event()
         thread = threading.Thread(
-            target=self._feed, args=(ladder, ahead, event), name=f"ladder {ladder.id}", daemon=True
+            target=self._feed, args=(ladder, ahead, until_los, event), name=f"ladder {ladder.id}", daemon=True
         )
         self._threads[ladder.id] = (thread, event)
         thread.start()
 
-    def _feed(self, ladder: Ladder, ahead: int, stop: threading.Event) -> None:
-        """Runs the ladder's loop until ``stop`` is set; a ladder that cannot go on is marked failed.
+    def _feed(self, ladder: Ladder, ahead: int, until_los: float | None, stop: threading.Event) -> None:
+        """Runs the ladder's loop until ``stop`` is set, or until it is confident at ``until_los``
+        (then marked confident); a ladder that cannot go on is marked failed.
 
         Design detail: any other exception is caught too and recorded as the failure, with one line on
         the server's stderr: a thread's exception would otherwise vanish, leaving a ladder listed as
@@ -173,8 +189,15 @@ class LadderRunner:
         def guard(action: Callable[[], T]) -> T:
             return retrying(self.url, action, self.log, who=f"arena server: ladder {ladder.id}")
 
+        done = None if until_los is None else functools.partial(ladder.confident, until_los)
         try:
-            run(ladder, ahead, None, lambda: False, lambda _: None, guard, stop.is_set)
+            if run(ladder, ahead, None, lambda: False, lambda _: None, guard, stop.is_set, done):
+                finished = guard(ladder.finished)
+                self.log(
+                    f"arena server: ladder {ladder.id} confident: every neighbour's LOS >= "
+                    f"{100 * (until_los or 0):g}% after {finished} matches"
+                )
+                self._end(ladder.id, {"state": CONFIDENT, "error": None}, stop)
         except LadderError as exc:
             self._fail(ladder.id, str(exc), stop)
         except Exception as exc:  # recorded and shown: see the docstring
@@ -183,11 +206,16 @@ class LadderRunner:
     def _fail(self, ladder_id: str, reason: str, stop: threading.Event) -> None:
         """Marks a ladder failed with ``reason`` (unless it was stopped meanwhile) and says so."""
         self.log(f"arena server: ladder {ladder_id} stopped: {reason}")
+        self._end(ladder_id, {"state": FAILED, "error": reason}, stop)
+
+    def _end(self, ladder_id: str, change: dict[str, Any], stop: threading.Event) -> None:
+        """Records that the ladder's thread ended (``change``: its state and error), unless it was
+        stopped meanwhile; such a ladder stays listed and is not resumed."""
         with self._lock:
             record = self._record(ladder_id)
             if record is None or stop.is_set():
                 return
-            record |= {"state": FAILED, "error": reason}
+            record |= change
             self.client.hset(keys.LADDERS, ladder_id, json.dumps(record))
             self._threads.pop(ladder_id, None)
 

@@ -1,7 +1,9 @@
 """The ladders API: the organiser starts and stops ladders the server keeps fed; anyone lists them.
 
 ``POST /api/v1/ladders`` takes ``{"game", "bots": [...], "players", "seed", "deadline_ms",
-"random_share", "ahead"}`` (organiser token): every parameter is checked as ``arena ladder`` checks it
+"random_share", "ahead", "until_los"}`` (organiser token; ``until_los``: the ladder stops by itself
+once every neighbour's LOS reaches it, as ``arena ladder --until-confident``; left out, it runs until
+stopped): every parameter is checked as ``arena ladder`` checks it
 (``arena.schedule.ladder.make_spec``, each bot submitted or built in) before anything is stored. It answers
 201 with the ladder (``arena.schedule.ladder_runner.LadderRunner.describe``) when it started it, or
 resumed one stopped earlier with the same spec and seed, and 200 when that ladder was running already. A seed
@@ -37,6 +39,7 @@ FIELDS: dict[str, tuple[type, Any]] = {  # the body's fields: name -> (type, def
     "deadline_ms": (int, 2000),
     "random_share": (float, RANDOM_SHARE),
     "ahead": (int, AHEAD_DEFAULT),
+    "until_los": (float, None),
 }
 
 
@@ -55,16 +58,17 @@ async def start_ladder(request: Request) -> Response:
     """``POST /api/v1/ladders``: starts or resumes a ladder (201), 200 if it runs already."""
     await organiser(request)
     body = await read_json(request, state(request).config.json_bytes)
-    share = body.get("random_share")
-    if isinstance(share, int) and not isinstance(share, bool):
-        body["random_share"] = float(share)  # JSON's 0 and 1 are shares too
+    for name in ("random_share", "until_los"):  # JSON's 0 and 1 are shares too
+        share = body.get(name)
+        if isinstance(share, int) and not isinstance(share, bool):
+            body[name] = float(share)
     p = parameters(body, FIELDS)
 
     def start() -> tuple[dict[str, Any], bool]:
         try:
             args = (p["game"], p["bots"], p["players"], p["seed"], p["deadline_ms"], p["random_share"])
             spec = make_spec(*args)
-            return runner(request).start(spec, p["ahead"])
+            return runner(request).start(spec, p["ahead"], p["until_los"])
         except (ValueError, LadderError) as exc:
             raise ApiError(422, str(exc)) from None
 

@@ -37,6 +37,9 @@ FIELDS = {  # the body's fields: name -> (type, default)
 }
 
 
+OPTIONAL = frozenset({"seed", "until_los"})  # fields that may be left out or null: drawn, or not used
+
+
 def parameters(body: dict[str, Any], fields: dict[str, tuple[type, Any]] = FIELDS) -> dict[str, Any]:
     """Returns the body's fields with defaults filled in; raises 400 for an unknown, missing or
     mistyped field (``fields``: name -> (type, default), as ``FIELDS``; ladders have their own)."""
@@ -46,7 +49,7 @@ def parameters(body: dict[str, Any], fields: dict[str, tuple[type, Any]] = FIELD
     values = {}
     for name, (kind, default) in fields.items():
         value = body.get(name, default)
-        if value is None and name != "seed":
+        if value is None and name not in OPTIONAL:
             raise ApiError(400, f"the field {name!r} is missing")
         # bool is an int in Python: a true/false where a number belongs is refused too
         wrong = value is not None and (
