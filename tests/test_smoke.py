@@ -16,7 +16,7 @@ import redis
 from arena.queue import keys
 from arena.queue.jobs import load_job
 from arena.submissions import registry, smoke
-from tests.test_forfeits import QUITTER, pytestmark, submit_files, worker  # noqa: F401
+from tests.test_forfeits import QUITTER, pytestmark, scripted, submit_files, worker  # noqa: F401
 
 RANDOM_BOT = "from arena.bots.common import RandomBot\n\nRandomBot().run()\n"
 
@@ -159,6 +159,26 @@ def test_a_bot_that_never_connects_fails_its_smoke_match_with_its_log(
     assert status["reason"] == "bot sleeper did not join within 2 s"
     assert status["log"] == "sleeper: not joining"
     assert client.hget(keys.bot("sleeper"), "version") in (None, "")
+
+
+@pytest.mark.parametrize(
+    ("mode", "said"),
+    [
+        ("silent", "forfeited after 3 strikes: 3 missed deadlines (the last: no answer within 2000 ms)"),
+        ("always-illegal", "forfeited after 3 strikes: 3 illegal actions (the last: illegal action "),
+    ],
+)
+def test_a_failed_smoke_match_says_which_strikes_the_bot_earned(
+    client: redis.Redis, redis_url: str, tmp_path: Path, mode: str, said: str
+) -> None:
+    """Found by the dress rehearsal (issue 38): a bot that only missed deadlines and one that only
+    sent illegal actions were both told "illegal actions or missed deadlines"."""
+    version = submit_files(client, tmp_path, "striker", scripted(), f"python bot.py {mode}", activate=False)
+    status = play_smoke(client, redis_url, tmp_path / "cache", "striker", version)
+    assert status["status"] == smoke.SmokeStatus.FAILED
+    assert status["reason"].startswith(said), status["reason"]
+    other = "illegal" if mode == "silent" else "deadline"
+    assert other not in status["reason"], status["reason"]
 
 
 def test_a_build_that_leaves_too_many_files_fails(

@@ -23,6 +23,7 @@ only if its match id is still the latest request's, so a re-request supersedes a
 from __future__ import annotations
 
 import enum
+import json
 import secrets
 import time
 from pathlib import Path
@@ -88,8 +89,45 @@ def verdict(result: GameResult, bot: str) -> tuple[bool, str, str]:
     problems = [n for n in result.notes if n.startswith(f"bot {bot} ")]
     why = problems[0] if problems else result.failures.get(0, "")
     if not why:
-        why = f"forfeited after {player.strikes} strikes (illegal actions or missed deadlines)"
+        causes = strike_causes(result.replay_text, 0)
+        why = f"forfeited after {player.strikes} strikes" + (f": {causes}" if causes else "")
     return False, why, log
+
+
+# What each strike's code means to the bot's author, singular and plural (proto/arena/v1/arena.proto)
+STRIKE_WORDS = {
+    "ERROR_CODE_TIMEOUT": ("missed deadline", "missed deadlines"),
+    "ERROR_CODE_ILLEGAL_ACTION": ("illegal action", "illegal actions"),
+    "ERROR_CODE_BAD_INDEX": ("answer index out of range", "answer indexes out of range"),
+    "ERROR_CODE_MALFORMED": ("malformed answer", "malformed answers"),
+    "ERROR_CODE_UNEXPECTED_MESSAGE": ("unexpected message", "unexpected messages"),
+    "ERROR_CODE_STALE_ANSWER": ("answer to a closed request", "answers to closed requests"),
+}
+
+
+def strike_causes(replay_text: str, seat: int) -> str:
+    """Returns the seat's strikes in the replay counted by cause, each with its last message, e.g.
+    ``"3 missed deadlines (the last: no answer within 2000 ms)"``: a bot that only timed out is not
+    told it may have sent illegal actions. "" when the replay has none (or cannot be read)."""
+    counts: dict[str, int] = {}
+    last: dict[str, str] = {}
+    for text in replay_text.splitlines():
+        if '"strike"' not in text:
+            continue
+        try:
+            line = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(line, dict) and line.get("type") == "strike" and line.get("seat") == seat:
+            code = str(line.get("code", ""))
+            counts[code] = counts.get(code, 0) + 1
+            last[code] = str(line.get("message", ""))
+    parts = []
+    for code, count in counts.items():
+        one, many = STRIKE_WORDS.get(code, (code.lower(), code.lower()))
+        said = f" (the last: {last[code]})" if last[code] else ""
+        parts.append(f"{count} {one if count == 1 else many}{said}")
+    return ", ".join(parts)
 
 
 def log_tail(path: Path | None, lines: int = LOG_LINES) -> str:

@@ -4,8 +4,8 @@ usage: scripted.py MODE   (ARENA_ADDRESS, ARENA_TOKEN from the environment). Eve
 receives is reported on its stdout as one line ``SCRIPTED {json}``, flushed: the referee keeps the
 bot's output in its log (a sandboxed bot can write no file of the test's).
 
-Modes: illegal, always-illegal, bad-index, malformed, wrong-game, slow, crash-start, crash-mid,
-wrong-token, good.
+Modes: illegal, always-illegal, bad-index, malformed, wrong-game, slow, silent (never answers),
+crash-start, crash-mid, wrong-token, good.
 The misbehaviour happens on the first decision; later decisions are answered with index 0. slow
 answers its first decision only once the next DecisionRequest has come (so after its deadline).
 """
@@ -54,6 +54,8 @@ def main(mode: str) -> int:
             first = decisions == 1
             if first and mode == "crash-mid":
                 os._exit(4)
+            if mode == "silent":
+                continue
             answer = pb.Answer(request_id=request.request_id, index=0)
             if (first and mode == "illegal") or mode == "always-illegal":
                 # a well-formed Ninjan action that is not legal: a card nobody can hold twice
