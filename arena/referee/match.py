@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
@@ -117,7 +118,6 @@ class ObservationWriter:
         self.keep = seats + 1  # values kept per field: each seat's, and one more
         self.recent: list[list[tuple[Any, bytes]]] = [[] for _ in names]
         self.game = game
-        self.actions: dict[Any, bytes] = {}  # action -> its bytes as an entry of legal_actions
 
     def write(self, request: pb.DecisionRequest, observation: Any, legal: Sequence[Any]) -> None:
         """Sets the request's observation and legal actions."""
@@ -128,9 +128,8 @@ class ObservationWriter:
         payload = getattr(request.observation, self.wire_name)
         payload.SetInParent()
         payload.MergeFromString(b"".join(parts))
-        actions = self.actions
-        entries = [actions.get(action) or self._action(action) for action in legal]
-        request.MergeFromString(b"".join(entries))
+        game = self.game
+        request.MergeFromString(b"".join([_action_entry(game, action) for action in legal]))
 
     def _field(self, value: Any, encode: Callable[[Any], bytes], recent: list[tuple[Any, bytes]]) -> bytes:
         """Returns the field's bytes: those of an identical or equal recent value, else new ones."""
@@ -145,13 +144,12 @@ class ObservationWriter:
         del recent[self.keep :]
         return data
 
-    def _action(self, action: Any) -> bytes:
-        entry = pb.DecisionRequest(
-            legal_actions=[codec.action_to_proto(self.game, action)]
-        ).SerializeToString()
-        if len(self.actions) < codec.MEMO_LIMIT:
-            self.actions[action] = entry
-        return entry
+
+@functools.lru_cache(maxsize=16384)
+def _action_entry(game: Game, action: Any) -> bytes:
+    """Returns an action's bytes as an entry of DecisionRequest.legal_actions (cached: the same
+    actions are legal over and over, game after game)."""
+    return pb.DecisionRequest(legal_actions=[codec.action_to_proto(game, action)]).SerializeToString()
 
 
 async def _receive(lease: Lease, until: float | None) -> Any:
@@ -197,6 +195,7 @@ class Match:
         self.step = 0
         self.think: list[Think] = []  # each decision's think time, in the order the answers came
         self.unwritten: Step | None = None  # the last step, its replay lines not written yet
+        self.unsent = 0  # acting seats of this step not sent their request yet
         self.writer = ObservationWriter(game, len(self.seats))
 
     async def run(self) -> MatchRecord:
@@ -212,22 +211,31 @@ class Match:
         while (turn := driver.turn()) is not None:
             self.step = turn.step
             acting = list(turn.legal)
-            deciding = asyncio.gather(*(self._decide(turn, seat) for seat in acting))
-            await asyncio.sleep(0)  # every seat's request is sent: now the last step's replay lines
-            self._write_unwritten()
-            choices = await deciding
+            self.unsent = len(acting)
+            if len(acting) == 1:  # most steps: no task for the one seat
+                choices = [await self._decide(turn, acting[0])]
+            else:
+                choices = await asyncio.gather(*(self._decide(turn, seat) for seat in acting))
+            self._write_unwritten()  # a step where no seat was asked
             step = driver.advance(turn, dict(zip(acting, choices, strict=True)))
             self._deliver(step)
             self.unwritten = step
         self.step = driver.step
         return self._finish(driver.state)
 
+    def _sent(self) -> None:
+        """Notes that one more acting seat has been sent its request (or will not be asked); once
+        all have, the last step is written while they think."""
+        self.unsent -= 1
+        if self.unsent <= 0:
+            self._write_unwritten()
+
     def _write_unwritten(self) -> None:
         """Writes the last step's replay lines and calls ``on_step`` with it, if not done yet.
 
-        Design detail: a step is written once the next step's requests are out (``run``), so the
-        bots think while the referee writes; anything else the replay is told first writes it (a
-        strike, a forfeit, the result), so the lines come in the order they always did.
+        Design detail: a step is written once the next step's requests are out (``_sent``), so
+        the bots think while the referee writes; anything else the replay is told first writes it
+        (a strike, a forfeit, the result), so the lines come in the order they always did.
         """
         step, self.unwritten = self.unwritten, None
         if step is not None:
@@ -247,6 +255,8 @@ class Match:
             index = await self._ask(seat_state, turn.state, legal)
             if index is not None:
                 return index, "bot"
+        else:
+            self._sent()  # not asked
         return self._fallback(seat, legal), "fallback"
 
     async def _ask(self, seat: SeatState, state: Any, legal: Sequence[Any]) -> int | None:
@@ -267,6 +277,7 @@ class Match:
         )
         self.writer.write(message.decision, self.game.observe(state, seat.seat), legal)
         lease.send(message)
+        self._sent()
         loop = asyncio.get_running_loop()
         started = loop.time()
         index = await self._answer(seat, legal, request_id, deadline_ms)

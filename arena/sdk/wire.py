@@ -33,6 +33,13 @@ def field_runs(data: bytes) -> dict[int, bytes] | None:
     Design detail: the inner loop steps over the entries of one run (the same tag again and again:
     a hand's cards, a game's history) with a tag of one byte compared whole; this runs per decision.
     """
+    try:
+        return _runs(data)
+    except IndexError:  # cut short: not a message
+        return None
+
+
+def _runs(data: bytes) -> dict[int, bytes] | None:
     runs: dict[int, bytes] = {}
     size = len(data)
     i = 0
