@@ -192,3 +192,30 @@ def test_an_error_status_ends_the_bot_with_the_referees_reason() -> None:
 
     with pytest.raises(BotConnectionError, match=r"ended the connection \(UNAUTHENTICATED\): unknown seat"):
         play_against(script, FirstBot())
+
+
+class AsyncioBot(FirstBot):
+    """Runs an event loop of its own in ``choose``, as a bot written as a plain program may."""
+
+    def choose(self, observation: Any, legal_actions: Any, deadline: Any) -> Any:
+        async def think() -> int:
+            await asyncio.sleep(0)
+            return 0
+
+        self.chosen += 1
+        return asyncio.run(think())
+
+
+def test_a_bot_may_run_asyncio_itself() -> None:
+    answers: list[pb.BotMessage] = []
+
+    async def script(requests: AsyncIterator[pb.BotMessage], context: Any) -> AsyncIterator[Any]:
+        await anext(aiter(requests))
+        for message in decisions(3):
+            yield message
+            if message.WhichOneof("kind") == "decision":
+                answers.append(await anext(aiter(requests)))
+
+    bot = AsyncioBot()
+    play_against(script, bot)
+    assert bot.chosen == 3 and [a.answer.request_id for a in answers] == [1, 2, 3]

@@ -175,7 +175,7 @@ class LocalSeat(Lease):
         began = loop.time()
         try:
             with contextlib.redirect_stdout(sys.stderr):
-                reply = decide(self.bot, request, self.session.game)
+                reply = decide(self.bot, request, self.session.game, self.session.reader)
         except Exception:
             self.crash(printed=True)
             return

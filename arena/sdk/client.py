@@ -78,10 +78,12 @@ async def _play(bot: BotLike, address: str, token: str) -> None:
     iterator that gRPC drains on a thread of its own, so every answer crossed a queue and two threads
     before it left (bench/run.py measured that at 1.3-1.45 bare round trips); here the bot is called
     on the thread that read the message, and its answer is written from there. The bot's callbacks
-    are plain calls on the event loop: nothing else runs on it while the bot thinks.
+    are plain calls with the loop set aside (``_outside_the_loop``): nothing else runs on it while
+    the bot thinks, and the bot sees no running loop.
     """
     join = pb.BotMessage(join=pb.Join(token=token, bot_name=bot.name, client=CLIENT, events_in_requests=True))
     session = _Session()
+    loop = asyncio.get_running_loop()
     async with grpc.aio.insecure_channel(address) as channel:
         try:
             await asyncio.wait_for(channel.channel_ready(), CONNECT_TIMEOUT.total_seconds())
@@ -94,7 +96,7 @@ async def _play(bot: BotLike, address: str, token: str) -> None:
         try:
             await call.write(join)
             while (message := await call.read()) is not grpc.aio.EOF:
-                answer = _handle(bot, message, session)
+                answer = _outside_the_loop(loop, bot, message, session)
                 if answer is not None:
                     await call.write(pb.BotMessage(answer=answer))
         except asyncio.InvalidStateError:
@@ -106,6 +108,19 @@ async def _play(bot: BotLike, address: str, token: str) -> None:
             raise BotConnectionError(
                 f"arena bot: the referee ended the connection ({code.name}): {exc.details()}"
             ) from None
+
+
+def _outside_the_loop(
+    loop: asyncio.AbstractEventLoop, bot: BotLike, message: pb.RefereeMessage, session: _Session
+) -> pb.Answer | None:
+    """Handles a message with no event loop running, so the bot's code runs as in a plain program:
+    it may call ``asyncio.run`` itself, as it could with the sync client. (Setting the running loop
+    is how asyncio's own runners do it; it costs a function call.)"""
+    asyncio._set_running_loop(None)
+    try:
+        return _handle(bot, message, session)
+    finally:
+        asyncio._set_running_loop(loop)
 
 
 class _Session:
