@@ -269,6 +269,45 @@ def test_a_worker_killed_mid_match_loses_nothing(
     check_recorded_exactly_once(client, jobs)
 
 
+def test_a_worker_stopped_mid_match_exits_cleanly_and_its_job_is_played_once(
+    client: redis.Redis, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGTERM (a container's stop, the rehearsal's end) mid-match: the worker exits 0 with no
+    traceback, its bot processes stopped, and the job it held is played by the next worker, once."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    gate = Gate(tmp_path / "gate")
+    versions = {"gated": submit_gated(client, gate, tmp_path), "random": resolve(client, "ninjan", "random")}
+    jobs = [gated_job(i, versions) for i in range(2)]
+    for j in jobs:
+        enqueue(client, j)
+    argv = [sys.executable, "-m", "arena.cli", "worker", "--redis", redis_url, "--idle-timeout", "2"]
+    stopped = subprocess.Popen(
+        [*argv, "--no-sandbox"],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_until(lambda: gate.holds(1), "the worker's first match held at the gate")
+    bots = children(stopped.pid)
+    stopped.send_signal(signal.SIGTERM)
+    _, stderr = stopped.communicate(timeout=120)
+    assert stopped.returncode == 0, stderr
+    assert "Traceback" not in stderr and "Task was destroyed" not in stderr, stderr
+    assert not [pid for pid in bots if Path(f"/proc/{pid}").exists() and not zombie(pid)], bots
+    gate.open()
+    config = WorkerConfig(redis_url, **FAST, bot_limits=BotLimits(sandbox=False))
+    Worker(client, config, say=lambda _: None).run(burst=True)  # reclaims the stopped worker's job
+    check_recorded_exactly_once(client, jobs)
+
+
+def zombie(pid: int) -> bool:
+    """Returns True if ``pid`` has exited but not been reaped (its parent, the test's worker, is gone)."""
+    with contextlib.suppress(OSError, IndexError):
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    return True
+
+
 def test_tournament_through_the_cli_ranks_greedy_above_random(redis_url: str, client: redis.Redis) -> None:
     args = ["tournament", "ninjan", "--bots", "greedy,random", "--players", "2", "--rounds", "4"]
     proc = run_arena(

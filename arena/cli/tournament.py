@@ -17,6 +17,7 @@ from its environment once read, so no process it starts inherits it.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import os
@@ -99,10 +100,24 @@ def worker_command(
     forget_redis_url()
     config = WorkerConfig(url, idle_timeout=timedelta(seconds=idle_timeout), bot_limits=limits)
     worker = Worker(connect(url), config, say, verbose)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the finally blocks: stop bot processes
+    signal.signal(signal.SIGTERM, _exit_cleanly)  # run the finally blocks: stop bot processes
     handled = worker.run(burst=burst, max_jobs=max_jobs)
     if verbose:
         say(f"arena: worker {worker.consumer}: {handled} jobs handled")
+
+
+def _exit_cleanly(*_: object) -> None:
+    """SIGTERM's handler: exits through the finally blocks, which stop the bot processes.
+
+    Design detail: a signal handler runs wherever the main thread is, and during a match that can be
+    inside one of grpc's callbacks on the event loop, which catches the SystemExit and prints its
+    traceback (seen by the dress rehearsal, issue 38). So while a loop runs, the exit is raised from a
+    callback of the loop's own, scheduled thread-safely (waking a loop asleep in epoll)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # between matches: no loop, nothing of grpc's on the stack
+        sys.exit(0)
+    loop.call_soon_threadsafe(sys.exit, 0)
 
 
 @app.command("tournament")
