@@ -110,7 +110,8 @@ def test_the_report_has_every_figure(report: dict[str, Any]) -> None:
     for kind in ("leaderboard", "bot", "replay"):
         assert report["pages"]["load"][kind]["n"] > 0 and report["pages"]["idle"][kind]["n"] > 0
     assert report["storage"]["replay_store_bytes"] > 0 and report["storage"]["redis_bytes"] > 0
-    assert set(report["memory"]) == {"server", "worker-0", "worker-1", "worker-2"}
+    assert set(report["memory"]) == {"redis", "server", "worker-0", "worker-1", "worker-2"}
+    assert 0 < report["throughput"]["platform_share"] < 1
 
 
 def test_compose_is_refused_until_built(tmp_path: Path) -> None:

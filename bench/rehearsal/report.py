@@ -45,11 +45,15 @@ def throughput(r: Rehearsal) -> dict[str, Any]:
     first, last = r.samples[0], r.samples[-1]
     minutes = (r.timeline["ladder_end"] - r.timeline["ladder"]) / 60
     recorded = last["recorded"] - first["recorded"]
-    worker_cpu = sum(
-        u["cpu_s"] - first["usage"].get(name, {}).get("cpu_s", 0.0)
-        for name, u in r.end["usage"].items()
-        if name.startswith("worker")
-    )
+
+    def spent(prefix: str, field: str = "cpu_s") -> float:
+        return sum(
+            u[field] - first["usage"].get(name, {}).get(field, 0.0)
+            for name, u in r.end["usage"].items()
+            if name.startswith(prefix)
+        )
+
+    worker_cpu, platform = spent("worker"), spent("worker", "own_cpu_s") + spent("server") + spent("redis")
     late = f"worker-{r.late_worker}" if r.late_worker is not None else None
     late_first_minute = None
     if late is not None:
@@ -66,6 +70,13 @@ def throughput(r: Rehearsal) -> dict[str, Any]:
         "per_minute": round(recorded / minutes, 2) if minutes else None,
         "worker_cpu_s": round(worker_cpu, 1),
         "per_worker_cpu_s": round(recorded / worker_cpu, 4) if worker_cpu else None,
+        "server_cpu_s": round(spent("server"), 1),
+        "redis_cpu_s": round(spent("redis"), 1),
+        # the platform's share: workers' own CPU (referee, recording), the server's and Redis's, of all
+        # (with the bots'); a bot's start and idle time count as the bot's
+        "platform_share": round(platform / (worker_cpu + spent("server") + spent("redis")), 3)
+        if worker_cpu
+        else None,
         "cpu_source": "/proc (psutil: each worker's own, waited children's and live descendants' CPU)",
         "jobs_per_worker": last["jobs"],
         "late_worker": late,
@@ -102,7 +113,7 @@ def growth(r: Rehearsal, name: str) -> float | None:
     and its last; None with too short a span."""
     warm = r.timeline["ladder"] + r.options.late_at() * 60
     if r.stack is not None and name in r.stack.components():  # and a minute after the component started
-        warm = max(warm, r.stack.started[r.stack.components()[name].pid] + 60)
+        warm = max(warm, r.stack.started.get(r.stack.components()[name].pid, 0.0) + 60)
     seen = [
         (s["t"], s["usage"][name]["rss_mb"]) for s in r.samples if s["t"] >= warm and s["usage"].get(name)
     ]
@@ -185,7 +196,6 @@ def build(r: Rehearsal) -> dict[str, Any]:
         "not_built": [
             "--against compose",
             "calibration run (the intended order is the random-share chain)",
-            "the platform's share of a match (everything but the bots' own thinking)",
             "per-worker cgroup cpu.stat (CPU is read from /proc)",
         ],
     }
@@ -221,6 +231,7 @@ def table(report: dict[str, Any]) -> str:
         ("matches recorded (ladders)", t["recorded"]),
         ("matches per minute", t["per_minute"]),
         ("matches per worker CPU-second", t["per_worker_cpu_s"]),
+        ("platform's share of the CPU (workers' own, server, Redis)", t["platform_share"]),
         ("lost / doubled", f"{report['lost']} / {report['doubled']}"),
         ("dead letters", sum(report["dead_letters"].values())),
         ("jobs per worker", ", ".join(f"{k}: {v}" for k, v in t["jobs_per_worker"].items())),

@@ -114,8 +114,9 @@ class LocalStack:
         return connect(self.redis.url)
 
     def components(self) -> dict[str, subprocess.Popen]:
-        """Returns the running components by name (the server, ``worker-N``)."""
-        named = {"server": self.server} if self.server is not None else {}
+        """Returns the running components by name (Redis, the server, ``worker-N``)."""
+        named = {"redis": self.redis.proc} if self.redis.proc is not None else {}
+        named |= {"server": self.server} if self.server is not None else {}
         return named | {f"worker-{n}": proc for n, proc in enumerate(self.workers)}
 
     def stop(self) -> None:
@@ -135,16 +136,18 @@ class LocalStack:
 
 
 def tree_usage(pid: int) -> dict[str, float]:
-    """Returns a process's CPU seconds (its own, its waited children's and its live descendants') and
-    RSS (its own, its descendants' apart), read from /proc through psutil; zeros once it is gone."""
+    """Returns a process's CPU seconds (``cpu_s``: its own, its waited children's and its live
+    descendants'; ``own_cpu_s``: its own alone) and RSS (its own, its descendants' apart), read from
+    /proc through psutil; zeros once it is gone."""
     try:
         proc = psutil.Process(pid)
         times = proc.cpu_times()
-        cpu = times.user + times.system + times.children_user + times.children_system
+        own = times.user + times.system
+        cpu = own + times.children_user + times.children_system
         rss = proc.memory_info().rss
         below = proc.children(recursive=True)
     except psutil.Error:
-        return {"cpu_s": 0.0, "rss_mb": 0.0, "bot_rss_mb": 0.0, "bot_processes": 0}
+        return {"cpu_s": 0.0, "own_cpu_s": 0.0, "rss_mb": 0.0, "bot_rss_mb": 0.0, "bot_processes": 0}
     bot_rss = 0
     for child in below:
         try:
@@ -154,7 +157,13 @@ def tree_usage(pid: int) -> dict[str, float]:
         except psutil.Error:
             continue
     mb = 1 << 20
-    return {"cpu_s": cpu, "rss_mb": rss / mb, "bot_rss_mb": bot_rss / mb, "bot_processes": len(below)}
+    return {
+        "cpu_s": cpu,
+        "own_cpu_s": own,
+        "rss_mb": rss / mb,
+        "bot_rss_mb": bot_rss / mb,
+        "bot_processes": len(below),
+    }
 
 
 def start_stack(against: str, folder: Path, workers: int, server_options: list[str]) -> LocalStack:
