@@ -107,19 +107,18 @@ def broken(game: str = "ninjan") -> list[BotPlan]:
     """Returns the broken bots: each fault a participant's first upload commonly has."""
     hostile = (("hostile.py", HOSTILE.read_bytes()),)
     illegal = {"game": game, "base": "random", "fault": "illegal"}
-    strikes = ("forfeit", "strikes", "deadline", "timed out", "time")
     return [
         BotPlan(
             "broken-crash", game, "broken", hostile, "python hostile.py crash-start",
-            Expect("smoke-failed", ("exit", "crash", "never joined", "join")),
+            Expect("smoke-failed", ("exited with code 3 before joining",)),
         ),
         BotPlan(
             "broken-timeout", game, "broken", hostile, "python hostile.py silent",
-            Expect("smoke-failed", strikes),
+            Expect("smoke-failed", ("3 missed deadlines",)),
         ),
         BotPlan(
             "broken-illegal", game, "broken", variant_files(illegal),
-            "python bot.py", Expect("smoke-failed", ("illegal", "strikes", "forfeit")),
+            "python bot.py", Expect("smoke-failed", ("out of range", "illegal action")),
         ),
         BotPlan(
             "broken-oversize", game, "broken",
