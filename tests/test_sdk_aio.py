@@ -6,6 +6,7 @@ as they did."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 import threading
 from collections.abc import AsyncIterator
@@ -48,6 +49,31 @@ def test_the_reader_decodes_what_the_codec_decodes(name: str) -> None:
     reader = ObservationReader(game)
     for _, wire in seeded_observations(name):
         assert reader.read(wire) == codec.observation_from_proto(game, wire)
+
+
+def mutable_parts(value: Any, path: str = "observation") -> list[str]:
+    """Returns where ``value`` holds something a bot could change in place: a list, dict, set or
+    bytearray, or a dataclass that is not frozen."""
+    if isinstance(value, list | dict | set | bytearray):
+        return [f"{path}: {type(value).__name__}"]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        found = [] if value.__dataclass_params__.frozen else [f"{path}: {type(value).__name__} not frozen"]  # type: ignore[attr-defined]
+        for field in dataclasses.fields(value):
+            found += mutable_parts(getattr(value, field.name), f"{path}.{field.name}")
+        return found
+    if isinstance(value, tuple):
+        return [p for i, item in enumerate(value) for p in mutable_parts(item, f"{path}[{i}]")]
+    return []
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_observations_are_immutable_so_a_reused_field_is_safe(name: str) -> None:
+    """The reader hands a bot the very value of an earlier decision when a field's bytes did not
+    change: that is safe only because no part of an observation can be changed in place (a bot
+    that mutated its hand would otherwise see the change in its next observation)."""
+    game = GAMES[name]
+    for _, wire in seeded_observations(name, games=2):
+        assert mutable_parts(codec.observation_from_proto(game, wire)) == []
 
 
 def test_a_field_that_did_not_change_is_not_decoded_again() -> None:
