@@ -167,17 +167,24 @@ def _encoder(py_type: Any, message_type: type[Message]) -> Any:
     return env["encode"]
 
 
+def _wire_field(cls: type, message_type: type[Message], i: int) -> tuple[Any, Any, Any]:
+    """Returns field ``i`` of dataclass ``cls``, its message type in ``message_type`` (None for a
+    scalar) and the type of one of its values (an item's, for a repeated field); raises CodecError
+    when ``message_type`` has no such field. One lookup for the encoders and the decoders."""
+    field = _fields(cls)[i]
+    by_name = message_type.DESCRIPTOR.fields_by_name
+    if field.name not in by_name:
+        raise CodecError(f"{message_type.DESCRIPTOR.full_name} has no field {field.name!r}")
+    item = _item_type(field.py_type) if field.repeated else field.py_type
+    return field, by_name[field.name].message_type, item
+
+
 def _field_lines(
     cls: type, message_type: type[Message], i: int, env: dict[str, Any], value: str = ""
 ) -> list[str]:
     """Returns the lines that set field ``i`` of message ``msg`` from dataclass value ``v`` (or from
     the variable ``value`` when named); puts the encoders they call in ``env``."""
-    field = _fields(cls)[i]
-    by_name = message_type.DESCRIPTOR.fields_by_name
-    if field.name not in by_name:
-        raise CodecError(f"{message_type.DESCRIPTOR.full_name} has no field {field.name!r}")
-    target = by_name[field.name].message_type
-    item = _item_type(field.py_type) if field.repeated else field.py_type
+    field, target, item = _wire_field(cls, message_type, i)
     name = field.name
     read = value or f"v.{name}"
     if target is not None:
@@ -262,12 +269,7 @@ def _decoder(py_type: Any, message_type: type[Message]) -> Any:
 def _field_expr(cls: type, message_type: type[Message], i: int, env: dict[str, Any]) -> str:
     """Returns the expression that decodes field ``i`` of dataclass ``cls`` from message ``m``; puts
     the converters it calls in ``env``."""
-    field = _fields(cls)[i]
-    by_name = message_type.DESCRIPTOR.fields_by_name
-    if field.name not in by_name:
-        raise CodecError(f"{message_type.DESCRIPTOR.full_name} has no field {field.name!r}")
-    target = by_name[field.name].message_type
-    item = _item_type(field.py_type) if field.repeated else field.py_type
+    field, target, item = _wire_field(cls, message_type, i)
     raw = f"m.{field.name}"
     if target is not None:
         env[f"d{i}"] = _decoder(item, _message_class(target))
