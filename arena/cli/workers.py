@@ -52,15 +52,15 @@ def start_worker(url: str, idle_timeout: float, no_sandbox: bool) -> subprocess.
     return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env)
 
 
-def stop_workers(procs: list[subprocess.Popen]) -> None:
-    """Stops local workers with SIGTERM (their clean exit: the match in hand is left to be rerun),
-    killing any still running after 10 s."""
+def stop_workers(procs: list[subprocess.Popen], grace: float = 10.0) -> None:
+    """Stops local workers (or any processes whose SIGTERM is a clean exit: a worker leaves the match
+    in hand to be rerun) with SIGTERM, killing any still running after ``grace`` seconds."""
     for proc in procs:
         if proc.poll() is None:
             proc.terminate()
     for proc in procs:
         try:
-            proc.wait(timeout=10)
+            proc.wait(timeout=grace)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()

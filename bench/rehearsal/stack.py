@@ -18,6 +18,7 @@ from typing import Any
 
 import psutil  # type: ignore[import-untyped]
 
+from arena.cli.workers import stop_workers
 from arena.testing import RedisServer, free_port
 
 from .roster import REPO
@@ -121,16 +122,7 @@ class LocalStack:
 
     def stop(self) -> None:
         """Stops the workers and the server (SIGTERM, then SIGKILL after 30 s), then Redis."""
-        procs = [p for p in [*self.workers, self.server] if p is not None]
-        for proc in procs:
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_workers([p for p in [*self.workers, self.server] if p is not None], grace=30.0)
         if self.redis.proc is not None:
             self.redis.kill()
 
