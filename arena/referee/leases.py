@@ -2,21 +2,25 @@
 
 A lease is created by whoever runs matches (``arena match``, a worker) before the bot starts; its token
 goes to the bot (ARENA_TOKEN). The bot's Play stream claims the lease with Join. From then on the
-lease carries messages both ways: the match loop puts RefereeMessages on ``outbound`` (the servicer
-streams them to the bot) and reads Answers from ``inbound`` (the servicer's reader puts them there).
+lease carries messages both ways: the match loop sends RefereeMessages (``send``: written to the
+stream at once by its ``StreamOutlet``; a lease with no stream, an in-process bot's, queues them on
+``outbound``) and reads Answers from ``inbound`` (the servicer's reader puts them there).
 A token can be claimed once: a second stream with it is refused, and a token is dead after its lease
 ends, so a leaked token cannot be replayed later.
 
 Both queues are bounded, so a bot cannot grow the referee's memory: at most ``INBOUND_LIMIT`` answers
 wait to be read (the servicer drops the excess and tells the bot once per request), and a bot that lets
-more than ``OUTBOUND_LIMIT`` messages pile up unread is disconnected.
+more than ``OUTBOUND_LIMIT`` messages pile up unwritten (it does not read its stream) is disconnected.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import secrets
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from arena.v1 import arena_pb2 as pb
 
@@ -30,6 +34,95 @@ class Malformed:
     """Put on ``inbound`` in place of an answer that could not be parsed; the match strikes it."""
 
     problem: str
+
+
+class StreamOutlet:
+    """Writes a lease's messages to its stream as they are sent: in order, one write at a time.
+
+    Design detail: the match loop used to put each message on ``outbound`` for the servicer's task to
+    write, so a request reached the bot only once the loop had finished its step (the replay lines,
+    the events) and that task had run. Here the write starts inside ``send``: the write coroutine
+    (grpc.aio's ``context.write``) is stepped by hand, its first step by the sender (gRPC takes the
+    message at once) and each later one by the done callback of the future it waits on, so no task
+    sits between the match and the stream. Measured (bench/run.py's referee layer, side by side):
+    8-11% less wall time per decision, for a few percent more of the referee's CPU (the answer now
+    often comes while the referee is still busy with the step).
+    """
+
+    def __init__(
+        self, write: Callable[[Any], Coroutine[Any, Any, None]], on_error: Callable[[], None]
+    ) -> None:
+        self._write = write
+        self._on_error = on_error  # the stream is broken: the lease disconnects
+        self._pending: collections.deque[Any] = collections.deque()
+        self._running: Coroutine[Any, Any, None] | None = None
+        self._idle: asyncio.Future[None] | None = None
+        self._closed = False
+        self.error: BaseException | None = None
+
+    def push(self, message: Any) -> None:
+        """Writes ``message`` after those before it (starts now when no write is under way)."""
+        if self._closed:
+            return
+        self._pending.append(message)
+        if self._running is None:
+            self._next()
+
+    def waiting(self) -> int:
+        """Returns how many messages wait for the write under way."""
+        return len(self._pending)
+
+    def drop(self) -> None:
+        """Drops the messages not yet written (the write under way goes on)."""
+        self._pending.clear()
+
+    async def flushed(self) -> None:
+        """Returns once every message pushed is written; raises the error that broke the stream."""
+        if self._running is not None:
+            self._idle = asyncio.get_running_loop().create_future()
+            await self._idle
+        if self.error is not None:
+            raise self.error
+
+    def close(self) -> None:
+        """Abandons the write under way and any pending (the stream is over)."""
+        self._closed = True
+        self._pending.clear()
+        running, self._running = self._running, None
+        if running is not None:
+            running.close()
+
+    def _next(self) -> None:
+        while self._pending and not self._closed:
+            self._running = self._write(self._pending.popleft())
+            if not self._advance():
+                return  # waiting: ``_resume`` carries on
+        if self._idle is not None and not self._idle.done():
+            self._idle.set_result(None)
+
+    def _resume(self, _: object = None) -> None:
+        if self._running is not None and self._advance():
+            self._next()
+
+    def _advance(self) -> bool:
+        """Runs the write under way until it waits (False) or ends (True), as a task would."""
+        assert self._running is not None
+        try:
+            waited = self._running.send(None)
+        except StopIteration:
+            self._running = None
+            return True
+        except (Exception, asyncio.CancelledError) as exc:
+            self._running, self.error = None, exc
+            self._pending.clear()
+            self._on_error()
+            return True
+        if waited is None:  # a bare yield (asyncio.sleep(0))
+            asyncio.get_running_loop().call_soon(self._resume)
+        else:
+            waited._asyncio_future_blocking = False
+            waited.add_done_callback(self._resume)
+        return False
 
 
 class LeaseError(Exception):
@@ -58,6 +151,7 @@ class Lease:
     events_in_requests: bool = False  # the bot reads DecisionRequest.events (Join.events_in_requests)
     problem: str = ""  # why the referee ended the stream, if it did
     flood_reported: bool = False  # the bot was told its excess answers are dropped (until the next request)
+    outlet: StreamOutlet | None = None  # the claiming stream's writer; None: messages go on ``outbound``
 
     @property
     def connected(self) -> bool:
@@ -68,13 +162,17 @@ class Lease:
         """Queues a message for the bot (dropped once the stream is gone); cuts a bot that stopped reading."""
         if not self.connected:
             return
-        if self.outbound.qsize() >= OUTBOUND_LIMIT:
+        outlet = self.outlet
+        if (outlet.waiting() if outlet else self.outbound.qsize()) >= OUTBOUND_LIMIT:
             self.cut(
                 f"{OUTBOUND_LIMIT} messages to this bot are waiting unread: "
                 "read the stream while the match runs"
             )
             return
-        self.outbound.put_nowait(message)
+        if outlet is not None:
+            outlet.push(message)
+        else:
+            self.outbound.put_nowait(message)
 
     def offer(self, answer: pb.Answer | Malformed) -> bool:
         """Queues an answer for the match; returns False (and drops it) when the inbound queue is full."""
@@ -89,6 +187,8 @@ class Lease:
         self.problem = problem
         while not self.outbound.empty():
             self.outbound.get_nowait()
+        if self.outlet is not None:
+            self.outlet.drop()
         self.mark_disconnected()
 
     def mark_disconnected(self) -> None:

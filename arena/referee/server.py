@@ -1,9 +1,10 @@
 """The gRPC Referee service (grpc.aio): a thin servicer over the lease registry.
 
 Matches are driven elsewhere (arena/referee/match.py); the servicer only authenticates a stream by its
-Join token, streams the lease's outbound messages to the bot and puts the bot's answers on the lease's
-inbound queue. On its TCP port it also serves the standard health service and server reflection, so
-``grpcurl`` and container health checks work against it.
+Join token, gives the lease a ``StreamOutlet`` that writes its messages to the stream as the match sends
+them, and puts the bot's answers on the lease's inbound queue. On its TCP port it also serves the
+standard health service and server reflection, so ``grpcurl`` and container health checks work against
+it.
 
 Design Detail: Play is registered with a raw-bytes request deserializer and parses each BotMessage
 itself. Bytes that are not a BotMessage then get an Error (or, as the first message, a status) that
@@ -63,7 +64,7 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
-from arena.referee.leases import INBOUND_LIMIT, Lease, LeaseError, LeaseRegistry, Malformed
+from arena.referee.leases import INBOUND_LIMIT, Lease, LeaseError, LeaseRegistry, Malformed, StreamOutlet
 from arena.referee.processes import RefereeEndpoint
 from arena.v1 import arena_pb2 as pb
 
@@ -151,7 +152,11 @@ class RefereeServicer:
     async def Play(
         self, request_iterator: AsyncIterator[bytes], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.RefereeMessage]:
-        """Authenticates the stream with its Join, then relays the lease's messages both ways."""
+        """Authenticates the stream with its Join, then relays the lease's messages both ways.
+
+        Design detail: the messages reach the stream through the lease's ``StreamOutlet``
+        (``context.write``), not by being yielded; Play stays an async generator, the shape gRPC and
+        whoever wraps the servicer (tests/test_fuzz.py) know it by, and yields nothing."""
         data = await self._first_message(request_iterator, context)
         if data is None:
             return
@@ -169,20 +174,22 @@ class RefereeServicer:
             )
         except LeaseError as exc:
             await context.abort(getattr(grpc.StatusCode, exc.code), str(exc))
+        outlet = lease.outlet = StreamOutlet(context.write, lease.mark_disconnected)
         reader = asyncio.create_task(_read_answers(request_iterator, lease))
         try:
-            while True:
-                message = await lease.outbound.get()
-                if message is None:
-                    break
-                yield message
+            while (message := await lease.outbound.get()) is not None:  # None: released, cut or gone
+                outlet.push(message)
+            await outlet.flushed()  # what was sent before the end (a MatchResult) still goes out
         finally:
+            outlet.close()
             reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await reader
             lease.mark_disconnected()
         if lease.problem:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, lease.problem)
+        return
+        yield  # not reached: makes Play an async generator (see its docstring)
 
 
 async def _read_answers(request_iterator: AsyncIterator[bytes], lease: Lease) -> None:
@@ -384,8 +391,8 @@ class _DoorHandler(grpc.GenericRpcHandler):
             request_deserializer=None,
             response_serializer=pb.RefereeMessage.SerializeToString,
         )
-        self.refused: grpc.RpcMethodHandler[bytes, pb.RefereeMessage] = (
-            grpc.stream_stream_rpc_method_handler(self._refuse)
+        self.refused: grpc.RpcMethodHandler[bytes, pb.RefereeMessage] = grpc.stream_stream_rpc_method_handler(
+            self._refuse
         )
 
     async def _refuse(self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> None:
