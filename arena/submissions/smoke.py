@@ -23,7 +23,6 @@ only if its match id is still the latest request's, so a re-request supersedes a
 from __future__ import annotations
 
 import enum
-import json
 import secrets
 import time
 from pathlib import Path
@@ -34,6 +33,7 @@ from arena.queue import keys
 from arena.queue.connection import hash_fields, maybe_text, text_hash
 from arena.queue.jobs import JobStatus, MatchJob, enqueue, ensure_group, run_script
 from arena.referee.processes import READY_LINE
+from arena.referee.replay import ReplayError, parse_lines
 from arena.referee.runner import GameResult
 from arena.schedule import regression
 from arena.submissions import registry
@@ -111,17 +111,14 @@ def strike_causes(replay_text: str, seat: int) -> str:
     told it may have sent illegal actions. "" when the replay has none (or cannot be read)."""
     counts: dict[str, int] = {}
     last: dict[str, str] = {}
-    for text in replay_text.splitlines():
-        if '"strike"' not in text:
-            continue
-        try:
-            line = json.loads(text)
-        except ValueError:
-            continue
-        if isinstance(line, dict) and line.get("type") == "strike" and line.get("seat") == seat:
-            code = str(line.get("code", ""))
-            counts[code] = counts.get(code, 0) + 1
-            last[code] = str(line.get("message", ""))
+    try:
+        lines = parse_lines(replay_text)  # the one reader of replay lines, checked
+    except ReplayError:
+        return ""
+    for line in lines:
+        if line["type"] == "strike" and line["seat"] == seat:
+            counts[line["code"]] = counts.get(line["code"], 0) + 1
+            last[line["code"]] = line["message"]
     parts = []
     for code, count in counts.items():
         one, many = STRIKE_WORDS.get(code, (code.lower(), code.lower()))
