@@ -11,7 +11,6 @@ build takes about a minute on two idle cores (the generated code is most of it).
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -27,14 +26,7 @@ from tests.test_kits_strength import (
 )
 
 BUILD = REPO / "bots" / "cpp" / "build.sh"
-TOOLS = ("g++", "pkg-config", "protoc", "grpc_cpp_plugin")
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(
-        any(shutil.which(t) is None for t in TOOLS),
-        reason=f"the C++ starter kit needs {', '.join(TOOLS)}: run scripts/install-go-kit",
-    ),
-]
+pytestmark = pytest.mark.e2e  # the toolchain is installed by scripts/test (scripts/install-go-kit): no skip
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +82,6 @@ def test_cpp_bot_wins_most_games_against_random(cpp_bot: Path, game: str, tmp_pa
 
 @pytest.mark.slow
 @pytest.mark.timeout(STRENGTH_TIMEOUT)
-@pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 def test_cpp_bot_plays_every_game_as_a_submitted_bot(
     cpp_bot: Path, redis_url: str, client: object, tmp_path: Path
 ) -> None:

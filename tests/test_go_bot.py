@@ -11,7 +11,6 @@ minute on a busy machine.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -27,14 +26,7 @@ from tests.test_kits_strength import (
 )
 
 BUILD = REPO / "bots" / "go" / "build.sh"
-TOOLS = ("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc")
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(
-        any(shutil.which(t) is None for t in TOOLS),
-        reason=f"the Go starter kit needs {', '.join(TOOLS)}: run scripts/install-go-kit",
-    ),
-]
+pytestmark = pytest.mark.e2e  # the toolchain is installed by scripts/test (scripts/install-go-kit): no skip
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +79,6 @@ def test_go_bot_wins_most_games_against_random(go_bot: Path, game: str, tmp_path
 
 @pytest.mark.slow
 @pytest.mark.timeout(STRENGTH_TIMEOUT)
-@pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 def test_go_bot_plays_every_game_as_a_submitted_bot(
     go_bot: Path, redis_url: str, client: object, tmp_path: Path
 ) -> None:

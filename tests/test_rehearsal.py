@@ -9,7 +9,6 @@ or charged with the right reason, every honest bot rated, no unexplained error l
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +22,6 @@ pytestmark = [
     pytest.mark.e2e,
     pytest.mark.slow,
     pytest.mark.timeout(900),  # the run takes its two minutes, plus smoke matches and the drain
-    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
 ]
 
 MINUTES = "2"

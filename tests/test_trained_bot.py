@@ -13,7 +13,6 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
 import redis
 
 from arena.games import get_game
@@ -24,12 +23,10 @@ from arena.referee.processes import resolve_bot
 from arena.referee.runner import SeriesConfig
 from arena.submissions import registry, smoke
 from tests.conftest import REPO, game_lines, run_arena
-from tests.test_forfeits import sandbox_works
 from tests.test_smoke import play_smoke
 
 TRAINED = REPO / "bots" / "python" / "trained"
 BOT_FILES = ("bot.py", "ninjan_policy.py")  # what a submitted copy holds, besides its weights.json
-SANDBOX = [] if sandbox_works() else ["--no-sandbox"]
 
 
 def bot_folder(parent: Path) -> Path:
@@ -66,9 +63,7 @@ def tiny_training(out: Path) -> dict:
 
 def match(bot: Path, replays: Path, *args: str) -> list[dict]:
     """Plays ``arena match ninjan BOT random`` (sandboxed where bubblewrap works); returns its games."""
-    proc = run_arena(
-        "match", "ninjan", str(bot), "random", "--json", "--replay-dir", str(replays), *SANDBOX, *args
-    )
+    proc = run_arena("match", "ninjan", str(bot), "random", "--json", "--replay-dir", str(replays), *args)
     assert proc.returncode == 0, proc.stderr
     return game_lines(proc.stdout)
 
@@ -116,8 +111,6 @@ def test_the_bot_runs_without_numpy() -> None:
     assert proc.returncode == 0, proc.stderr
 
 
-@pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
-@pytest.mark.skipif(not sandbox_works(), reason="needs a working bubblewrap sandbox")
 def test_the_bot_passes_its_smoke_match_when_submitted(
     client: redis.Redis, redis_url: str, tmp_path: Path
 ) -> None:
