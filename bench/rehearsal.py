@@ -9,14 +9,24 @@ worker`` processes with a state folder of its own (a temporary one, or ``--keep 
 built-ins with a share of random moves or a small search budget: bench/rehearsal/roster.py) plus broken
 and hostile ones, runs the ladders for ``--minutes``, adds a worker at minute 10 (or a third of
 ``--minutes`` if shorter), and writes the report (bench/rehearsal/report.py) to ``--out`` as JSON and
-its table to stdout. Only ``--against local`` is built so far. ``--languages`` adds the starter
-kits' bots (bench/rehearsal/kits.py: Node, Go and C++, one per game, built once and cached).
+its table to stdout. ``--languages`` adds the starter kits' bots (bench/rehearsal/kits.py: Node, Go and
+C++, one per game, built once and cached).
+
+``--against compose`` runs the same rehearsal against ``compose.yaml`` (bench/rehearsal/compose_stack.py:
+an organiser's copy of the project, its secrets, the server on a free loopback port, ``--scale
+worker=N``). It needs a Docker daemon: when ``DOCKER_HOST`` is not set, the command runs itself again
+under ``scripts/with-docker`` (as root: a private dockerd, Compose v2 and the base images, cached in
+/var/lib/arena-compose-test; about 7 minutes the first time), which takes the daemon down and leaves
+the machine as it was at the end:
+
+    nice -n 10 .venv/bin/python bench/rehearsal.py --against compose --minutes 6 --languages python,node
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -56,6 +66,10 @@ def parse(argv: list[str]) -> tuple[Options, argparse.Namespace]:
 
 def main(argv: list[str]) -> int:
     options, args = parse(argv)
+    if options.against == "compose" and not os.environ.get("DOCKER_HOST"):
+        with_docker = str(Path(__file__).resolve().parent.parent / "scripts" / "with-docker")
+        print("bench/rehearsal.py: no DOCKER_HOST: running under scripts/with-docker", file=sys.stderr)
+        os.execv(with_docker, [with_docker, sys.executable, str(Path(__file__).resolve()), *argv])
     with tempfile.TemporaryDirectory(prefix="rehearsal-") as tmp:
         folder = args.keep or Path(tmp) / "state"
         rehearsal = Rehearsal(options, folder)

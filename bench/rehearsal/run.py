@@ -22,7 +22,7 @@ from .kits import kit_bots
 from .order import OrderWatch
 from .participants import Participants, call
 from .roster import BotPlan, plan
-from .stack import LocalStack, start_stack, tree_usage
+from .stack import Stack, start_stack
 from .viewers import Viewers
 
 SAMPLE_S = 15.0
@@ -69,7 +69,7 @@ class Rehearsal:
         self.plans: list[BotPlan] = plan(list(options.games), options.bots, options.hostile)
         kit_languages = [lang for lang in options.languages if lang != "python"]
         self.plans += kit_bots(list(options.games), kit_languages, self.missing)
-        self.stack: LocalStack | None = None
+        self.stack: Stack | None = None
         self.people: Participants | None = None
         self.viewers: Viewers | None = None
         self.order = OrderWatch(
@@ -95,7 +95,8 @@ class Rehearsal:
             self._play()
             self._wind_down()
         finally:
-            self.end["usage"] = self._usage()
+            self.end["usage"] = self.stack.usage()
+            self.stack.refresh_logs()
             self.end["stopped_at"] = {
                 log.stem: log.stat().st_size for log in (self.folder / "logs").glob("*.log")
             }
@@ -172,16 +173,14 @@ class Rehearsal:
             "t": time.monotonic(),
             "minute": round(minute, 2),
             "recorded": recorded,
-            "usage": self._usage(),
+            "usage": self.stack.usage(),
             "jobs": self.jobs_per_worker(),
         }
 
-    def _usage(self) -> dict[str, Any]:
-        assert self.stack is not None
-        return {name: tree_usage(proc.pid) for name, proc in self.stack.components().items()}
-
     def jobs_per_worker(self) -> dict[str, int]:
         """Returns each worker's count of recorded jobs, from its log's lines."""
+        assert self.stack is not None
+        self.stack.refresh_logs()
         counts = {}
         for log in sorted((self.folder / "logs").glob("worker-*.log")):
             counts[log.stem] = len(RECORDED_LINE.findall(log.read_text(errors="replace")))

@@ -2,7 +2,8 @@
 6379), one ``arena server`` and N ``arena worker`` processes sharing a state folder of the rehearsal's
 own, each component's output kept in a log file of its own for the report's error lines.
 
-The compose stack (``--against compose``) is not built yet: ``start`` says so.
+``Stack`` is what the rehearsal asks of a platform; ``start_stack`` returns this machine's processes
+(``LocalStack``) or ``compose.yaml`` on a Docker daemon (``compose_stack.ComposeStack``).
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import psutil  # type: ignore[import-untyped]
 
@@ -23,11 +25,38 @@ from arena.testing import RedisServer, free_port
 
 from .roster import REPO
 
+if TYPE_CHECKING:
+    from .compose_stack import ComposeStack
+
 WORKER_NICE = 5  # workers run this much nicer than the server: pages stay quick while matches play
 
 
 class StackError(RuntimeError):
     """The platform could not be started (the message says which part and why)."""
+
+
+class Component(Protocol):
+    """A running part of the platform, by the host pid its usage is read from."""
+
+    @property
+    def pid(self) -> int: ...
+
+
+class Stack(Protocol):
+    """What the rehearsal and its report use of a platform (LocalStack, ComposeStack)."""
+
+    url: str
+    organiser: str
+    folder: Path
+    logs: Path  # <component>.log files: server, redis, worker-N
+    started: dict[int, float]  # a component's pid -> when it started (monotonic)
+
+    def add_worker(self) -> int: ...
+    def components(self) -> Mapping[str, Component]: ...
+    def usage(self) -> dict[str, dict[str, float]]: ...
+    def refresh_logs(self) -> None: ...
+    def redis_client(self) -> Any: ...
+    def stop(self) -> None: ...
 
 
 class LocalStack:
@@ -120,6 +149,13 @@ class LocalStack:
         named |= {"server": self.server} if self.server is not None else {}
         return named | {f"worker-{n}": proc for n, proc in enumerate(self.workers)}
 
+    def usage(self) -> dict[str, dict[str, float]]:
+        """Returns each component's CPU and memory (``tree_usage``)."""
+        return {name: tree_usage(proc.pid) for name, proc in self.components().items()}
+
+    def refresh_logs(self) -> None:
+        """Nothing to do: the processes write their log files themselves."""
+
     def stop(self) -> None:
         """Stops the workers and the server (SIGTERM, then SIGKILL after 30 s), then Redis."""
         stop_workers([p for p in [*self.workers, self.server] if p is not None], grace=30.0)
@@ -158,14 +194,16 @@ def tree_usage(pid: int) -> dict[str, float]:
     }
 
 
-def start_stack(against: str, folder: Path, workers: int, server_options: list[str]) -> LocalStack:
-    """Returns the started platform ``against`` names; the compose stack is not built yet."""
-    if against != "local":
-        raise StackError(
-            f"--against {against}: not built yet (the rehearsal runs only '--against local' so far: "
-            "arena server + arena worker processes on this machine)"
-        )
-    stack = LocalStack(folder, server_options)
+def start_stack(against: str, folder: Path, workers: int, server_options: list[str]) -> Stack:
+    """Returns the started platform ``against`` names (``local`` or ``compose``); one that fails to
+    start is stopped again before the error goes up."""
+    stack: LocalStack | ComposeStack
+    if against == "compose":
+        from .compose_stack import ComposeStack
+
+        stack = ComposeStack(folder, server_options)
+    else:
+        stack = LocalStack(folder, server_options)
     try:
         stack.start(workers)
     except BaseException:
