@@ -22,7 +22,10 @@ by one error type and carries the security headers (``leaderboard.http``).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +54,7 @@ from leaderboard.http import (
     api_error,
     error_response,
     http_error,
+    off_loop,
     redis_down,
     server_failed,
 )
@@ -215,6 +219,24 @@ class App(Starlette):
         return SecurityHeaders(super().build_middleware_stack())
 
 
+def _lifespan(writes: bool) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
+    """Returns the app's lifespan: with ``writes``, the ladders' (resumed at the start, stopped at
+    exit); always, the source closed at exit (its replay re-running process stopped)."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            if writes:
+                async with ladders.lifespan(app):
+                    yield
+            else:
+                yield
+        finally:
+            await off_loop(app.state.source.close)
+
+    return lifespan
+
+
 def create_app(source: Source, server: ServerConfig | None = None) -> Starlette:
     """Returns the app over ``source``; with ``server`` (a Redis source) the write API too, with its
     limits, credentials and the ladders it feeds (resumed when the app starts)."""
@@ -233,7 +255,7 @@ def create_app(source: Source, server: ServerConfig | None = None) -> Starlette:
             redis.RedisError: redis_down,
             Exception: server_failed,
         },
-        lifespan=ladders.lifespan if writes else None,  # resumes the recorded ladders, stops them at exit
+        lifespan=_lifespan(writes),
     )
     app.state.source = source
     app.state.client = source.client

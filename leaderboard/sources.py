@@ -6,9 +6,10 @@ the routes that only the platform's record can answer (leaderboards, tournaments
 write API) are served over Redis alone.
 
 - ``RedisSource``: what the queue recorded, read through ``leaderboard.data``; replays re-run into
-  frames once and kept (a replay never changes once recorded). ``bot_output`` False (``arena
-  server``): a replay carries think times but no bot's output, which is its owner's; True (this
-  machine's own leaderboard): everything.
+  frames in a process of their own and kept encoded (``leaderboard.rerun``: a re-run in the
+  server's interpreter would hold up every other page). ``bot_output`` False (``arena server``): a
+  replay carries think times but no bot's output, which is its owner's; True (this machine's own
+  leaderboard): everything.
 - ``FileSource``: replay files on this machine, each with the match log beside it (the bots' output
   stamped with decision steps, think times; ``arena.referee.botlog``). Its list of matches is the
   files given, newest first; a leaderboard's game and bot pages send a browser to that list, so no
@@ -17,11 +18,7 @@ write API) are served over Redis alone.
 
 from __future__ import annotations
 
-import collections
-import contextlib
-import dataclasses
 import json
-import threading
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -35,15 +32,10 @@ from arena.referee.botlog import MatchLogError, find_match_log, read_match_log
 from arena.referee.record import sole_winner
 from arena.referee.replay import ReplayError, opening, read_lines
 from arena.storage import replays
-from leaderboard import data, frames
+from leaderboard import data, frames, rerun
 from leaderboard.http import ApiError
 
 TAIL_BYTES = 64 * 1024  # the end of a replay read for its result line (a result is a few hundred bytes)
-FRAME_CACHE_SIZE = 16  # re-run replays kept in memory (a replay never changes once recorded)
-OWNER_ONLY = (  # what a public replay says instead of the bots' output (docs/security.md)
-    "Bot output is shown only to each bot's owner: GET /api/v1/matches/MATCH/log/SEAT with the bot's "
-    "secret. Think times are public."
-)
 
 
 class Source:
@@ -79,9 +71,13 @@ class Source:
         """Returns one match's result; raises ApiError."""
         raise NotImplementedError
 
-    def replay(self, match_id: str) -> dict[str, Any]:
-        """Returns one match's replay re-run into frames (``leaderboard.frames``); raises ApiError."""
+    def replay(self, match_id: str) -> bytes:
+        """Returns one match's replay re-run into frames (``leaderboard.frames``) as gzipped JSON
+        (``leaderboard.rerun.encode``); raises ApiError."""
         raise NotImplementedError
+
+    def close(self) -> None:
+        """Releases what the source holds (the app's shutdown)."""
 
 
 class RedisSource(Source):
@@ -91,8 +87,7 @@ class RedisSource(Source):
         self.url = url
         self.client = client or connect(url)
         self.bot_output = bot_output
-        self._frames: collections.OrderedDict[str, dict[str, Any]] = collections.OrderedDict()
-        self._lock = threading.Lock()  # read on the thread pool
+        self.renderer = rerun.Renderer()
 
     @property
     def redis(self) -> redis.Redis:
@@ -114,36 +109,25 @@ class RedisSource(Source):
             raise ApiError(404, f"no recorded match {match_id!r}")
         return found
 
-    def replay(self, match_id: str) -> dict[str, Any]:
-        """Returns the match's replay as frames, re-running it only on the first request."""
-        with self._lock:
-            if match_id in self._frames:
-                self._frames.move_to_end(match_id)
-                return self._frames[match_id]
+    def replay(self, match_id: str) -> bytes:
+        """Returns the match's replay as gzipped frames, re-running it only on the first request."""
         try:
-            replay = self._rerun(match_id)
+            return self.renderer.gzipped(match_id, lambda: self._stored(match_id), self.bot_output)
         except (ReplayError, replays.ReplayStoreError) as exc:  # corrupt, or decisions of other rules
             raise ApiError(500, f"the stored replay does not re-run: {exc}") from None
-        with self._lock:
-            self._frames[match_id] = replay
-            while len(self._frames) > FRAME_CACHE_SIZE:
-                self._frames.popitem(last=False)
-        return replay
+        except rerun.RendererError as exc:
+            raise ApiError(503, str(exc)) from None
 
-    def _rerun(self, match_id: str) -> dict[str, Any]:
+    def _stored(self, match_id: str) -> tuple[str, str | None]:
+        """Returns the match's stored replay text and match log text (None: no log stored)."""
         text = data.replay_text(self.redis, match_id)
         if text is None:
             raise ApiError(404, f"no replay of match {match_id!r}")
-        replay = frames.frames(text)
         stored_log = replays.store_for(self.redis).get(match_id, botlog.STORE_KIND)
-        if stored_log is not None:  # the bots' output per step and think times (static/view.js)
-            with contextlib.suppress(botlog.MatchLogError):
-                log = botlog.parse_match_log(stored_log.decode("utf-8", errors="replace"), match_id)
-                found = {"found": True} if self.bot_output else {"found": False, "problem": OWNER_ONLY}
-                if not self.bot_output:
-                    log = dataclasses.replace(log, lines=(), cut="")
-                replay = frames.with_match_log(replay, log) | {"match_log": found}
-        return replay
+        return text, None if stored_log is None else stored_log.decode("utf-8", errors="replace")
+
+    def close(self) -> None:
+        self.renderer.close()
 
 
 def game_name(name: str) -> str:
@@ -240,10 +224,10 @@ class FileSource(Source):
         except ReplayError as exc:
             raise ApiError(422, str(exc)) from None
 
-    def replay(self, match_id: str) -> dict[str, Any]:
+    def replay(self, match_id: str) -> bytes:
         path = self.path(match_id)
         try:
-            return view_data(path)
+            return rerun.encode(view_data(path))
         except (ReplayError, OSError, UnicodeDecodeError) as exc:
             raise ApiError(422, f"the replay does not re-run: {exc}") from None
 

@@ -19,6 +19,7 @@ The routes every replay page reads (games, stamp, a match, its replay) ask the a
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -126,5 +127,10 @@ async def match(request: Request) -> Response:
 
 
 async def replay(request: Request) -> Response:
-    """``GET /api/v1/matches/{id}/replay``: one match's replay re-run into frames."""
-    return JSONResponse(await off_loop(source(request).replay, path_param(request, "match_id")))
+    """``GET /api/v1/matches/{id}/replay``: one match's replay re-run into frames, sent gzipped as
+    kept (``leaderboard.rerun``) to a client that accepts gzip, else decompressed."""
+    gzipped = await off_loop(source(request).replay, path_param(request, "match_id"))
+    vary = {"Vary": "Accept-Encoding"}
+    if "gzip" in request.headers.get("accept-encoding", "").lower():
+        return Response(gzipped, media_type="application/json", headers=vary | {"Content-Encoding": "gzip"})
+    return Response(await off_loop(gzip.decompress, gzipped), media_type="application/json", headers=vary)
