@@ -56,7 +56,8 @@ class ComposeStack:
         self.organiser = ""  # read from the secret file once made
         self.server_options = server_options
         self.started: dict[int, float] = {}  # pid -> monotonic time it was first seen
-        self.known: dict[str, Container] = {}  # name -> container, kept after the stack stops
+        self.known: dict[str, Container] = {}  # name -> running container, kept after the stack stops
+        self.ids: dict[str, str] = {}  # name -> container id, every container seen (for the logs)
         self.env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("ARENA_")},
             "COMPOSE_PROJECT_NAME": f"arena-rehearsal-{os.getpid()}",
@@ -139,15 +140,17 @@ class ComposeStack:
         return done.stdout
 
     def _refresh(self) -> None:
-        """Reads the project's running containers into ``known`` (names: redis, server, worker-N)."""
+        """Reads the project's containers into ``ids`` and the running ones into ``known`` (names:
+        redis, server, worker-N)."""
         label = "label=com.docker.compose.project=" + self.env["COMPOSE_PROJECT_NAME"]
         fields = "{{.ID}} " + " ".join(
             f'{{{{.Label "com.docker.compose.{key}"}}}}' for key in ("service", "container-number")
         )
-        listed = docker("ps", "--filter", label, "--format", fields).split("\n")
+        listed = docker("ps", "--all", "--filter", label, "--format", fields).split("\n")
         for line in filter(None, listed):
             cid, service, number = line.split()
             name = f"worker-{int(number) - 1}" if service == "worker" else service
+            self.ids[name] = cid
             pid = int(docker("inspect", "--format", "{{.State.Pid}}", cid).strip() or 0)
             if pid:
                 self.started.setdefault(pid, time.monotonic())
@@ -180,8 +183,8 @@ class ComposeStack:
 
     def refresh_logs(self) -> None:
         """Writes each container's whole output so far to ``logs/<name>.log``."""
-        for name, container in self.known.items():
-            done = subprocess.run([DOCKER, "logs", container.id], capture_output=True, timeout=120)
+        for name, cid in self.ids.items():
+            done = subprocess.run([DOCKER, "logs", cid], capture_output=True, timeout=120)
             if done.returncode == 0:  # a container already removed keeps the log last written
                 (self.logs / f"{name}.log").write_bytes(done.stdout + done.stderr)
 
@@ -200,6 +203,7 @@ class ComposeStack:
         if not (self.project / OVERRIDE).exists():
             return  # never brought up
         try:
+            self._refresh()  # the containers of an `up` that failed too
             self.compose("stop", "--timeout", "30", timeout=300)
         except StackError as exc:
             print(f"bench/rehearsal.py: {exc}", flush=True)
