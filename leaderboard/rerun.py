@@ -24,6 +24,7 @@ import dataclasses
 import gzip
 import json
 import multiprocessing
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -34,6 +35,7 @@ from arena.referee import botlog
 from leaderboard import frames
 
 CACHE_BYTES = 32 * 2**20  # gzipped replays kept in memory (a 300-step PNRZ match is ~100 KiB of them)
+RERUN_NICE = 5  # the re-running process yields the CPU to the server's pages (a replay can wait more)
 GZIP_LEVEL = 6  # zlib's default: within a few percent of 9's size at a third of its time
 OWNER_ONLY = (  # what a public replay says instead of the bots' output (docs/security.md)
     "Bot output is shown only to each bot's owner: GET /api/v1/matches/MATCH/log/SEAT with the bot's "
@@ -140,7 +142,9 @@ class Renderer:
         with self._lock:
             if self._pool is None:
                 spawn = multiprocessing.get_context("spawn")
-                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=spawn)
+                self._pool = ProcessPoolExecutor(
+                    max_workers=1, mp_context=spawn, initializer=os.nice, initargs=(RERUN_NICE,)
+                )
             return self._pool
 
     def _discard(self, pool: ProcessPoolExecutor) -> None:

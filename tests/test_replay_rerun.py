@@ -88,6 +88,7 @@ def test_while_a_replay_is_being_rerun_the_other_pages_answer(
     assert status == 200
     (pid,) = source.renderer.pids()
     assert pid != os.getpid()
+    assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, os.nice(0) + rerun.RERUN_NICE)
     answers: dict[str, Any] = {}
     asked = threading.Thread(
         target=lambda: answers.update(replay=get(f"{url}/api/v1/matches/pnrz-rerun-2/replay"))

@@ -12,11 +12,14 @@ and stores the view. So however many results arrive, the first read after them r
 other read is served from the last fit; the fit never reads the list of matches.
 
 Design detail, concurrent refits: readers in one process (the web app's request threads) share a lock
-per source, so one of them refits and the others then find the view cached. Readers in different
-processes (the CLI beside the web app) may both refit the same burst: accepted, because the refit is a
-deterministic function of the snapshot, so the second stores the same view, and the store script never
-replaces a view by one that reflects fewer matches. A Redis lock (SET NX) would save that rare second
-refit at the price of waiting on, and expiring, a holder that died.
+per source, so one of them refits; a reader that finds the lock held is answered at once with the
+last view stored (its ``matches`` says which results it reflects) rather than waiting for the fit,
+so a busy competition's pages never queue behind refits (a reader with no view of this format
+stored yet waits). A reader alone, as the CLI is, always gets a view of every result recorded.
+Readers in different processes (the CLI beside the web app) may both refit the same burst: accepted,
+because the refit is a deterministic function of the snapshot, so the second stores the same view,
+and the store script never replaces a view by one that reflects fewer matches. A Redis lock (SET NX)
+would save that rare second refit at the price of waiting on, and expiring, a holder that died.
 """
 
 from __future__ import annotations
@@ -107,7 +110,8 @@ def _lock(name: str) -> threading.Lock:
 
 def view(client: redis.Redis, source: Source, part: str = BOARD) -> dict[str, Any] | None:
     """Returns a part of the source's view reflecting every match recorded when called: the cached
-    one if it is current, else a new fit's (see the module docstring); None for a part the view has
+    one if it is current, else a new fit's, or, while another thread of this process refits, the
+    last one stored (see the module docstring); None for a part the view has
     not (a bot that never played). The main part (``BOARD``) holds ``matches``, the count reflected,
     ``rows`` and ``pairs`` (a game) or ``crosstable`` (a tournament); a bot's part (``bot_part``),
     its ``versions`` and ``head_to_head``.
@@ -116,21 +120,29 @@ def view(client: redis.Redis, source: Source, part: str = BOARD) -> dict[str, An
     only what it shows: the leaderboard does not read every bot's head-to-head table."""
     current, text = _cached(client, source, part)
     if not current:
-        with _lock(source.name):
+        lock = _lock(source.name)
+        if not lock.acquire(blocking=False):
+            if text is not None:  # another thread is refitting: the last view now, not after it
+                return json.loads(text)
+            lock.acquire()
+        try:
             current, text = _cached(client, source, part)
             if not current:
                 return refit(client, source).get(part)
+        finally:
+            lock.release()
     return None if text is None else json.loads(text)
 
 
 def _cached(client: redis.Redis, source: Source, part: str) -> tuple[bool, str | None]:
-    """Returns whether the cached view reflects the current count of matches, and its ``part``."""
+    """Returns whether the cached view reflects the current count of matches, and its ``part``
+    (None if the view cached is of another format)."""
     with client.pipeline(transaction=True) as pipe:
         source.read_counter(pipe)
         pipe.hmget(keys.fit(source.name), ["updates", "format", part])
         counter, (updates, shape, text) = pipe.execute()
     current = updates is not None and int(updates) == int(counter or 0) and shape == VIEW_FORMAT
-    return current, text
+    return current, text if shape == VIEW_FORMAT else None
 
 
 def refit(client: redis.Redis, source: Source) -> dict[str, dict[str, Any]]:
