@@ -460,3 +460,27 @@ def test_placements_keep_no_empty_version_and_read_back_whole() -> None:
     assert '"version":""' not in stored and '"version":"v3"' in stored
     assert store.placements_fields(stored) == placements
     assert store.placements_fields(json.dumps(placements)) == placements  # an entry stored before
+
+
+def test_an_entry_a_worker_writes_is_read_by_a_server_of_another_user_in_its_group() -> None:
+    """As compose runs them: the worker (uid 10002) writes, the server (uid 10001) reads, both of group
+    10000 (the Dockerfile's folder is setgid to it). Here root writes into such a folder, and a
+    process of uid 10001, group 10000 reads the entry back (a folder under /tmp: pytest's own
+    temporary folders are root's alone). scripts/test runs the suite as root, as CI does."""
+    import subprocess
+    import tempfile
+
+    assert os.geteuid() == 0, "this test switches to another user: run the suite as root (CI does)"
+    with tempfile.TemporaryDirectory(prefix="arena-replays-") as where:
+        root = Path(where) / "replays"
+        root.mkdir()
+        Path(where).chmod(0o755)
+        os.chown(root, 10002, 10000)
+        root.chmod(0o2775)
+        target = FolderStore(root)
+        target.put("m1", "replay", b"a replay")
+        path = target.folder("m1") / "replay.z"
+        as_server = ["setpriv", "--reuid", "10001", "--regid", "10000", "--clear-groups", "cat", str(path)]
+        read = subprocess.run(as_server, capture_output=True, timeout=30)
+        assert read.returncode == 0, read.stderr.decode()
+        assert read.stdout == path.read_bytes() and replays.decode("replay", read.stdout) == b"a replay"

@@ -80,6 +80,9 @@ ZLIB = 0x78  # first byte of a zlib entry: the stored format before tags
 MAX_ID = 200  # characters of a match id (a file name is at most 255 bytes)
 _KIND = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _SUFFIX = ".z"
+# A folder store's entry: the writer's group reads it. In compose the workers (uid 10002) write
+# and the server (uid 10001) reads, both of group 10000, the folder setgid to it (the Dockerfile).
+ENTRY_MODE = 0o640
 
 
 class ReplayStoreError(ValueError):
@@ -317,6 +320,7 @@ class FolderStore(ReplayStore):
         folder.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=".put-")
         try:
+            os.fchmod(handle, ENTRY_MODE)  # mkstemp's 0600 would keep the server from reading it
             with os.fdopen(handle, "wb") as out:
                 out.write(packed)
                 out.flush()
