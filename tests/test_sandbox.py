@@ -270,3 +270,52 @@ def test_without_a_cpu_cgroup_each_seat_is_pinned_to_cpus_of_its_own(
         seen.append(eval(out.split("CPUS ", 1)[1].splitlines()[0]))
     assert all(len(cpus) == 1 for cpus in seen) and seen[0] != seen[1], seen
     assert "CPU share 1 cores (pinned to 1 of this worker's" in BotLimits(cpus=1.0).describe()
+
+
+def test_a_bots_process_limit_counts_its_own_tasks_not_the_whole_users() -> None:
+    """compose's workers all run as one uid: RLIMIT_NPROC set on bubblewrap from outside counted
+    every task of that user, and with 600 of them running a bot could not start at all. Set inside
+    the sandbox's own user namespace (``sandbox.inside_argv``), it counts the bot's tasks alone: the
+    bot starts beside the user's 600, and its own fork loop stops at its limit. Run as uid 10002
+    with util-linux's setpriv (root: scripts/test and CI run the suite as root)."""
+    assert os.geteuid() == 0, "this test switches to another user: run the suite as root (CI does)"
+    as_worker = ["setpriv", "--reuid", "10002", "--regid", "10000", "--clear-groups", "--"]
+    forks = (  # Debian's python3 (the sandbox binds /usr): the fork loop's count, not a shell's death
+        "import os, time\nn = 0\ntry:\n    while n < 200:\n        if os.fork() == 0:\n"
+        "            time.sleep(5)\n            os._exit(0)\n        n += 1\nexcept OSError:\n    pass\n"
+        "print('forked', n)"
+    )
+    request = sandbox.SandboxRequest(
+        argv=("/usr/bin/python3", "-S", "-c", forks),
+        code=(),
+        cwd=Path("/"),
+        socket=None,
+        env={},
+        processes=64,
+    )
+    minimal = [sandbox.bwrap_path(), "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534"]
+    minimal += ["--die-with-parent", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin"]
+    minimal += ["--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--proc", "/proc"]
+    minimal += ["--dev", "/dev", "--tmpfs", "/tmp", "--"]
+    crowd = subprocess.Popen([*as_worker, "/bin/sh", "-c", "for i in $(seq 600); do sleep 120 & done; wait"])
+    try:
+        until = time.monotonic() + 60
+        while (
+            len(subprocess.run(["pgrep", "-u", "10002"], capture_output=True, text=True).stdout.split()) < 600
+        ):
+            assert time.monotonic() < until, "the 600 processes of uid 10002 did not start"
+            time.sleep(0.1)
+        from_outside = subprocess.run(
+            [*as_worker, "prlimit", "--nproc=512:512", *minimal, "/bin/true"], capture_output=True, text=True
+        )
+        assert from_outside.returncode != 0, "the user's 600 tasks should be over a limit set from outside"
+        inside = subprocess.run(
+            [*as_worker, *minimal, *sandbox.inside_argv(request)], capture_output=True, text=True
+        )
+        assert inside.returncode == 0, inside.stderr
+        forked = int(inside.stdout.split()[-1])
+        assert 50 <= forked < 64, inside.stdout  # the shell, prlimit's exec and bwrap's pid 1 count too
+    finally:
+        subprocess.run(["pkill", "-u", "10002", "sleep"])
+        crowd.kill()
+        crowd.wait()

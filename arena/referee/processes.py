@@ -76,7 +76,8 @@ class BotLimits:
             (resource.RLIMIT_DATA, None if self.memory_mb is None else self.memory_mb * MIB),
             (resource.RLIMIT_CPU, self.cpu_seconds),
             (resource.RLIMIT_NOFILE, self.open_files),
-            (resource.RLIMIT_NPROC, self.processes),
+            # set inside the sandbox, where it counts the bot's own tasks (``sandbox.inside_argv``)
+            (resource.RLIMIT_NPROC, None if self.sandbox else self.processes),
         ]
         return [(res, value) for res, value in pairs if value is not None]
 
@@ -93,6 +94,15 @@ class BotLimits:
             out.append((res, value, hard))
         return out
 
+    def processes_inside(self) -> int | None:
+        """Returns the process limit a sandbox sets inside itself (``sandbox.inside_argv``), never
+        above the worker's own hard limit (raising it needs a privilege); None when unsandboxed
+        (then it is an rlimit set from outside) or unlimited."""
+        if not self.sandbox or self.processes is None:
+            return None
+        ceiling = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+        return self.processes if ceiling == resource.RLIM_INFINITY else min(self.processes, ceiling)
+
     def cgroup_limits(self) -> cgroups.CgroupLimits:
         """Returns what each bot's cgroup bounds."""
         memory = None if self.memory_mb is None else self.memory_mb * MIB
@@ -107,6 +117,8 @@ class BotLimits:
         def where(name: str, rlimit: bool) -> str:
             if name in enforced:
                 return "cgroup" + (" + rlimit" if rlimit else "")
+            if name == "processes" and self.sandbox:  # set in the sandbox's own user namespace
+                return "rlimit, counted in the bot's own user namespace"
             if name == "processes":  # RLIMIT_NPROC counts the user's processes, not the bot's
                 return "rlimit, shared by every process of this user: run workers as a user of their own"
             if name == "cpu" and self.cpus is not None and pinned_cpus(self.cpus, 0):
@@ -418,6 +430,7 @@ class BotProcess:
                 env=env,
                 hide=private,
                 disk_bytes=None if self.limits.disk_mb is None else self.limits.disk_mb * MIB,
+                processes=self.limits.processes_inside(),
             )
             argv, inside = sandbox.command(request)
             return tuple(argv), None, inside

@@ -89,6 +89,18 @@ class SandboxRequest:
     hide: tuple[Path, ...] = ()  # folders inside ``code`` covered by an empty tmpfs (arena's state)
     disk_bytes: int | None = 64 << 20  # size of the private /tmp
     writable: bool = False  # bind ``code`` writable (a build command's copy of the bot), not read-only
+    # RLIMIT_NPROC, set inside (``command``): there it counts this sandbox's tasks alone (None: unset)
+    processes: int | None = None
+
+
+@functools.cache
+def prlimit_path() -> str:
+    """Returns util-linux's prlimit, which sets a sandbox's process limit inside it; raises
+    SandboxError when it is missing (or outside /usr, the only system folder a sandbox sees)."""
+    path = shutil.which("prlimit", path="/usr/bin:/usr/sbin")
+    if path is None:
+        raise SandboxError("the bot sandbox needs prlimit (sudo apt-get install util-linux)")
+    return path
 
 
 @functools.cache
@@ -209,7 +221,7 @@ def command(request: SandboxRequest) -> tuple[list[str], dict[str, str]]:
         "ARENA_ADDRESS": ADDRESS_INSIDE,
     }
     args += ["--dir", str(request.cwd), "--remount-ro", "/", "--chdir", str(request.cwd)]
-    options, argv = "\0".join(args).encode(), b"\0".join(os.fsencode(arg) for arg in request.argv)
+    options, argv = "\0".join(args).encode(), b"\0".join(os.fsencode(arg) for arg in inside_argv(request))
     blobs = [os.fsencode(bwrap), *files, options, argv]
     env[sandbox_start.VARIABLE] = ",".join(base64.b64encode(blob).decode("ascii") for blob in blobs)
     return [starter()], env
@@ -293,6 +305,23 @@ def broad_folders() -> tuple[Path, ...]:
 def _path_inside() -> str:
     """Returns PATH inside: the venv's bin first (so ``python`` is arena's), then the system's."""
     return f"{Path(sys.prefix) / 'bin'}:{DEFAULT_PATH}"
+
+
+def inside_argv(request: SandboxRequest) -> tuple[str, ...]:
+    """Returns the command bwrap runs: the request's, under ``prlimit --nproc`` when it has a process
+    limit.
+
+    Design detail: RLIMIT_NPROC counts the tasks of a user, and since Linux 5.14 it does so per user
+    namespace, checking every namespace up to the first one. Set on bwrap from outside, the count
+    it is checked against is the worker user's: every thread of every bot of every worker running as
+    that user (compose's workers share one uid), and a bot failed to start ("Creating new namespace
+    failed: Resource temporarily unavailable") once they held 512 together. Set inside the
+    sandbox's own user namespace, it counts that sandbox's tasks alone; the bot cannot raise it
+    (that needs CAP_SYS_RESOURCE in the first namespace)."""
+    if request.processes is None:
+        return request.argv
+    limit = f"--nproc={request.processes}:{request.processes}"
+    return (prlimit_path(), limit, "--", *request.argv)
 
 
 def with_variables(declared: dict[str, str], argv: Sequence[str]) -> tuple[str, ...]:

@@ -211,6 +211,7 @@ def _run_confined(
         socket=None,  # a build talks to no referee, and has no network at all
         env={name: os.environ[name] for name in TOOLCHAIN_VARIABLES if name in os.environ},
         disk_bytes=BUILD_DISK_MB * MIB,
+        processes=limits.processes_inside(),
     )
     command, env = sandbox.command(request)
     wrapped = limits.wrap(tuple(command), group.procs_files if group else [], _pinned(limits, group))

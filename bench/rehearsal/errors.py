@@ -1,6 +1,6 @@
 """Every error line a component logged, classed: explained (it names a match or bot that a broken or
-hostile bot of the rehearsal took part in: its expected refusal or forfeit) or unexplained (anything
-else: a platform fault to look into).
+hostile bot of the rehearsal took part in: its expected refusal or forfeit; or it is a known warning
+about the host's settings) or unexplained (anything else: a platform fault to look into).
 
 A line is an error line when it says so (error, exception, traceback, failed, warning, critical,
 killed): the server's access lines of refused requests are not (the report counts those apart, as
@@ -17,6 +17,10 @@ from typing import Any
 ERROR = re.compile(r"error|exception|traceback|failed|warning|critical|killed|fatal", re.IGNORECASE)
 ACCESS = re.compile(r'"(GET|POST|PUT|PATCH|DELETE) [^"]*" \d{3}')  # an access log line of the server
 MATCH_ID = re.compile(r"[A-Za-z0-9_.-]+-m\d+|smoke-[A-Za-z0-9_.-]+")
+# Warnings about the host, not arena, each with what it means: explained, and said in the report.
+HOST_NOTICES = {
+    "Memory overcommit must be enabled": "the host's vm.overcommit_memory is 0 (README: Hosting, Redis)",
+}
 
 
 def error_lines(folder: Path, stopped_at: dict[str, int] | None = None) -> list[tuple[str, str, str]]:
@@ -53,11 +57,13 @@ def classify(
     lines: list[tuple[str, str, str]], suspects: set[str], bots_of: Callable[[str], list[str]]
 ) -> dict[str, Any]:
     """Returns the lines split into explained and unexplained: a line is explained when it names a
-    suspect bot (broken or hostile), or a match one played (``bots_of`` gives a match id's bots)."""
+    suspect bot (broken or hostile), or a match one played (``bots_of`` gives a match id's bots), or
+    is a known warning about the host (``HOST_NOTICES``)."""
     explained: list[dict[str, str]] = []
     unexplained: list[dict[str, str]] = []
     for component, line, phase in lines:
-        who = sorted(bot for bot in suspects if bot in line)
+        host = [why for notice, why in HOST_NOTICES.items() if notice in line]
+        who = host or sorted(bot for bot in suspects if bot in line)
         if not who:
             for mid in MATCH_ID.findall(line):
                 who = sorted(set(bots_of(mid)) & suspects)
