@@ -7,11 +7,12 @@ naming its fault.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 from typing import Any
 
-from . import errors
+from . import calibrate, errors
 from .run import Rehearsal
 from .viewers import KINDS, percentiles
 
@@ -146,7 +147,7 @@ def build(r: Rehearsal) -> dict[str, Any]:
     grown = r.end.get("redis_bytes", 0) - r.end.get("redis_bytes_start", 0)
     intended = {p.name: p.intended for p in r.plans}
     subs = r.people.submissions.values()
-    return {
+    report: dict[str, Any] = {
         "options": {k: v for k, v in vars(r.options).items()},
         "machine": {
             "cores": _cores(),
@@ -193,12 +194,18 @@ def build(r: Rehearsal) -> dict[str, Any]:
             lang: r.missing.get(lang) or f"{sum(p.language == lang for p in r.plans)} bots"
             for lang in ("python", "node", "go", "cpp")
         },
-        "not_built": [
-            "--against compose",
-            "calibration run (the intended order is the random-share chain)",
-            "per-worker cgroup cpu.stat (CPU is read from /proc)",
-        ],
+        "not_built": ["per-worker cgroup cpu.stat on a local run (CPU is read from /proc)"],
     }
+    report["order_calibrated"] = calibrated_order(report)
+    return report
+
+
+def calibrated_order(report: dict[str, Any]) -> dict[str, Any]:
+    """Returns each game's Kendall distance from the stored calibration (``calibrate.score``), or why
+    there is none."""
+    if not calibrate.CALIBRATION.exists():
+        return {"why": f"no {calibrate.CALIBRATION.name}: run python -m bench.rehearsal.calibrate"}
+    return calibrate.score(report, json.loads(calibrate.CALIBRATION.read_text()))
 
 
 def _cores() -> int:
@@ -241,6 +248,10 @@ def table(report: dict[str, Any]) -> str:
         k = o["kendall"]
         figures = f"{o['confident_minute']} / {o['min_neighbour_los']} / {k['distance']} ({k['pairs']})"
         rows.append((f"{game}: confident at minute / min LOS / Kendall (pairs)", figures))
+    for game, c in report.get("order_calibrated", {}).items():
+        if isinstance(c, dict) and c.get("distance") is not None:
+            figures = f"{c['distance']} ({c['pairs']} pairs, {c['games_per_pair']} games per pair)"
+            rows.append((f"{game}: Kendall from the calibration (gap >= 50 Elo, clear at 95%)", figures))
     for kind in ("leaderboard", "bot", "replay"):
         load, idle = p["load"][kind], p["idle"][kind]
         rows.append(

@@ -23,7 +23,11 @@ from arena.sdk import Bot
 
 def variant() -> Bot:
     """Returns the built-in bot that ``variant.json`` names, with its budget and random share."""
-    spec = json.loads((Path(__file__).parent / "variant.json").read_text())
+    return from_spec(json.loads((Path(__file__).parent / "variant.json").read_text()))
+
+
+def from_spec(spec: dict[str, Any]) -> Bot:
+    """Returns the bot a ``variant.json`` describes (the calibration plays these in-process)."""
     base: Any = builtin_bots(spec["game"])[spec["base"]]
     share = float(spec.get("random_share", 0.0))
     illegal = spec.get("fault") == "illegal"
