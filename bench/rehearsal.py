@@ -38,6 +38,17 @@ from bench.rehearsal.run import Options, Rehearsal
 from bench.rehearsal.stack import StackError
 
 
+def sizes(text: str) -> tuple[int, ...]:
+    """Returns the table sizes ``--players`` names (a ladder per game and size the game allows)."""
+    try:
+        found = tuple(int(n) for n in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give table sizes such as 2,3") from None
+    if not found or min(found) < 2:
+        raise argparse.ArgumentTypeError(f"{text!r}: a table has at least 2 seats")
+    return found
+
+
 def parse(argv: list[str]) -> tuple[Options, argparse.Namespace]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=6.0, help="minutes the ladders run (default 6)")
@@ -51,6 +62,9 @@ def parse(argv: list[str]) -> tuple[Options, argparse.Namespace]:
         "--languages", default="python,node,go,cpp", help="python and the kits (comma-separated)"
     )
     parser.add_argument("--hostile", type=int, default=2, help="hostile bots, at most 4 (default 2)")
+    parser.add_argument(
+        "--players", type=sizes, default=(2,), help="the ladders' table sizes, comma-separated (default 2)"
+    )
     parser.add_argument("--late-minute", type=float, default=None, help="when the extra worker joins")
     parser.add_argument("--against", choices=["local", "compose"], default="local")
     parser.add_argument("--out", type=Path, default=None, help="the report's JSON file")
@@ -60,6 +74,7 @@ def parse(argv: list[str]) -> tuple[Options, argparse.Namespace]:
         minutes=args.minutes, participants=args.participants, bots=args.bots, workers=args.workers,
         games=tuple(args.games.split(",")), hostile=min(4, args.hostile), against=args.against,
         late_minute=args.late_minute, languages=tuple(args.languages.split(",")),
+        players=args.players,
     )  # fmt: skip
     return options, args
 

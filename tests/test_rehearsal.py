@@ -1,9 +1,9 @@
 """The dress rehearsal, short (issue 38 item 4): bench/rehearsal.py for two minutes with a dozen honest
 Python bots over the four games, the broken and hostile ones, two local workers (a third joins partway),
 and the viewers reading the pages (the kits' bots are left to the benchmark: their builds take minutes).
-The run is the benchmark's own command; these tests read its report
-and hold the platform's invariants, never its speed: nothing lost or doubled, every broken bot refused
-or charged with the right reason, every honest bot rated, no unexplained error line.
+Each game has a ladder at 2 seats and one at 3. The run is the benchmark's own command; these tests
+read its report and hold the platform's invariants, never its speed: nothing lost or doubled, every
+broken bot refused or charged with the right reason, every honest bot rated, no unexplained error line.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ pytestmark = [
 
 MINUTES = "2"
 BOTS = "12"
+TABLES = (2, 3)  # a ladder per game at each size: the fit's seat terms at more than one table size
+GAMES = ("ninjan", "ninja-burger", "pnrz", "ninja-master")
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +39,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     argv = [
         sys.executable, str(REPO / "bench" / "rehearsal.py"), "--minutes", MINUTES, "--bots", BOTS,
         "--participants", "6", "--workers", "2", "--hostile", "2", "--languages", "python", "--out", str(out),
-        "--keep", str(folder / "state"),
+        "--keep", str(folder / "state"), "--players", ",".join(map(str, TABLES)),
     ]  # fmt: skip
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, timeout=840)
     assert proc.returncode == 0, proc.stderr[-4000:]
@@ -47,7 +49,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def test_no_ladder_match_is_lost_or_recorded_twice(report: dict[str, Any]) -> None:
     ledger = report["ledger"]
-    assert set(ledger) == {"ninjan", "ninja-burger", "pnrz", "ninja-master"}, report["ladders"]
+    assert set(ledger) == {*GAMES, *(f"{game}@3" for game in GAMES)}, report["ladders"]
     for game, counts in ledger.items():
         assert counts["scheduled"] > 0, game
         assert (counts["lost"], counts["doubled"], counts["in_flight"]) == (0, [], 0), (game, counts)
@@ -101,7 +103,7 @@ def test_the_report_has_every_figure(report: dict[str, Any]) -> None:
     throughput = report["throughput"]
     assert throughput["recorded"] > 0 and throughput["late_worker"] == "worker-2"
     assert set(throughput["jobs_per_worker"]) == {"worker-0", "worker-1", "worker-2"}
-    for game in ("ninjan", "ninja-burger", "pnrz", "ninja-master"):
+    for game in GAMES:
         assert report["order"][game]["kendall"]["pairs"] > 0, report["order"][game]
     for kind in ("leaderboard", "bot", "replay"):
         assert report["pages"]["load"][kind]["n"] > 0 and report["pages"]["idle"][kind]["n"] > 0

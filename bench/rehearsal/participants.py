@@ -168,12 +168,14 @@ class Participants:
         """Returns the names of ``game``'s bots whose smoke match passed."""
         return sorted(n for n, s in self.submissions.items() if s.plan.game == game and s.smoke == "passed")
 
-    def start_ladder(self, game: str, bots: list[str], seed: int, ahead: int, deadline_ms: int) -> Answer:
-        """Asks the server, as the organiser, for a ladder of ``game`` over ``bots`` (2 seats)."""
+    def start_ladder(
+        self, game: str, bots: list[str], players: int, seed: int, ahead: int, deadline_ms: int
+    ) -> Answer:
+        """Asks the server, as the organiser, for a ladder of ``game`` over ``bots`` at ``players`` seats."""
         body = {
             "game": game,
             "bots": bots,
-            "players": 2,
+            "players": players,
             "seed": seed,
             "ahead": ahead,
             "deadline_ms": deadline_ms,

@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from arena.games import GAMES
+
 from . import ledger
 from .kits import kit_bots
 from .order import OrderWatch
@@ -54,9 +56,15 @@ class Options:
     rate: float = 10.0
     resubmit: int = 2
     languages: tuple[str, ...] = ("python", "node", "go", "cpp")
+    players: tuple[int, ...] = (2,)  # the ladders' table sizes: each game gets one per size it allows
 
     def late_at(self) -> float:
         return self.late_minute if self.late_minute is not None else min(10.0, self.minutes / 3)
+
+
+def ladder_key(game: str, players: int) -> str:
+    """Returns a ladder's name in the report: its game, with ``@N`` for a table of N > 2 seats."""
+    return game if players == 2 else f"{game}@{players}"
 
 
 class Rehearsal:
@@ -112,18 +120,27 @@ class Rehearsal:
         pending = self.people.wait_smoke(SMOKE_LIMIT_S)
         self.timeline["smoke_done"] = time.monotonic()
         self.say(f"smoke matches done ({pending} still pending)")
-        for n, game in enumerate(self.options.games):
-            bots = self.people.passed(game)
-            if len(bots) < 2:
-                self.ladders[game] = {"error": f"only {len(bots)} bot(s) passed"}
+        for n, (game, players) in enumerate(self.tables()):
+            bots, key = self.people.passed(game), ladder_key(game, players)
+            if len(bots) < players:
+                self.ladders[key] = {"error": f"only {len(bots)} bot(s) passed"}
                 continue
             answer = self.people.start_ladder(
-                game, bots, seed=1000 + n, ahead=4, deadline_ms=self.options.deadline_ms
+                game, bots, players, seed=1000 + n, ahead=4, deadline_ms=self.options.deadline_ms
             )
-            self.ladders[game] = answer.body if answer.status in (200, 201) else {"error": answer.body}
+            self.ladders[key] = answer.body if answer.status in (200, 201) else {"error": answer.body}
         self.say(
             f"ladders: {', '.join(f'{g}: {len(self.people.passed(g))} bots' for g in self.options.games)}"
         )
+
+    def tables(self) -> list[tuple[str, int]]:
+        """Returns (game, table size) of every ladder: each game at each ``--players`` size it allows."""
+        return [
+            (game, players)
+            for game in self.options.games
+            for players in self.options.players
+            if GAMES[game].spec.min_players <= players <= GAMES[game].spec.max_players
+        ]
 
     def _play(self) -> None:
         assert self.stack is not None and self.people is not None
@@ -199,8 +216,8 @@ class Rehearsal:
         self.idle = self.viewers.idle_sample()
         self.samples.append(self._sample((time.monotonic() - self.timeline["ladder"]) / 60))
         self.end["ledger"] = {
-            game: ledger.ladder_ledger(client, info["id"], game)
-            for game, info in self.ladders.items()
+            key: ledger.ladder_ledger(client, info["id"], key.partition("@")[0])
+            for key, info in self.ladders.items()
             if "id" in info
         }
         self.end["dead"] = ledger.dead_letters(client)

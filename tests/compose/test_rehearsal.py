@@ -18,6 +18,7 @@ from tests.conftest import REPO
 from tests.test_rehearsal import (  # noqa: F401 - collected here, on the compose report
     BOTS,
     MINUTES,
+    TABLES,
     test_a_bot_that_only_times_out_is_told_so,
     test_every_broken_bot_is_refused_or_charged_with_its_fault,
     test_every_honest_and_hostile_bot_is_rated,
@@ -38,7 +39,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     argv = [
         sys.executable, str(REPO / "bench" / "rehearsal.py"), "--against", "compose", "--minutes", MINUTES,
         "--bots", BOTS, "--participants", "6", "--workers", "2", "--hostile", "2", "--languages", "python",
-        "--out", str(out), "--keep", str(folder / "state"),
+        "--out", str(out), "--keep", str(folder / "state"), "--players", ",".join(map(str, TABLES)),
     ]  # fmt: skip
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, timeout=1500)
     assert proc.returncode == 0, proc.stderr[-4000:]
