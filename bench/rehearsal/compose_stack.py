@@ -20,7 +20,6 @@ import secrets
 import shutil
 import subprocess
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -29,7 +28,7 @@ import yaml  # type: ignore[import-untyped]
 from arena.testing import free_port
 
 from .roster import REPO
-from .stack import StackError, tree_usage
+from .stack import StackError, answers, tree_usage
 
 DOCKER = "/usr/bin/docker"  # Debian's client, the version of the daemon scripts/with-docker starts
 OVERRIDE = "compose.rehearsal.yaml"
@@ -85,7 +84,7 @@ class ComposeStack:
         self._write_override()
         self.compose("up", "-d", "--build", "--wait", "--scale", f"worker={workers}", timeout=UP_LIMIT_S)
         self._refresh()
-        if not self.answers():
+        if not answers(self.url):
             raise StackError(f"the server container does not answer on {self.url}: see {self.logs}")
 
     def _copy_project(self) -> None:
@@ -162,14 +161,6 @@ class ComposeStack:
         self.compose("up", "-d", "--wait", "--no-recreate", "--scale", f"worker={count + 1}")
         self._refresh()
         return count
-
-    def answers(self) -> bool:
-        """Returns True when the server answers its API."""
-        try:
-            with urllib.request.urlopen(f"{self.url}/api/v1/games", timeout=5) as answer:
-                return bool(answer.status == 200)
-        except OSError:
-            return False
 
     def components(self) -> dict[str, Container]:
         """Returns the containers by name, as last seen (also once the stack is down)."""

@@ -105,7 +105,7 @@ class LocalStack:
         ]
         self.server = self._spawn("server", argv, env)
         deadline = time.monotonic() + 60
-        while not self.answers():
+        while not answers(self.url):
             if self.server.poll() is not None or time.monotonic() > deadline:
                 raise StackError(f"arena server did not answer on {self.url}: see {self.logs / 'server.log'}")
             time.sleep(0.2)
@@ -128,14 +128,6 @@ class LocalStack:
         )  # fmt: skip
         self.started[proc.pid] = time.monotonic()
         return proc
-
-    def answers(self) -> bool:
-        """Returns True when the server answers its API."""
-        try:
-            with urllib.request.urlopen(f"{self.url}/api/v1/games", timeout=5) as answer:
-                return bool(answer.status == 200)
-        except OSError:
-            return False
 
     def redis_client(self) -> Any:
         """Returns a client of the platform's Redis (for what the report checks behind the API)."""
@@ -161,6 +153,15 @@ class LocalStack:
         stop_workers([p for p in [*self.workers, self.server] if p is not None], grace=30.0)
         if self.redis.proc is not None:
             self.redis.kill()
+
+
+def answers(url: str) -> bool:
+    """Returns True when the server at ``url`` answers its API."""
+    try:
+        with urllib.request.urlopen(f"{url}/api/v1/games", timeout=5) as answer:
+            return bool(answer.status == 200)
+    except OSError:
+        return False
 
 
 def tree_usage(pid: int) -> dict[str, float]:
