@@ -1,7 +1,8 @@
-"""The starter kits' bots in the rehearsal: Node (bots/node as it is, its packages included), Go and C++
-(each built once by its kit's ``build.sh`` into a static binary, kept in a cache folder keyed by the
-kit's and the contract's sources, and submitted as the binary alone, as tests/test_kits_strength.py
-submits them). A kit plays its default strategy: one bot per game and language, with no intended
+"""The starter kits' bots in the rehearsal: Node (bots/node as it is, its packages included), Go and
+C++ (each built once by its kit's ``build.sh`` into a static binary, kept in a cache folder keyed by
+the kit's and the contract's sources, and submitted as the binary alone, as
+tests/test_kits_strength.py submits them; against compose, Go as its sources, built by the worker:
+``kit_bots``). A kit plays its default strategy: one bot per game and language, with no intended
 place in the order (a kit has no strength parameter).
 
 A language whose toolchain is missing is left out with the reason (``missing``), never failing the run.
@@ -19,6 +20,7 @@ from .roster import RATED, REPO, BotPlan, short
 
 ENTRIES = {"node": "node bot.js", "go": "./bot", "cpp": "./bot"}
 TOOLS = {"node": "node", "go": "go", "cpp": "g++"}
+GO_BUILD = "go build -o bot ."  # README's build command of a Go bot (GOPATH mode, in the worker image)
 
 
 def cache_folder() -> Path:
@@ -54,10 +56,20 @@ def built(language: str, say: object = print) -> Path:
     return out
 
 
-def kit_bots(games: list[str], languages: list[str], missing: dict[str, str]) -> list[BotPlan]:
-    """Returns one bot per game for each kit language that can be had; notes the others in ``missing``."""
+def kit_bots(
+    games: list[str], languages: list[str], missing: dict[str, str], build_go: bool = False
+) -> list[BotPlan]:
+    """Returns one bot per game for each kit language that can be had; notes the others in ``missing``.
+    With ``build_go`` (the compose stack, whose worker image holds the contract's Go code and Debian's
+    Go libraries under /usr, where a build's sandbox sees them) the Go bots are submitted as their
+    sources with ``--build "go build -o bot ."`` and built by the worker, as README's participant
+    does; otherwise (this machine's workers: the generated contract code lives outside /usr, out of a
+    build's sight) as the binary the kit's build.sh makes."""
     plans = []
     for language in languages:
+        if language == "go" and build_go:
+            plans += [go_sources(game) for game in games]
+            continue
         try:
             folder = built(language)
         except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
@@ -67,3 +79,11 @@ def kit_bots(games: list[str], languages: list[str], missing: dict[str, str]) ->
             name = f"{language}-{short(game)}"
             plans.append(BotPlan(name, game, "honest", (), ENTRIES[language], RATED, None, language, folder))
     return plans
+
+
+def go_sources(game: str) -> BotPlan:
+    """Returns the Go kit's bot of ``game`` as its sources, built on the worker (``GO_BUILD``)."""
+    files = tuple((p.name, p.read_bytes()) for p in sorted((REPO / "bots" / "go").glob("*.go")))
+    return BotPlan(
+        f"go-{short(game)}", game, "honest", files, ENTRIES["go"], RATED, None, "go", build=GO_BUILD
+    )

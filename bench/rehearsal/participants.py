@@ -122,7 +122,7 @@ class Participants:
         with tempfile.TemporaryDirectory() as tmp:
             # packed past the client's own limit: the server's check is what the rehearsal tries
             archive = pack(plan.write(Path(tmp) / plan.name), ArchiveLimits(packed_bytes=64 << 20)).archive
-        query = {"games": plan.game, "entry": plan.entry}
+        query = {"games": plan.game, "entry": plan.entry} | ({"build": plan.build} if plan.build else {})
         if regression:
             query["test_against"] = "previous"
         url = f"{self.url}/api/v1/bots/{plan.name}?{urllib.parse.urlencode(query)}"

@@ -53,6 +53,7 @@ class BotPlan:
     intended: float | None = None  # intended strength, higher stronger; None: not in the order's check
     language: str = "python"
     source: Path | None = None  # a folder to submit as it is (a kit), instead of ``files``
+    build: str | None = None  # the build command the worker runs on the submitted folder (``--build``)
 
     def write(self, folder: Path) -> Path:
         """Writes the bot's files into a new ``folder`` (a copy of ``source``, links followed); returns it."""

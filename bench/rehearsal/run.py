@@ -28,7 +28,7 @@ from .stack import Stack, start_stack
 from .viewers import Viewers
 
 SAMPLE_S = 15.0
-SMOKE_LIMIT_S = 240.0  # the longest wait for the smoke matches (a safety bound, not a figure)
+SMOKE_LIMIT_S = 600.0  # the longest wait for the smoke matches, a Go build on a cold worker included
 DRAIN_LIMIT_S = 90.0  # the longest wait for the queue to empty at the end
 SERVER_OPTIONS = [
     # One loopback address stands for 30 people's: the per-address limits are raised (per-account
@@ -76,7 +76,7 @@ class Rehearsal:
         self.missing: dict[str, str] = {}  # kit language -> why it was left out
         self.plans: list[BotPlan] = plan(list(options.games), options.bots, options.hostile)
         kit_languages = [lang for lang in options.languages if lang != "python"]
-        self.plans += kit_bots(list(options.games), kit_languages, self.missing)
+        self.plans += kit_bots(list(options.games), kit_languages, self.missing, options.against == "compose")
         self.stack: Stack | None = None
         self.people: Participants | None = None
         self.viewers: Viewers | None = None
