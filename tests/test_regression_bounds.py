@@ -1,8 +1,8 @@
 """Regression series bounded (issue 33, item 5), on a real Redis with real workers: one live series per
 bot (a newer version cancels the one it supersedes, whose games are never played), rated and smoke
-jobs before regression games, at most ``series.QUEUE_CAP`` games waiting (with issue 37's default
-budget of 800 games too), and SPRTs too short to tell their hypotheses apart refused at submission
-with the reason and what to choose.
+jobs before regression games but for one enqueue in ``jobs.REGRESSION_SHARE`` while games wait, at
+most ``series.QUEUE_CAP`` games waiting (with issue 37's default budget of 800 games too), and SPRTs
+too short to tell their hypotheses apart refused at submission with the reason and what to choose.
 """
 
 from __future__ import annotations
@@ -210,6 +210,38 @@ def test_a_worker_plays_rated_jobs_before_regression_games_and_reads_older_strea
     state = regression.status(client, new)
     assert state["state"] == "done" and state["games"] >= 2 and not waiting_games(client)
     assert client.xlen(keys.DEAD_STREAM) == 0
+
+
+def test_on_a_stream_never_empty_one_enqueue_in_the_share_lets_the_oldest_waiting_game_in(
+    client: redis.Redis,
+) -> None:
+    """A ladder keeps jobs queued ahead of its workers, so on a busy competition the stream is never
+    empty, and a regression test that waited for it to be got about a game a minute (the dress
+    rehearsal: 14 games in 30 minutes beside four ladders). Now one enqueue in ``REGRESSION_SHARE``,
+    while games wait, lets the oldest in just before its own job: the tests get that share, the rated
+    jobs keep their order, and a game is taken once."""
+    version = started(client, regression.Request(), "busy")  # the default test: hundreds of games
+    first = waiting_games(client)
+    ahead = [MatchJob(f"rated-ahead-{i}", "ninjan", 90 + i, ("random", "greedy")) for i in range(4)]
+    assert all(jobs.enqueue(client, job) for job in ahead)
+    taken: list[str] = []
+    rounds = 8 * jobs.REGRESSION_SHARE
+    for n in range(rounds):  # the ladder tops up by one each time a worker takes one
+        assert jobs.enqueue(client, MatchJob(f"rated-busy-{n:03d}", "ninjan", n, ("random", "greedy")))
+        job = take_job(client, "w")
+        assert job is not None and job.started and job.job is not None
+        taken.append(job.match_id)
+        if job.match_id.startswith("regression-"):
+            assert series.finish_game(client, job.job, record_for(job.job, n % 3), job.entry_id)
+        else:
+            client.xack(keys.JOBS_STREAM, keys.WORKERS_GROUP, job.entry_id)
+    assert client.hget(keys.regression(version), "state") == "running"
+    games = [m for m in taken if m.startswith("regression-")]
+    assert rounds // jobs.REGRESSION_SHARE - 1 <= len(games) <= rounds // jobs.REGRESSION_SHARE
+    assert games[: len(first)] == first[: len(games)] and len(set(games)) == len(games)
+    rated = [m for m in taken if not m.startswith("regression-")]
+    assert rated == sorted(rated, key=lambda m: (not m.startswith("rated-ahead"), m))  # in their order
+    assert regression.status(client, version)["games"] == 2 * (len(games) // 2)  # scored by whole pairs
 
 
 def test_the_waiting_list_holds_at_most_queue_cap_games_and_starved_series_get_room_first(

@@ -2,8 +2,9 @@
 
 Jobs flow through one stream; everything a finished match leaves behind is written in the same
 transaction that acknowledges its job (see ``arena.queue.store.record``). Games of regression series
-wait in a list of their own (``REGRESSION_QUEUE``) and enter the stream only when a worker finds no
-other job waiting there (``arena.queue.jobs.TAKE_FUNCTION``).
+wait in a list of their own (``REGRESSION_QUEUE``) and enter the stream when a worker finds no other
+job waiting there (``arena.queue.jobs.TAKE_FUNCTION``), or one in ``REGRESSION_SHARE`` enqueues of
+another job (``arena.queue.jobs.enqueue``).
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ PREFIX = "arena:"
 
 JOBS_STREAM = PREFIX + "jobs"  # stream of match jobs: fields {"match_id", "job"}
 REGRESSION_QUEUE = PREFIX + "jobs:regression"  # list of the match ids of regression games waiting, oldest
-#   first: a worker moves the oldest into JOBS_STREAM when nothing else waits there (arena.queue.jobs)
+#   first: moved into JOBS_STREAM when nothing else waits there, or in turn (REGRESSION_TURN)
 REGRESSION_STARVED = PREFIX + "regression-starved"  # sorted set: versions whose running series found
 #   REGRESSION_QUEUE full, scored by REGRESSION_STARVED_SEQ; fed first when room frees (schedule.regression)
 REGRESSION_STARVED_SEQ = PREFIX + "regression-starved:seq"  # counter giving each entry above a new score
+REGRESSION_TURN = PREFIX + "jobs:regression-turn"  # counter of enqueued jobs: every REGRESSION_SHARE-th
+#   moves the oldest waiting regression game into JOBS_STREAM just before itself (arena.queue.jobs)
 WORKERS_GROUP = "arena:workers"  # the consumer group every worker joins
 DEAD_STREAM = PREFIX + "dead"  # dead-letter stream: jobs that failed MAX_ATTEMPTS times, with the error
 RECORDED_SET = PREFIX + "recorded"  # match ids whose result is recorded (the idempotency check)

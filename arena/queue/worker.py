@@ -2,7 +2,7 @@
 
 One job at a time: new jobs come from XREADGROUP (in a script that also marks the job running; a busy
 worker's next job comes with the recording of the last one, see ``store.record_and_take``), a game of
-a regression series only when no other job waits (``arena.queue.jobs``); when idle, and otherwise
+a regression series when no other job waits or in its turn (``arena.queue.jobs``); when idle, and otherwise
 every quarter of the idle timeout, the worker first claims one job that another consumer left
 unacknowledged for longer than the idle timeout (XAUTOCLAIM), so a killed worker's job is rerun by
 the next free worker. While a match runs, a heartbeat re-claims its own entry every third

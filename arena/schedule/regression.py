@@ -20,8 +20,9 @@ that a newer submission superseded is cancelled at that submission (``sweep``): 
 verdict ``none``, a reason naming the newer version. A series that stops (cancelled or decided) takes
 its games still waiting out of the queue, and a worker that takes one of its games anyway (it was
 already in the job stream) acknowledges it without playing (``skip_if_stopped``), as a superseded
-smoke match is. Games wait in a list of their own (``keys.REGRESSION_QUEUE``) that workers read only
-when no rated, tournament or smoke job waits (``arena.queue.jobs``), and that holds at most
+smoke match is. Games wait in a list of their own (``keys.REGRESSION_QUEUE``) that workers read when
+no rated, tournament or smoke job waits, or one job in ``jobs.REGRESSION_SHARE`` on a stream that
+is never empty (``arena.queue.jobs``), and that holds at most
 ``QUEUE_CAP`` games platform-wide; a series that finds it full is noted in ``keys.REGRESSION_STARVED``
 and gets the room first when games leave (``feed``). Owners' SPRTs are clamped (``check``): alpha and
 beta at least ``MIN_ERROR``, elo1 - elo0 at least ``MIN_WIDTH``, at most ``MAX_GAMES_LIMIT`` games,
