@@ -110,8 +110,19 @@ def memory(r: Rehearsal) -> dict[str, Any]:
             "rss_end_mb": round(end["rss_mb"], 1),
             "bot_processes_end": end["bot_processes"],
             "bot_rss_end_mb": round(end["bot_rss_mb"], 1),
+            "rss_curve": curve(r, name),
         }
     return out
+
+
+def curve(r: Rehearsal, name: str, points: int = 13) -> list[tuple[float, float]]:
+    """Returns a component's RSS (MB) at about ``points`` evenly spaced samples, by ladder minute: the
+    shape tells a cache filling up (it flattens) from a leak (it does not)."""
+    seen = [
+        (s["minute"], s["usage"][name]["rss_mb"]) for s in r.samples if s["usage"].get(name, {}).get("rss_mb")
+    ]
+    step = max(1, len(seen) // (points - 1))
+    return [(minute, round(rss, 1)) for minute, rss in seen[::step] + seen[-1:]]
 
 
 def growth(r: Rehearsal, name: str) -> float | None:
