@@ -100,14 +100,27 @@ def worker_command(
     forget_redis_url()
     config = WorkerConfig(url, idle_timeout=timedelta(seconds=idle_timeout), bot_limits=limits)
     worker = Worker(connect(url), config, say, verbose)
-    signal.signal(signal.SIGTERM, _exit_cleanly)  # run the finally blocks: stop bot processes
-    handled = worker.run(burst=burst, max_jobs=max_jobs)
+    signal.signal(signal.SIGTERM, lambda *_: _stop(worker))  # run the finally blocks: stop the bots
+    try:
+        handled = worker.run(burst=burst, max_jobs=max_jobs)
+    except asyncio.CancelledError:  # SIGTERM mid-match: the match unwound, the bots are stopped
+        if not worker.stopping:
+            raise
+        sys.exit(0)
     if verbose:
         say(f"arena: worker {worker.consumer}: {handled} jobs handled")
 
 
+def _stop(worker: Worker) -> None:
+    """SIGTERM's handler: the match being played is cancelled (``Worker.stop_playing``), or, with
+    none, the worker exits at once (``_exit_cleanly``)."""
+    if not worker.stop_playing():
+        _exit_cleanly()
+
+
 def _exit_cleanly(*_: object) -> None:
-    """SIGTERM's handler: exits through the finally blocks, which stop the bot processes.
+    """SIGTERM's handler when no match is being played (``Worker.stop_playing`` handles one that is):
+    exits through the finally blocks, which stop the bot processes.
 
     Design detail: a signal handler runs wherever the main thread is, and during a match that can be
     inside one of grpc's callbacks on the event loop, which catches the SystemExit and prints its

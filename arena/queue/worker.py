@@ -112,6 +112,7 @@ class Worker:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pool: BotPool | None = None
         self._playing: asyncio.Task | None = None  # the match being played
+        self.stopping = False  # a stop was asked for mid-match (``stop_playing``)
         self._claim_due = 0.0  # time.monotonic() from which to look for stale jobs again
         self.log_dir: Path | None = None  # where this worker's bots write their logs (kept after run)
 
@@ -142,6 +143,22 @@ class Worker:
             self._loop.close()
             self._pool = self._loop = None
         return self.handled
+
+    def stop_playing(self) -> bool:
+        """Asks the match being played to stop, from a signal handler (SIGTERM): it is cancelled on the
+        loop and unwinds, its bots stopped, and ``run`` then raises asyncio.CancelledError after its
+        cleanup, the job left to be claimed again as a killed worker's is. Returns False when no
+        match is being played (the caller then exits its own way).
+
+        Design detail: not SystemExit raised from a loop callback: raised in the middle of grpc's
+        own callbacks, it left the referee server's main loop task broken ("Task exception was never
+        retrieved ... InvalidStateError" at exit, seen once by the dress rehearsal)."""
+        playing, loop = self._playing, self._loop
+        if playing is None or playing.done() or loop is None:
+            return False
+        self.stopping = True
+        loop.call_soon_threadsafe(playing.cancel)
+        return True
 
     def _unwind_match(self) -> None:
         """Cancels the match a stop interrupted (SIGTERM ends the worker mid-match) and lets it unwind,
@@ -243,6 +260,8 @@ class Worker:
             assert self._loop is not None
             self._playing = self._loop.create_task(self._play_with_heartbeat(job, entry_id))
             result, broken = self._loop.run_until_complete(self._playing)
+            if self.stopping:  # stopped mid-match: whatever the match returned is not its result
+                raise asyncio.CancelledError
         except Exception as exc:
             self._fail(job, entry_id, f"{type(exc).__name__}: {exc}", attempts)
             return None
