@@ -276,7 +276,8 @@ def test_proc_stat_and_loadavg_are_constant_and_the_keys_files_empty(tmp_path: P
 def test_no_command_line_shows_the_sandboxs_options(tmp_path: Path) -> None:
     """bwrap's options name the host's folders (the bot's code, the referee's socket, the runtime):
     they reach bwrap on a descriptor, so its command line (the sandbox's /proc/1/cmdline, and what ps
-    shows on the host) is ``bwrap --args N -- COMMAND``. The token stays in the environment."""
+    shows on the host) is ``bwrap --args N -- COMMAND``, COMMAND being the bot's under ``prlimit
+    --nproc`` (``sandbox.inside_argv``). The token stays in the environment."""
     code = tmp_path / f"code-{secrets.token_hex(6)}"
     code.mkdir()
     (code / "bot.py").write_text(
@@ -298,7 +299,9 @@ def test_no_command_line_shows_the_sandboxs_options(tmp_path: Path) -> None:
         process.stop(grace=0)
     (inside_line,) = [x for x in log.read_text().splitlines() if x.startswith("CMDLINE")]
     pid1 = eval(inside_line.split(" ", 1)[1])
-    assert pid1[0] == sandbox.bwrap_path() and pid1[1] == "--args" and pid1[3:6] == ["--", "python", "bot.py"]
+    limit = BotLimits().processes  # set inside the sandbox by prlimit before the bot's command
+    command = [sandbox.prlimit_path(), f"--nproc={limit}:{limit}", "--", "python", "bot.py"]
+    assert pid1[0] == sandbox.bwrap_path() and pid1[1] == "--args" and pid1[3:9] == ["--", *command]
     assert cmdlines[0].split(b"\0")[:-1] == [
         w.encode() for w in pid1[:-1]
     ]  # the bot's bwrap, seen from the host
