@@ -107,13 +107,13 @@ class Renderer:
         try:
             text, log_text = read()
             answer = self._run(text, log_text, match_id, bot_output)
+            self._keep(match_id, answer)  # kept before it stops running: no gap for a second re-run
         except BaseException as exc:
             running.set_exception(exc)
             raise
         finally:
             with self._lock:
                 self._running.pop(match_id, None)
-        self._keep(match_id, answer)
         running.set_result(answer)
         return answer
 
