@@ -181,9 +181,10 @@ def match(client: redis.Redis, match_id: str) -> dict[str, Any] | None:
     return store.result_fields(text) if text else None
 
 
-def replay_text(client: redis.Redis, match_id: str) -> str | None:
-    """Returns a match's replay (JSON Lines) from the replay store (``arena.storage.replays``), or None."""
-    return store.replay_text(client, match_id)
+def replay_text(client: redis.Redis, match_id: str, whole: bool = True) -> str | None:
+    """Returns a match's replay (JSON Lines) from the replay store (``arena.storage.replays``), or None;
+    ``whole=False``: possibly as its decisions (``replays.whole`` regenerates it)."""
+    return store.replay_text(client, match_id, whole)
 
 
 def bot_page(client: redis.Redis, game: str, bot: str, limit: int = 20) -> dict[str, Any] | None:

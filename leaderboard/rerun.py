@@ -32,6 +32,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from arena.referee import botlog
+from arena.storage import replays
 from leaderboard import frames
 
 CACHE_BYTES = 32 * 2**20  # gzipped replays kept in memory (a 300-step PNRZ match is ~100 KiB of them)
@@ -50,8 +51,10 @@ class RendererError(RuntimeError):
 def replay_frames(text: str, log_text: str | None, match_id: str, bot_output: bool) -> dict[str, Any]:
     """Returns a stored replay re-run into frames (``leaderboard.frames``), with its stored match log
     (``log_text``; None: none stored) attached: the bots' output lines only if ``bot_output``, the
-    think times always. Raises ReplayError for text that does not re-run."""
-    replay = frames.frames(text)
+    think times always. ``text`` may be a replay kept as its decisions (regenerated here, in the
+    re-running process, not in the server's interpreter). Raises ReplayError for text that does not
+    re-run, ReplayStoreError for decisions this arena's rules cannot regenerate."""
+    replay = frames.frames(replays.whole(replays.REPLAY, text.encode()).decode())
     if log_text is None:
         return replay
     with contextlib.suppress(botlog.MatchLogError):

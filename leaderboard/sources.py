@@ -119,8 +119,9 @@ class RedisSource(Source):
             raise ApiError(503, str(exc)) from None
 
     def _stored(self, match_id: str) -> tuple[str, str | None]:
-        """Returns the match's stored replay text and match log text (None: no log stored)."""
-        text = data.replay_text(self.redis, match_id)
+        """Returns the match's stored replay text, possibly as its decisions (the re-running process
+        regenerates it), and match log text (None: no log stored)."""
+        text = data.replay_text(self.redis, match_id, whole=False)
         if text is None:
             raise ApiError(404, f"no replay of match {match_id!r}")
         stored_log = replays.store_for(self.redis).get(match_id, botlog.STORE_KIND)

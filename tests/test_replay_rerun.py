@@ -25,6 +25,8 @@ import redis
 from arena.queue import store
 from arena.queue.connection import connect
 from arena.queue.jobs import MatchJob
+from arena.referee import compact
+from arena.storage import replays
 from arena.testing import RedisServer
 from arena.testing.playouts import replay_of_random_game
 from leaderboard import browser, rerun
@@ -152,3 +154,23 @@ def test_the_kept_replays_are_bounded_by_bytes_least_recently_served_first(tmp_p
     too_big.gzipped("a", read("a"), True)
     too_big.gzipped("a", read("a"), True)
     assert too_big.renders == 2  # larger than the whole cache: served, never kept
+
+
+def test_a_replay_kept_as_its_decisions_is_regenerated_by_the_rerunning_process_not_the_servers(
+    site: tuple[str, Any], client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regenerating a replay from its decisions is an engine re-run: done in the server's interpreter
+    it held the GIL as the frames did (and filled its caches with every game's events), so the server
+    hands the decisions to the re-running process, which regenerates and re-runs them."""
+    match_id = record(client, "ninjan", 11)
+    stored = replays.store_for(client).read(match_id, replays.REPLAY)
+    assert stored is not None and replays.is_decisions_form(stored)
+    url, _ = site
+    with monkeypatch.context() as patched:
+
+        def refuse(text: str) -> str:
+            raise AssertionError("the server regenerated a replay in its own interpreter")
+
+        patched.setattr(compact, "expand", refuse)
+        status, _, body = get(f"{url}/api/v1/matches/{match_id}/replay")
+    assert status == 200 and json.loads(body) == expected(client, match_id)

@@ -259,10 +259,11 @@ def recorded_digest(client: redis.Redis, match_id: str) -> str | None:
     return json.loads(text).get("replay_sha256") if text else None  # stored as is, nothing to derive
 
 
-def replay_text(client: redis.Redis, match_id: str) -> str | None:
+def replay_text(client: redis.Redis, match_id: str, whole: bool = True) -> str | None:
     """Returns a recorded match's replay (JSON Lines) from the replay store, or from where it was kept
-    before the store (``arena storage migrate`` moves it), or None if neither has it."""
-    data = replays.store_for(client).get(match_id, replays.REPLAY)
+    before the store (``arena storage migrate`` moves it), or None if neither has it. ``whole=False``:
+    possibly as its decisions (``replays.whole`` regenerates it)."""
+    data = replays.store_for(client).get(match_id, replays.REPLAY, whole=whole)
     if data is not None:
         return data.decode()
     return maybe_text(client.get(keys.replay(match_id)))

@@ -137,7 +137,13 @@ def encode(kind: str, data: bytes) -> bytes:
 def decode(kind: str, stored: bytes) -> bytes:
     """Returns the plain bytes of a stored entry (``encode``'s input); raises ReplayStoreError if it
     is corrupt, or a replay kept as its decisions that this arena's rules cannot regenerate."""
-    plain = decompress(stored)
+    return whole(kind, decompress(stored))
+
+
+def whole(kind: str, plain: bytes) -> bytes:
+    """Returns an entry's plain bytes with a replay kept as its decisions regenerated whole (an
+    engine re-run: ``get(..., whole=False)`` leaves it to the caller, who may do it elsewhere);
+    raises ReplayStoreError as ``decode`` does."""
     if kind != REPLAY or not plain.startswith(_FORM):
         return plain
     try:
@@ -246,10 +252,14 @@ class ReplayStore(abc.ABC):
         """Stores ``data`` (plain) for the match and kind, replacing what was there."""
         self.write(match_id, kind, encode(kind, data))
 
-    def get(self, match_id: str, kind: str = REPLAY) -> bytes | None:
-        """Returns the plain bytes stored for the match and kind, or None."""
+    def get(self, match_id: str, kind: str = REPLAY, whole: bool = True) -> bytes | None:
+        """Returns the plain bytes stored for the match and kind, or None. ``whole=False`` gives a
+        replay kept as its decisions as it is kept (``whole`` regenerates it): the server hands it
+        to the process that re-runs replays rather than re-run it in its own interpreter too."""
         stored = self.read(match_id, kind)
-        return None if stored is None else decode(kind, stored)
+        if stored is None:
+            return None
+        return decode(kind, stored) if whole else decompress(stored)
 
     @abc.abstractmethod
     def write(self, match_id: str, kind: str, stored: bytes) -> None:
