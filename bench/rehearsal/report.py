@@ -126,12 +126,13 @@ def curve(r: Rehearsal, name: str, points: int = 13) -> list[tuple[float, float]
 
 
 def growth(r: Rehearsal, name: str) -> float | None:
-    """Returns a component's RSS growth in % per hour between its first sample after the warm-up (the
-    late worker's minute: 10, or a third of a shorter run; and a minute after the component started)
-    and its last; None with too short a span."""
+    """Returns a component's RSS growth in % per hour between its first sample after its warm-up and
+    its last; None with too short a span. The warm-up is the first 10 minutes of the ladder (a third
+    of a shorter run: the late worker's minute) and as long again of the component's own life, so the
+    late worker's caches filling as it starts count as its warm-up, not as growth."""
     warm = r.timeline["ladder"] + r.options.late_at() * 60
-    if r.stack is not None and name in r.stack.components():  # and a minute after the component started
-        warm = max(warm, r.stack.started.get(r.stack.components()[name].pid, 0.0) + 60)
+    if r.stack is not None and name in r.stack.components():  # the component's own first minutes
+        warm = max(warm, r.stack.started.get(r.stack.components()[name].pid, 0.0) + r.options.late_at() * 60)
     seen = [
         (s["t"], s["usage"][name]["rss_mb"]) for s in r.samples if s["t"] >= warm and s["usage"].get(name)
     ]

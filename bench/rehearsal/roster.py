@@ -3,7 +3,9 @@ hostile ones, each with the verdict the platform owes it.
 
 An honest bot is a built-in's variant (``variant_bot.py``): the game's middle built-in with a share
 of random moves (its intended strength is ``1 - share``: the ladder should order them so), or the
-game's searcher with a small budget (no intended place: left out of the order's check). A broken bot
+game's searcher with a small budget, a larger one for each further searcher of the game, so that no two
+honest bots of a game play alike and the ladder can tell every neighbour apart (searchers have no
+intended place: they are left out of the order's check). A broken bot
 must be refused at upload or fail its smoke match with a reason naming its fault; a hostile bot runs
 the fair-play tests' probes (tests/bots/cheater.py), then plays the first legal action: it passes,
 plays the ladder, and its probes find nothing (the fair-play tests check what; here it must only not
@@ -28,6 +30,7 @@ CHEATER = REPO / "tests" / "bots" / "cheater.py"
 MIDDLE = {"ninjan": "greedy", "ninja-burger": "ninja", "pnrz": "builder", "ninja-master": "master"}
 SEARCHER = {"ninjan": ("search", 16), "ninja-burger": ("search", 2), "pnrz": ("search", 6)}
 SEARCH_EVERY = 6  # every SEARCH_EVERY-th honest bot of a game (from the 6th) is its searcher
+# The k-th searcher of a game (k = 1, 2, ...) searches k times the game's budget above.
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,9 +75,11 @@ OVERSIZE = 11 << 20  # bytes of noise in the oversized bot: past the server's de
 
 def honest(name: str, game: str, index: int, count: int) -> BotPlan:
     """Returns the ``index``-th of ``count`` honest bots of ``game``: its searcher every
-    ``SEARCH_EVERY``-th, else a chain bot whose random share spreads the chain evenly from 0 to 1."""
+    ``SEARCH_EVERY``-th (the k-th with k times the budget), else a chain bot whose random share spreads
+    the chain evenly from 0 to 1."""
     if is_searcher(game, index):
-        base, iterations = SEARCHER[game]
+        base, budget = SEARCHER[game]
+        iterations = budget * (1 + index // SEARCH_EVERY)
         spec = {"game": game, "base": base, "iterations": iterations, "random_share": 0.0, "seed": index}
         intended = None
     else:
