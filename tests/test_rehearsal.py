@@ -130,3 +130,23 @@ def test_compose_without_a_docker_daemon_says_so_in_one_line(tmp_path: Path) -> 
     )
     assert proc.returncode == 2, proc.stderr
     assert "bench/rehearsal.py: " in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_the_time_to_confident_is_extrapolated_from_the_slowest_neighbour_pair() -> None:
+    """A pair at z = Phi^-1(LOS) needs (1.645 / z)^2 times its matches: the slowest pair bounds it;
+    a pair the ladder cannot order yet (LOS <= 50%) cannot be extrapolated."""
+    from statistics import NormalDist
+
+    from bench.rehearsal.order import minutes_to_confident
+
+    half_z = NormalDist().cdf(NormalDist().inv_cdf(0.95) / 2)  # needs four times its matches
+    rows = [{"bot": b} for b in ("a", "b", "c", "x")]
+    board = {"rows": rows, "los": {"a": {"b": 0.99}, "b": {"c": half_z}, "c": {"x": 0.1}}}
+    assert minutes_to_confident(board, {"a", "b", "c"}, 10.0) == {
+        "minutes": 40.0,
+        "bound_by": "b>c",
+        "los": 0.795,
+    }
+    assert minutes_to_confident(board, {"a", "b"}, 10.0) == {"minutes": 10.0, "bound_by": None, "los": None}
+    unknown = minutes_to_confident(board, {"a", "b", "c", "x"}, 10.0)
+    assert unknown == {"minutes": None, "bound_by": "c>x", "los": 0.1}

@@ -13,10 +13,13 @@ both rated: 0 is the intended order, 1 its reverse.
 from __future__ import annotations
 
 import itertools
+import math
+from statistics import NormalDist
 from typing import Any
 
 CONFIDENT = 0.95
 GAP = 0.25
+Z_CONFIDENT = NormalDist().inv_cdf(CONFIDENT)  # the z of a neighbour LOS of 95%: 1.645
 
 
 def min_neighbour_los(board: dict[str, Any], keep: set[str] | None = None) -> float | None:
@@ -29,6 +32,29 @@ def min_neighbour_los(board: dict[str, Any], keep: set[str] | None = None) -> fl
         los = (table.get(upper["bot"]) or {}).get(lower["bot"]) if table else upper.get("los_next")
         values.append(float(los) if los is not None else 0.0)
     return min(values) if values else None
+
+
+def minutes_to_confident(board: dict[str, Any], keep: set[str], minute: float) -> dict[str, Any]:
+    """Returns when every neighbour's LOS would reach 95% if the ladder kept playing as it did for
+    its first ``minute`` minutes, extrapolated from the board's LOS: a pair's LOS is Phi(gap / sd) and
+    the sd of a difference shrinks as 1/sqrt(matches), so with its gap as estimated now a pair at
+    z = Phi^-1(LOS) needs (1.645 / z)^2 times the matches it has. The slowest pair bounds it
+    (``bound_by``); a pair at LOS <= 50% cannot be extrapolated (``minutes`` None): the ladder does not
+    yet know which of the two is stronger."""
+    rows = [row for row in board.get("rows", []) if row["bot"] in keep]
+    table = board.get("los") or {}
+    slowest: tuple[float, str, float] | None = None
+    for upper, lower in itertools.pairwise(rows):
+        los = (table.get(upper["bot"]) or {}).get(lower["bot"]) if table else upper.get("los_next")
+        los = min(float(los if los is not None else 0.0), 1 - 1e-12)
+        z = NormalDist().inv_cdf(los) if los > 0 else -math.inf
+        need = minute * (Z_CONFIDENT / z) ** 2 if z > 0 else math.inf
+        if los < CONFIDENT and (slowest is None or need > slowest[0]):
+            slowest = (need, f"{upper['bot']}>{lower['bot']}", round(los, 3))
+    if slowest is None:
+        return {"minutes": round(minute, 1) if rows else None, "bound_by": None, "los": None}
+    need, pair, los = slowest
+    return {"minutes": None if math.isinf(need) else round(need, 1), "bound_by": pair, "los": los}
 
 
 def kendall(rows: list[dict[str, Any]], intended: dict[str, float | None]) -> dict[str, Any]:
@@ -79,6 +105,9 @@ class OrderWatch:
                 "min_neighbour_los_all_rows": min_neighbour_los(self.last.get(game, {})),
                 "matches": curve[-1][2] if curve else 0,
                 "kendall": kendall(rows, intended),
+                "minutes_to_confident": minutes_to_confident(
+                    self.last.get(game, {}), self.honest, curve[-1][0] if curve else 0.0
+                ),
                 "order": [(row["bot"], round(float(row["elo"]))) for row in rows],
                 "los_curve": curve,
             }

@@ -267,6 +267,14 @@ def table(report: dict[str, Any]) -> str:
         k = o["kendall"]
         figures = f"{o['confident_minute']} / {o['min_neighbour_los']} / {k['distance']} ({k['pairs']})"
         rows.append((f"{game}: confident at minute / min LOS / Kendall (pairs)", figures))
+        if o.get("confident_minute") is None and "minutes_to_confident" in o:
+            eta = o["minutes_to_confident"]
+            rows.append(
+                (
+                    f"{game}: minutes to confident, extrapolated (slowest pair, its LOS)",
+                    f"{eta['minutes']} ({eta['bound_by']}, {eta['los']})",
+                )
+            )
     for game, c in report.get("order_calibrated", {}).items():
         if isinstance(c, dict) and c.get("distance") is not None:
             figures = f"{c['distance']} ({c['pairs']} pairs, {c['games_per_pair']} games per pair)"
