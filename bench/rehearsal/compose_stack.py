@@ -23,12 +23,13 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import psutil  # type: ignore[import-untyped]
 import yaml  # type: ignore[import-untyped]
 
 from arena.testing import free_port
 
 from .roster import REPO
-from .stack import StackError, answers, tree_usage
+from .stack import WORKER_NICE, StackError, answers, tree_usage
 
 DOCKER = "/usr/bin/docker"  # Debian's client, the version of the daemon scripts/with-docker starts
 OVERRIDE = "compose.rehearsal.yaml"
@@ -118,10 +119,13 @@ class ComposeStack:
                     ) from None
 
     def _write_override(self) -> None:
-        """The server's command from compose.yaml with the rehearsal's options added."""
+        """The server's command from compose.yaml with the rehearsal's options added, and the workers'
+        niced as the local stack's are (``WORKER_NICE``: pages stay quick while matches play; their
+        bots inherit it), as an organiser sharing a machine between server and workers would."""
         shipped = yaml.safe_load((self.project / "compose.yaml").read_text())
         command = [*shipped["services"]["server"]["command"], *self.server_options]
-        override = {"services": {"server": {"command": command}}}
+        worker = ["nice", "-n", str(WORKER_NICE), *shipped["services"]["worker"]["command"]]
+        override = {"services": {"server": {"command": command}, "worker": {"command": worker}}}
         (self.project / OVERRIDE).write_text(yaml.safe_dump(override))
 
     def compose(self, *args: str, timeout: float = 600) -> str:
@@ -150,7 +154,7 @@ class ComposeStack:
             cid, service, number = line.split()
             name = f"worker-{int(number) - 1}" if service == "worker" else service
             self.ids[name] = cid
-            pid = int(docker("inspect", "--format", "{{.State.Pid}}", cid).strip() or 0)
+            pid = arena_process(int(docker("inspect", "--format", "{{.State.Pid}}", cid).strip() or 0))
             if pid:
                 self.started.setdefault(pid, time.monotonic())
                 self.known[name] = Container(pid, cid)
@@ -224,6 +228,20 @@ def docker(*args: str) -> str:
     if done.returncode != 0:
         raise StackError(f"docker {' '.join(args)}: {done.stderr.strip()[-1000:]}")
     return done.stdout
+
+
+def arena_process(pid: int) -> int:
+    """Returns the container's arena process given its first process (``pid``; 0: none): the init
+    compose.yaml puts first (``init: true``: docker-init, which reaps what it is handed) runs it as
+    its one child."""
+    try:
+        first = psutil.Process(pid)
+        if first.name() in ("docker-init", "tini"):
+            children = first.children()
+            return children[0].pid if children else 0
+    except psutil.Error:
+        return 0
+    return pid
 
 
 def cgroup_usage(pid: int) -> dict[str, float]:
