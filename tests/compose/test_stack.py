@@ -343,8 +343,10 @@ def orphaned_zombies(container: str) -> list[str]:
     container's PID 1 (each still holds one of the container's ``pids_limit``)."""
     script = "for s in /proc/[0-9]*/stat; do cat $s 2>/dev/null; echo; done"
     stats = subprocess.run([DOCKER, "exec", container, "sh", "-c", script], capture_output=True, text=True)
+    lines = [line for line in stats.stdout.splitlines() if line]
+    assert stats.returncode == 0 and len(lines) > 1, stats.stderr  # PID 1 and the worker at least
     found = []
-    for line in filter(None, stats.stdout.splitlines()):
+    for line in lines:
         state, parent = line.rsplit(") ", 1)[1].split()[:2]  # the fields after the command's name
         if state == "Z" and parent == "1":
             found.append(line[:80])
@@ -359,7 +361,8 @@ def test_a_workers_container_reaps_every_finished_bot_process(stack: Stack) -> N
     workers = stack.containers("worker")
     assert workers
     for container in workers:
-        assert worker_log(container).count(": recorded") + worker_log(container).count("smoke passed") > 0
+        log = worker_log(container)
+        assert log.count(": recorded") + log.count("smoke passed") > 0
         assert orphaned_zombies(container) == [], container
 
 
