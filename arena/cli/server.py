@@ -20,6 +20,7 @@ from arena.cli.options import RedisUrlFileOption
 from arena.cli.serving import listening, port_of, serve
 from arena.cli.workers import check_seed_key
 from arena.console import say
+from arena.malloc import few_arenas
 from arena.queue.connection import shown_url
 from arena.submissions.accounts import Quotas
 from arena.submissions.archives import ArchiveLimits
@@ -123,6 +124,7 @@ def server_command(
     from leaderboard.api.auth import OrganiserToken
     from leaderboard.app import ServerConfig, server_app
 
+    few_arenas()  # before any thread: bounded C heap for a server that runs for weeks (arena.malloc)
     try:
         organiser = OrganiserToken.from_file(organiser_token_file)
     except ValueError as exc:

@@ -1,0 +1,43 @@
+"""The C heap of arena's long-running processes (``arena server``, ``arena worker``): few malloc arenas.
+
+glibc's malloc gives each thread that allocates while another holds an arena an arena of its own, up to
+eight per core, and an arena keeps the pages of what was freed in it for reuse by that arena only. The
+server answers from a pool of threads (Starlette's, the ladders', the secret hasher's) and allocates
+and frees large buffers in each (JSON bodies, replays, Redis replies), so its resident memory rose for
+an hour while its Python objects barely grew: the dress rehearsal (issue 38) read 128 -> 298 MB in an
+hour on the compose stack; in a local rehearsal, tracemalloc traced 42 -> 48 MB of Python memory over
+ten minutes while the server held 16 arenas (the most glibc makes on 2 cores), 15 of them thread heaps
+of 3-50 MB each; each worker held 16 too. Two arenas bound that at the cost of some lock contention
+between threads that allocate at once, which these processes, serialised by the GIL, barely have.
+
+This is the process's own setting, made before its threads start (``few_arenas``), not an environment
+variable: it then holds however arena is started (compose, systemd, a shell). Elsewhere than glibc
+(musl, macOS) nothing is changed.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+
+M_ARENA_MAX = -8  # glibc's malloc.h: mallopt's parameter for the most arenas
+SERVICE_ARENAS = 2
+
+
+@functools.cache
+def _glibc() -> ctypes.CDLL | None:
+    """Returns the process's C library when it is glibc (only glibc has ``gnu_get_libc_version``)."""
+    try:
+        libc = ctypes.CDLL(None)
+        libc.gnu_get_libc_version  # noqa: B018 - only glibc has it
+        libc.mallopt  # noqa: B018
+    except (OSError, AttributeError):
+        return None
+    return libc
+
+
+def few_arenas(arenas: int = SERVICE_ARENAS) -> bool:
+    """Caps malloc's arenas at ``arenas`` for the rest of the process; returns False where it cannot
+    (not glibc). Call it before the process starts its threads: an arena once made stays."""
+    libc = _glibc()
+    return bool(libc is not None and libc.mallopt(M_ARENA_MAX, arenas) == 1)
