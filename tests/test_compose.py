@@ -110,6 +110,13 @@ def test_the_workers_get_what_the_sandbox_needs_in_a_container_and_no_privilege(
     assert worker["cpus"] and worker["mem_limit"] and worker["pids_limit"]
 
 
+def test_the_server_outweighs_each_worker_for_the_cpu() -> None:
+    """Pages stay quick while matches play: each worker container's CPU weight is below the server's
+    (Docker's default 1024), as the local stack nices its workers (a nice would not cross containers)."""
+    assert "cpu_shares" not in SERVICES["server"]
+    assert 2 <= SERVICES["worker"]["cpu_shares"] <= 1024 // 4
+
+
 def test_services_run_as_users_of_their_own_which_can_read_their_secrets() -> None:
     """Server and workers run as different non-root users of the image, and the README's chown and
     chmod make each secret file readable by the services that mount it (and by no one else)."""

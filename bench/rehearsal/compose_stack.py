@@ -29,7 +29,7 @@ import yaml  # type: ignore[import-untyped]
 from arena.testing import free_port
 
 from .roster import REPO
-from .stack import WORKER_NICE, StackError, answers, tree_usage
+from .stack import StackError, answers, tree_usage
 
 DOCKER = "/usr/bin/docker"  # Debian's client, the version of the daemon scripts/with-docker starts
 OVERRIDE = "compose.rehearsal.yaml"
@@ -119,13 +119,12 @@ class ComposeStack:
                     ) from None
 
     def _write_override(self) -> None:
-        """The server's command from compose.yaml with the rehearsal's options added, and the workers'
-        niced as the local stack's are (``WORKER_NICE``: pages stay quick while matches play; their
-        bots inherit it), as an organiser sharing a machine between server and workers would."""
+        """The server's command from compose.yaml with the rehearsal's options added. The workers run
+        as shipped: compose.yaml's ``cpu_shares`` gives them less CPU weight than the server's, which
+        is what the local stack's ``WORKER_NICE`` does (a nice would not cross containers)."""
         shipped = yaml.safe_load((self.project / "compose.yaml").read_text())
         command = [*shipped["services"]["server"]["command"], *self.server_options]
-        worker = ["nice", "-n", str(WORKER_NICE), *shipped["services"]["worker"]["command"]]
-        override = {"services": {"server": {"command": command}, "worker": {"command": worker}}}
+        override = {"services": {"server": {"command": command}}}
         (self.project / OVERRIDE).write_text(yaml.safe_dump(override))
 
     def compose(self, *args: str, timeout: float = 600) -> str:
