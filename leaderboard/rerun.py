@@ -35,7 +35,11 @@ from arena.referee import botlog
 from arena.storage import replays
 from leaderboard import frames
 
-CACHE_BYTES = 32 * 2**20  # gzipped replays kept in memory (a 300-step PNRZ match is ~100 KiB of them)
+# Gzipped replays kept in memory (a 300-step PNRZ match is ~100 KiB of them, a Ninjan match ~9 KiB): the
+# newest matches, which is what viewers watch, a few hundred of them. 32 MiB was a quarter of a busy
+# server's memory, filling at ~18 MiB an hour in a dress rehearsal (issue 38) with older matches that
+# nobody read again: a server's memory growing for hours looks like a leak to its organiser.
+CACHE_BYTES = 8 * 2**20
 RERUN_NICE = 5  # the re-running process yields the CPU to the server's pages (a replay can wait more)
 GZIP_LEVEL = 6  # zlib's default: within a few percent of 9's size at a third of its time
 OWNER_ONLY = (  # what a public replay says instead of the bots' output (docs/security.md)
