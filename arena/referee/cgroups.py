@@ -27,6 +27,7 @@ from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
 CPU_PERIOD_US = 100_000  # the CFS period a CPU quota is a share of
+BOT_PREFIX = "arena-bot-"  # a bot's cgroup: arena-bot-<pid of the process that made it>-<random>
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,7 +77,45 @@ def _writable(folder: Path) -> bool:
 
 @functools.cache
 def support() -> CgroupSupport:
-    """Returns what this machine allows (probed once per process: the machine does not change)."""
+    """Returns what this machine allows (probed once per process: the machine does not change), and
+    removes the empty cgroups that processes no longer alive left there (``remove_stale``)."""
+    found = _probe()
+    for parent in set(found.parents.values()):
+        remove_stale(parent)
+    return found
+
+
+def remove_stale(parent: Path) -> list[str]:
+    """Removes the bot cgroups under ``parent`` whose maker is no longer alive and which hold no
+    process; returns their names. A worker killed at once (SIGKILL, the OOM killer) cannot remove its
+    bots' cgroups, and each left behind keeps some kernel memory for as long as the machine runs.
+
+    Design detail: only empty ones, and the kernel refuses to remove a cgroup with a process in it, so
+    a bot that outlived its worker, or a worker of another PID namespace whose number is free here,
+    loses nothing."""
+    removed = []
+    for folder in parent.glob(f"{BOT_PREFIX}*"):
+        maker = folder.name.removeprefix(BOT_PREFIX).split("-", 1)[0]
+        if not maker.isdigit() or int(maker) == 0 or _alive(int(maker)):
+            continue
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+            removed.append(folder.name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, and someone else's
+        pass
+    return True
+
+
+def _probe() -> CgroupSupport:
+    """Returns which controllers can be written here, and where."""
     if (ROOT / "cgroup.controllers").is_file():  # v2: one tree; controllers must be enabled below us
         parent = ROOT / _own_path("")
         wanted = {"memory", "cpu", "pids"}
@@ -153,7 +192,7 @@ class BotCgroup:
 
     def __init__(self, limits: CgroupLimits, cgroup_support: CgroupSupport | None = None) -> None:
         self.support = cgroup_support or support()
-        self.name = f"arena-bot-{os.getpid()}-{secrets.token_hex(6)}"
+        self.name = f"{BOT_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
         self.folders: dict[str, Path] = {}
         for controller, parent in self.support.parents.items():
             folder = parent / self.name
