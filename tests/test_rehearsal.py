@@ -150,3 +150,31 @@ def test_the_time_to_confident_is_extrapolated_from_the_slowest_neighbour_pair()
     assert minutes_to_confident(board, {"a", "b"}, 10.0) == {"minutes": 10.0, "bound_by": None, "los": None}
     unknown = minutes_to_confident(board, {"a", "b", "c", "x"}, 10.0)
     assert unknown == {"minutes": None, "bound_by": "c>x", "los": 0.1}
+
+
+def test_on_compose_a_workers_cpu_is_its_containers_cgroup_bots_included() -> None:
+    """In a container the bots' sandbox processes go to the container's init when their parent exits,
+    so /proc cannot count their CPU under the worker (the compose hour read a platform share of 0.86);
+    the worker container's cgroup counts all it ran. Without one (local), /proc's tree is used."""
+    from types import SimpleNamespace
+
+    from bench.rehearsal.report import throughput
+
+    def usage(worker: dict[str, float]) -> dict[str, dict[str, float]]:
+        return {"worker-0": worker, "server": {"cpu_s": 0.0}, "redis": {"cpu_s": 0.0}}
+
+    zero = {"cpu_s": 0.0, "own_cpu_s": 0.0, "cgroup_cpu_s": 0.0}
+    end = usage({"cpu_s": 20.0, "own_cpu_s": 10.0, "cgroup_cpu_s": 200.0})
+    end["server"], end["redis"] = {"cpu_s": 30.0}, {"cpu_s": 5.0}
+    samples = [
+        {"t": 0.0, "recorded": 0, "usage": usage(zero), "jobs": {}},
+        {"t": 600.0, "recorded": 100, "usage": end, "jobs": {"worker-0": 100}},
+    ]
+    r = SimpleNamespace(samples=samples, timeline={"ladder": 0.0, "ladder_end": 600.0}, end={"usage": end})
+    r.late_worker = None
+    compose = throughput(r)  # type: ignore[arg-type]
+    assert compose["per_worker_cpu_s"] == 0.5 and compose["platform_share"] == round(45 / 235, 3)
+    for state in (samples[0]["usage"]["worker-0"], end["worker-0"]):
+        del state["cgroup_cpu_s"]
+    local = throughput(r)  # type: ignore[arg-type]
+    assert local["per_worker_cpu_s"] == 5.0 and local["platform_share"] == round(45 / 55, 3)

@@ -54,8 +54,11 @@ def throughput(r: Rehearsal) -> dict[str, Any]:
             if name.startswith(prefix)
         )
 
-    worker_cpu, platform = spent("worker"), spent("worker", "own_cpu_s") + spent("server") + spent("redis")
     cgroups = any("cgroup_cpu_s" in u for name, u in r.end["usage"].items() if name.startswith("worker"))
+    # Compose: a worker container's cgroup holds all it ran. /proc cannot count its bots there: their
+    # sandbox's processes are handed to the container's init (docker-init) and their CPU goes with them.
+    worker_cpu = spent("worker", "cgroup_cpu_s") if cgroups else spent("worker")
+    platform = spent("worker", "own_cpu_s") + spent("server") + spent("redis")
     late = f"worker-{r.late_worker}" if r.late_worker is not None else None
     late_first_minute = None
     if late is not None:
@@ -79,12 +82,9 @@ def throughput(r: Rehearsal) -> dict[str, Any]:
         "platform_share": round(platform / (worker_cpu + spent("server") + spent("redis")), 3)
         if worker_cpu
         else None,
-        "cpu_source": "/proc (psutil: each worker's own, waited children's and live descendants' CPU)",
-        # compose: each worker container's cgroup (cpuacct.usage or cpu.stat), everything it ran
-        "worker_cgroup_cpu_s": round(spent("worker", "cgroup_cpu_s"), 1) if cgroups else None,
-        "per_worker_cgroup_cpu_s": round(recorded / spent("worker", "cgroup_cpu_s"), 4)
-        if cgroups and spent("worker", "cgroup_cpu_s")
-        else None,
+        "cpu_source": "the worker containers' cgroups (everything each ran)"
+        if cgroups
+        else "/proc (psutil: each worker's own, waited children's and live descendants' CPU)",
         "jobs_per_worker": last["jobs"],
         "late_worker": late,
         "late_worker_jobs_first_minute": late_first_minute,
@@ -256,7 +256,6 @@ def table(report: dict[str, Any]) -> str:
         ("matches recorded (ladders)", t["recorded"]),
         ("matches per minute", t["per_minute"]),
         ("matches per worker CPU-second", t["per_worker_cpu_s"]),
-        ("matches per worker CPU-second (the workers' cgroups)", t.get("per_worker_cgroup_cpu_s")),
         ("platform's share of the CPU (workers' own, server, Redis)", t["platform_share"]),
         ("lost / doubled", f"{report['lost']} / {report['doubled']}"),
         ("dead letters", sum(report["dead_letters"].values())),
