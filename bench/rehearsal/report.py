@@ -169,7 +169,12 @@ def build(r: Rehearsal) -> dict[str, Any]:
         "options": {k: v for k, v in vars(r.options).items()},
         "machine": {
             "cores": _cores(),
-            "note": "workers niced 5 below the server; the whole run under the caller's nice",
+            "note": (
+                "each worker container a quarter of the server's CPU weight (compose.yaml's cpu_shares)"
+                if r.options.against == "compose"
+                else "workers niced 5 below the server"
+            )
+            + "; the whole run under the caller's nice",
         },
         "accounts": {"created": len(r.people.tokens), "refused": r.people.refused_accounts},
         "submissions": {
