@@ -175,6 +175,7 @@ def main(argv: list[str]) -> int:
         started = time.monotonic()
         found["games"][game] = calibrate_game(game, bots, args.games, args.jobs)
         found["games"][game]["seconds"] = round(time.monotonic() - started)
+        found["games"][game]["command"] = found["command"]  # games may be calibrated by separate runs
         args.out.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
         print(f"{game}: {len(bots)} bots, {args.games} games per pair, {found['games'][game]['seconds']} s")
     return 0
