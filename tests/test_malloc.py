@@ -11,7 +11,6 @@ inaccessible. The main arena lives in the program's ``[heap]``, so N arenas show
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import urllib.request
@@ -23,8 +22,6 @@ import pytest
 from arena.malloc import SERVICE_ARENAS
 from tests.conftest import REPO, run_arena
 from tests.hosted import hosted
-
-pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 
 HEAP_MAX = 64 << 20
 
