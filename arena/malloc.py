@@ -1,7 +1,7 @@
 """The C heap of arena's long-running processes (``arena server``, ``arena worker``): few malloc arenas.
 
-glibc's malloc gives each thread that allocates while another holds an arena an arena of its own, up to
-eight per core, and an arena keeps the pages of what was freed in it for reuse by that arena only. The
+glibc's malloc gives each new thread that allocates an arena of its own, until there are eight per
+core, and an arena keeps the pages of what was freed in it for reuse by that arena only. The
 server answers from a pool of threads (Starlette's, the ladders', the secret hasher's) and allocates
 and frees large buffers in each (JSON bodies, replays, Redis replies), so its resident memory rose for
 an hour while its Python objects barely grew: the dress rehearsal (issue 38) read 128 -> 298 MB in an
