@@ -37,8 +37,10 @@ def thread_heaps(maps: str) -> list[int]:
     for (low, high, perms, name), after in zip(regions, [*regions[1:], None], strict=True):
         if name or perms != "rw-p" or low % HEAP_MAX:
             continue
-        reserved = after is not None and after[0] == high and after[2] == "---p" and not after[3]
-        if (after[1] if reserved and after else high) - low == HEAP_MAX:
+        end = high  # the heap's reservation: the part in use and the inaccessible rest right after it
+        if after is not None and after[0] == high and after[2] == "---p" and not after[3]:
+            end = after[1]
+        if end - low == HEAP_MAX:
             heaps.append(low)
     return heaps
 

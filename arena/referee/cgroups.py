@@ -85,23 +85,19 @@ def support() -> CgroupSupport:
     return found
 
 
-def remove_stale(parent: Path) -> list[str]:
+def remove_stale(parent: Path) -> None:
     """Removes the bot cgroups under ``parent`` whose maker is no longer alive and which hold no
-    process; returns their names. A worker killed at once (SIGKILL, the OOM killer) cannot remove its
+    process. A worker killed at once (SIGKILL, the OOM killer) cannot remove its
     bots' cgroups, and each left behind keeps some kernel memory for as long as the machine runs.
 
     Design detail: only empty ones, and the kernel refuses to remove a cgroup with a process in it, so
     a bot that outlived its worker, or a worker of another PID namespace whose number is free here,
     loses nothing."""
-    removed = []
     for folder in parent.glob(f"{BOT_PREFIX}*"):
         maker = folder.name.removeprefix(BOT_PREFIX).split("-", 1)[0]
-        if not maker.isdigit() or int(maker) == 0 or _alive(int(maker)):
-            continue
-        with contextlib.suppress(OSError):
-            folder.rmdir()
-            removed.append(folder.name)
-    return removed
+        if maker.isdigit() and int(maker) > 0 and not _alive(int(maker)):
+            with contextlib.suppress(OSError):  # not empty (or already gone): left alone
+                folder.rmdir()
 
 
 def _alive(pid: int) -> bool:
