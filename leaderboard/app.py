@@ -270,9 +270,16 @@ def create_app(source: Source, server: ServerConfig | None = None) -> Starlette:
     return app
 
 
-def server_app(redis_url: str, config: ServerConfig, client: redis.Redis | None = None) -> Starlette:
-    """Returns ``arena server``'s app over the Redis at ``redis_url``: no bot's output on public pages."""
-    return create_app(RedisSource(redis_url, client, bot_output=False), config)
+def server_app(
+    redis_url: str, config: ServerConfig, client: redis.Redis | None = None, warm: bool = False
+) -> Starlette:
+    """Returns ``arena server``'s app over the Redis at ``redis_url``: no bot's output on public pages.
+    With ``warm``, the process that re-runs replays starts now (``Renderer.warm``), not at the first
+    replay asked for."""
+    source = RedisSource(redis_url, client, bot_output=False)
+    if warm:
+        source.renderer.warm()
+    return create_app(source, config)
 
 
 def leaderboard_app(redis_url: str, client: redis.Redis | None = None) -> Starlette:

@@ -70,6 +70,12 @@ def replay_frames(text: str, log_text: str | None, match_id: str, bot_output: bo
     return replay
 
 
+def ready() -> int:
+    """Returns the re-running process's pid: the task ``Renderer.warm`` sends, which has the process
+    import this module (and with it every engine) before the first replay is asked for."""
+    return os.getpid()
+
+
 def encode(replay: dict[str, Any]) -> bytes:
     """Returns ``replay`` as gzipped JSON, encoded as starlette's JSONResponse encodes an answer."""
     body = json.dumps(replay, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
@@ -94,6 +100,7 @@ class Renderer:
         self._kept: collections.OrderedDict[str, bytes] = collections.OrderedDict()
         self._kept_bytes = 0
         self._running: dict[str, Future[bytes]] = {}
+        self.warming: Future[int] | None = None  # ``warm``'s answer, once called
 
     def gzipped(self, match_id: str, read: Callable[[], tuple[str, str | None]], bot_output: bool) -> bytes:
         """Returns the match's frames as gzipped JSON: kept, being re-run (then that re-run's), or
@@ -142,6 +149,28 @@ class Renderer:
                         "(out of memory?); the replay page works again once it stays up"
                     ) from None
         raise AssertionError("unreachable")
+
+    def warm(self) -> Future[int]:
+        """Starts the re-running process now, in the background, for a long-running server: spawning
+        an interpreter that imports the engines takes seconds on a machine busy with matches, and
+        otherwise the first viewer of a replay waits for it (a 10 s timeout in a dress rehearsal).
+        Returns the process's pid once it has imported them (in process: this process's); a second
+        call returns the first's."""
+        with self._lock:
+            if self.warming is not None:
+                return self.warming
+            started = self.warming = Future()
+        if self.in_process:
+            started.set_result(os.getpid())
+        else:
+            threading.Thread(target=self._warm, args=(started,), name="rerun-warm", daemon=True).start()
+        return started
+
+    def _warm(self, started: Future[int]) -> None:
+        try:
+            started.set_result(self._process().submit(ready).result())
+        except (BrokenProcessPool, RuntimeError) as exc:  # died or closed: a replay asked for starts it
+            started.set_exception(exc)
 
     def _process(self) -> ProcessPoolExecutor:
         """Returns the re-running process's pool, started if it is not (spawned: the server runs

@@ -30,7 +30,7 @@ from arena.storage import replays
 from arena.testing import RedisServer
 from arena.testing.playouts import replay_of_random_game
 from leaderboard import browser, rerun
-from leaderboard.app import leaderboard_app
+from leaderboard.app import ServerConfig, leaderboard_app, server_app
 
 ANSWER_S = 60.0  # the longest a page may take here (a bound for a hang, not a speed figure)
 
@@ -108,6 +108,26 @@ def test_while_a_replay_is_being_rerun_the_other_pages_answer(
     status, headers, body = answers["replay"]
     assert status == 200 and headers["content-type"] == "application/json"
     assert json.loads(body) == expected(client, "pnrz-rerun-2")
+
+
+def test_the_servers_rerunning_process_is_ready_before_the_first_replay_is_asked_for(
+    client: redis.Redis,
+) -> None:
+    """``arena server`` starts it with the app (``warm=True``): the first viewer of a replay does not
+    wait for an interpreter to start and import the engines (seconds on a machine busy with matches)."""
+    app = server_app("", ServerConfig(), client, warm=True)
+    source = app.state.source
+    try:
+        assert source.renderer.warming is not None  # started with the app, before any request
+        pid = source.renderer.warming.result(ANSWER_S)
+        assert source.renderer.pids() == [pid] and pid != os.getpid()
+        with browser.serving(app) as url:
+            status, _, body = get(f"{url}/api/v1/matches/ninjan-rerun-9/replay")
+        assert status == 200 and json.loads(body) == expected(client, "ninjan-rerun-9")
+        assert source.renderer.pids() == [pid] and source.renderer.renders == 1  # re-run in it
+    finally:
+        source.close()
+    assert leaderboard_app("", client).state.source.renderer.warming is None  # a read-only app: at need
 
 
 def test_a_killed_rerunning_process_is_replaced_at_the_next_replay(

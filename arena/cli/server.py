@@ -156,4 +156,4 @@ def server_command(
     sock = listening(host, port)
     say(f"arena: server on http://{host}:{port_of(sock)}/ over {shown_url(url)}; {takes} (Ctrl-C stops it)")
     # proxy_headers off: a client address is the TCP peer, never a header a client can write
-    serve(server_app(url, config), sock, proxy_headers=False)
+    serve(server_app(url, config, warm=True), sock, proxy_headers=False)
