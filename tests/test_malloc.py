@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.malloc import SERVICE_ARENAS
+from arena.malloc import SERVICE_ARENAS, TRIM_THREAD
 from tests.conftest import REPO, run_arena
 from tests.hosted import hosted
 
@@ -77,6 +77,51 @@ def test_few_arenas_caps_the_heaps_a_process_threads_get() -> None:
     assert heaps_of_eight_threads("few") <= SERVICE_ARENAS - 1
 
 
+FREED_BELOW_A_BLOCK = """
+import ctypes, sys, time
+from arena import malloc
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.free.argtypes = [ctypes.c_void_p]
+def rss_mb():
+    return int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) / 1024
+blocks = [libc.malloc(1024) for _ in range(96 * 1024)]  # 96 MiB in small blocks: from the heap
+for block in blocks:
+    ctypes.memset(block, 1, 1024)
+for block in blocks[:-1]:
+    libc.free(block)  # all but the top one: free() gives back only from a heap's top
+held = rss_mb()
+if sys.argv[1] == "now":
+    assert malloc.trim()
+else:
+    assert malloc.trim_every(0.05) is not None
+    deadline = time.monotonic() + 60
+    while rss_mb() > held - 64 and time.monotonic() < deadline:
+        time.sleep(0.05)
+print(held, rss_mb())
+"""
+
+
+def rss_before_and_after_trimming(mode: str) -> tuple[float, float]:
+    """Returns the RSS (MB) of a process holding 96 MiB it freed, before and after it is trimmed."""
+    argv = [sys.executable, "-c", FREED_BELOW_A_BLOCK, mode]
+    proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, check=True, timeout=120)
+    before, after = map(float, proc.stdout.split())
+    return before, after
+
+
+@pytest.mark.parametrize("mode", ["now", "every"])
+def test_what_was_freed_below_a_block_in_use_goes_back_to_the_system(mode: str) -> None:
+    """Without a trim the freed 96 MiB stay resident (free() returns only a heap's top); ``trim`` gives
+    them back at once, ``trim_every``'s thread within its period."""
+    before, after = rss_before_and_after_trimming(mode)
+    assert before > 96 and after < before - 64, (before, after)
+
+
+def thread_names(pid: int) -> list[str]:
+    return [(task / "comm").read_text().strip() for task in Path(f"/proc/{pid}/task").iterdir()]
+
+
 @pytest.mark.e2e
 def test_the_server_and_a_worker_keep_to_few_arenas_while_they_serve_and_play(tmp_path: Path) -> None:
     with hosted(tmp_path / "platform", workers=1) as platform:
@@ -96,3 +141,4 @@ def test_the_server_and_a_worker_keep_to_few_arenas_while_they_serve_and_play(tm
         for proc in [platform.server, *platform.worker_procs]:
             heaps = thread_heaps(Path(f"/proc/{proc.pid}/maps").read_text())
             assert len(heaps) <= SERVICE_ARENAS - 1, (proc.args, [hex(h) for h in heaps])
+            assert TRIM_THREAD in thread_names(proc.pid), proc.args  # and they trim (arena.malloc)

@@ -20,7 +20,7 @@ from arena.cli.options import RedisUrlFileOption
 from arena.cli.serving import listening, port_of, serve
 from arena.cli.workers import check_seed_key
 from arena.console import say
-from arena.malloc import few_arenas
+from arena.malloc import few_arenas, trim_every
 from arena.queue.connection import shown_url
 from arena.submissions.accounts import Quotas
 from arena.submissions.archives import ArchiveLimits
@@ -125,6 +125,7 @@ def server_command(
     from leaderboard.app import ServerConfig, server_app
 
     few_arenas()  # before any thread: bounded C heap for a server that runs for weeks (arena.malloc)
+    trim_every()  # and what a burst freed goes back to the system (arena.malloc)
     try:
         organiser = OrganiserToken.from_file(organiser_token_file)
     except ValueError as exc:

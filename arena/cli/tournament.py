@@ -59,7 +59,7 @@ from arena.cli.options import (
 from arena.cli.tables import format_standings
 from arena.cli.workers import check_seed_key, start_worker, stop_workers, worker_limits
 from arena.console import printable, say
-from arena.malloc import few_arenas
+from arena.malloc import few_arenas, trim_every
 from arena.queue import keys
 from arena.queue.connection import connect, retrying, shown_url, stream_reads
 from arena.queue.jobs import MAX_ATTEMPTS
@@ -96,6 +96,7 @@ def worker_command(
 ) -> None:
     """Play queued matches from Redis and record their results, until stopped."""
     few_arenas()  # before any thread: bounded C heap for a worker that runs for weeks (arena.malloc)
+    trim_every()  # and what a burst freed goes back to the system (arena.malloc)
     limits = worker_limits(no_sandbox, announce=verbose)
     check_seed_key()
     url = redis_url_from(redis_url_file, redis_)
