@@ -18,8 +18,10 @@ NEXT is the ``next`` of the previous page's answer (None on the last page). What
 list's own business: a client passes it back as it came.
 
 Design detail: the body limit is checked twice. A declared ``Content-Length`` over the limit is refused
-before a byte is read, and the body is counted as it streams in (a chunked upload declares no length,
+before a byte is kept, and the body is counted as it streams in (a chunked upload declares no length,
 and a client may lie), so the server never holds more than the limit plus one chunk of a hostile body.
+A refused body is read away and dropped, up to ``DRAIN_BYTES``, so that its client reads the 413
+rather than a connection reset mid-send (``drain``).
 A body must also arrive whole within the server's ``body_seconds`` (408 otherwise), and at most
 ``UploadSlots.size`` uploads are read at once (503 before reading another): a client that starts
 uploads and never finishes them holds neither memory nor a connection for long.
@@ -50,6 +52,7 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
 }
 PAGE_MAX = 500  # the most entries one page of any list may ask for
+DRAIN_BYTES = 64 * 2**20  # the most of a refused body read away so its client reads the answer (drain)
 
 
 class ApiError(Exception):
@@ -118,8 +121,13 @@ async def off_loop(function: Callable[..., T], *args: Any) -> T:
 
 
 def too_large(limit: int) -> ApiError:
-    """Returns the 413 error for a body over ``limit`` bytes."""
-    return ApiError(413, f"request body too large: at most {limit} bytes ({limit / 2**20:.1f} MiB) accepted")
+    """Returns the 413 error for a body over ``limit`` bytes (the connection closed after it: what is
+    left of a body past ``DRAIN_BYTES`` was not read)."""
+    return ApiError(
+        413,
+        f"request body too large: at most {limit} bytes ({limit / 2**20:.1f} MiB) accepted",
+        {"Connection": "close"},
+    )
 
 
 def declared_length(request: Request, limit: int) -> int | None:
@@ -141,16 +149,19 @@ def body_seconds(request: Request) -> float:
 
 async def read_body(request: Request, limit: int) -> bytes:
     """Returns the request body; raises 413 as soon as more than ``limit`` bytes arrive (or are
-    declared), 408 when the whole body has not arrived within ``body_seconds``."""
-    declared_length(request, limit)
+    declared), after reading away the rest (``drain``), 408 when the whole body has not arrived
+    within ``body_seconds``."""
+    await refuse_declared_over(request, limit)
     seconds = body_seconds(request)
-    chunks, size = [], 0
+    chunks, size, over = [], 0, False
+    stream = request.stream()
     try:
         async with asyncio.timeout(seconds):
-            async for chunk in request.stream():
+            async for chunk in stream:
                 size += len(chunk)
                 if size > limit:
-                    raise too_large(limit)
+                    over = True
+                    break
                 chunks.append(chunk)
     except ClientDisconnect:  # nobody is left to answer: no traceback in the server's log either
         raise ApiError(400, f"the client went away after {size} bytes of its body") from None
@@ -161,7 +172,43 @@ async def read_body(request: Request, limit: int) -> bytes:
             "send it again over a faster connection",
             {"Connection": "close"},
         ) from None
+    if over:
+        await drain(request, stream, size)
+        raise too_large(limit)
     return b"".join(chunks)
+
+
+async def refuse_declared_over(request: Request, limit: int, slots: UploadSlots | None = None) -> None:
+    """Raises 413 when the declared Content-Length is over ``limit`` (400 when it is malformed), after
+    reading the body away (``drain``; under one of ``slots``, when given, or not at all when they are
+    all taken)."""
+    try:
+        declared_length(request, limit)
+    except ApiError as refused:
+        if refused.status == 413:
+            try:
+                async with slots.hold() if slots else contextlib.nullcontext():
+                    await drain(request)
+            except ApiError:  # no slot free: refused without reading
+                pass
+        raise
+
+
+async def drain(request: Request, stream: AsyncIterator[bytes] | None = None, size: int = 0) -> None:
+    """Reads and drops what is left of a refused body (from ``stream``, the body's, ``size`` bytes
+    of it read), up to ``DRAIN_BYTES`` in all within ``body_seconds``.
+
+    Why: answering at once and closing the connection while the client still sends resets it, and
+    the client's send fails with a broken pipe before it reads the answer: urllib (``arena bots
+    submit``) then reported "cannot reach the server" for an archive over the server's limit. Read
+    away, the body costs the server bandwidth it bounds (the bytes, the time, an upload slot) and
+    the client reads its 413."""
+    with contextlib.suppress(TimeoutError, ClientDisconnect, RuntimeError):  # RuntimeError: read already
+        async with asyncio.timeout(body_seconds(request)):
+            async for chunk in stream or request.stream():
+                size += len(chunk)
+                if size > DRAIN_BYTES:
+                    return
 
 
 class UploadSlots:

@@ -23,6 +23,7 @@ import pytest
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
+from arena.client import ServerClient, ServerError
 from arena.queue import keys, store
 from arena.queue.jobs import MatchJob, load_job
 from arena.referee.botlog import STORE_KIND, Line, Think, match_log_text
@@ -124,6 +125,25 @@ def answered(conn: socket.socket) -> bool:
     when it is refused)."""
     readable, _, _ = select.select([conn], [], [], 0)
     return bool(readable)
+
+
+def test_an_archive_over_the_limit_is_answered_413_not_a_broken_connection(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """The participant's client (``arena bots submit``'s) sends a 24 MiB archive to a server that takes
+    1 MiB: it reads the server's 413, because the server reads the body away (up to DRAIN_BYTES)
+    before closing. Answered at once and closed, the client's send failed mid-body with a broken pipe
+    (more than loopback's socket buffers hold) and it said it could not reach the server."""
+    with (
+        running_server(redis_url, tmp_path, "--max-upload-mb", "1") as address,
+        pytest.raises(ServerError) as refused,
+    ):
+        ServerClient(f"http://{address}").call(
+            "POST", UPLOAD.split("?")[0], query={"games": "ninjan", "entry": "python bot.py"},
+            body=bytes(24 * 2**20), content_type="application/gzip",
+        )  # fmt: skip
+    assert refused.value.status == 413, str(refused.value)
+    assert f"at most {2**20} bytes" in str(refused.value)
 
 
 def test_uploads_past_the_cap_are_refused_503_before_their_body_is_read(patient_server: str) -> None:

@@ -31,7 +31,7 @@ from arena.schedule import regression
 from arena.submissions import accounts, registry, smoke
 from arena.submissions.archives import ArchiveError
 from leaderboard.api.auth import credentials
-from leaderboard.http import ApiError, bearer, declared_length, off_loop, read_body
+from leaderboard.http import ApiError, bearer, off_loop, read_body, refuse_declared_over
 
 FOLDER_ONLY = ("entry", "build")  # query parameters of a folder bot, refused with builtin=
 
@@ -139,7 +139,7 @@ async def submit_bot(request: Request) -> Response:
     """``POST /api/v1/bots/{name}``: stores a new bot (201, with its secret) or a new version (200)."""
     name, app = bot_name(request), state(request)
     limits = app.config.archive_limits
-    declared_length(request, limits.packed_bytes)
+    await refuse_declared_over(request, limits.packed_bytes, app.uploads)  # before who sent it is asked
     params = submit_parameters(request)
     token = bearer(request)
     account, exists = await submitter(request, name, token)
