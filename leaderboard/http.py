@@ -20,7 +20,7 @@ list's own business: a client passes it back as it came.
 Design detail: the body limit is checked twice. A declared ``Content-Length`` over the limit is refused
 before a byte is kept, and the body is counted as it streams in (a chunked upload declares no length,
 and a client may lie), so the server never holds more than the limit plus one chunk of a hostile body.
-A refused body is read away and dropped, up to ``DRAIN_BYTES``, so that its client reads the 413
+A refused upload is read away and dropped, up to ``DRAIN_BYTES``, so that its client reads the 413
 rather than a connection reset mid-send (``drain``).
 A body must also arrive whole within the server's ``body_seconds`` (408 otherwise), and at most
 ``UploadSlots.size`` uploads are read at once (503 before reading another): a client that starts
@@ -147,11 +147,14 @@ def body_seconds(request: Request) -> float:
     return float(request.app.state.config.body_seconds)
 
 
-async def read_body(request: Request, limit: int) -> bytes:
+async def read_body(request: Request, limit: int, read_away: bool = True) -> bytes:
     """Returns the request body; raises 413 as soon as more than ``limit`` bytes arrive (or are
-    declared), after reading away the rest (``drain``), 408 when the whole body has not arrived
-    within ``body_seconds``."""
-    await refuse_declared_over(request, limit)
+    declared), after reading away the rest if ``read_away`` (``drain``: for uploads, read under an
+    upload slot), 408 when the whole body has not arrived within ``body_seconds``."""
+    if read_away:
+        await refuse_declared_over(request, limit)
+    else:
+        declared_length(request, limit)
     seconds = body_seconds(request)
     chunks, size, over = [], 0, False
     stream = request.stream()
@@ -173,7 +176,8 @@ async def read_body(request: Request, limit: int) -> bytes:
             {"Connection": "close"},
         ) from None
     if over:
-        await drain(request, stream, size)
+        if read_away:
+            await drain(request, stream, size)
         raise too_large(limit)
     return b"".join(chunks)
 
@@ -242,7 +246,8 @@ class UploadSlots:
 async def read_json(request: Request, limit: int) -> dict[str, Any]:
     """Returns the body as a JSON object; raises 400 for anything else, 413 over ``limit`` bytes,
     408 when it comes too slowly."""
-    body = await read_body(request, limit)
+    # not read away: no upload slot bounds a JSON body, and no client of ours sends one past its limit
+    body = await read_body(request, limit, read_away=False)
     try:
         value = json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
