@@ -185,11 +185,11 @@ async def read_body(request: Request, limit: int, read_away: bool = True) -> byt
 async def refuse_declared_over(request: Request, limit: int, slots: UploadSlots | None = None) -> None:
     """Raises 413 when the declared Content-Length is over ``limit`` (400 when it is malformed), after
     reading the body away (``drain``; under one of ``slots``, when given, or not at all when they are
-    all taken)."""
+    all taken or it declares more than ``DRAIN_BYTES``)."""
     try:
         declared_length(request, limit)
-    except ApiError as refused:
-        if refused.status == 413:
+    except ApiError as refused:  # a 413's length is digits; past DRAIN_BYTES its client is reset anyway
+        if refused.status == 413 and int(request.headers["content-length"]) <= DRAIN_BYTES:
             try:
                 async with slots.hold() if slots else contextlib.nullcontext():
                     await drain(request)
